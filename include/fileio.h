@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Crash-safe replace of dirfd/name: write a temp file in the same directory,
+ * fsync it, rename it over name, fsync the directory. A reader sees either the
+ * old or the new content, never a torn one. Returns 0 or -errno. */
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
+
+/* Read all of dirfd/name (opened O_NOFOLLOW|O_CLOEXEC, regular files only)
+ * into a NUL-terminated malloc'd buffer. Fails with -EFBIG past max bytes.
+ * ret_len may be NULL. Returns 0 or -errno; outputs written only on success. */
+int read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
+
+/* Remove dirfd/name and everything below it without following symlinks.
+ * A missing name is success. Returns 0 or -errno. */
+int rm_rf_at(int dirfd, const char *name);
