@@ -14,6 +14,10 @@ int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t l
  * ret_len may be NULL. Returns 0 or -errno; outputs written only on success. */
 int read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
 
+/* Like read_file_at() on an fd the caller opened (regular files only; a
+ * directory is -EISDIR, anything else -EBADFD). The fd is not closed. */
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
+
 /* Remove dirfd/name and everything below it without following symlinks.
  * A missing name is success. Returns 0 or -errno. */
 int rm_rf_at(int dirfd, const char *name);

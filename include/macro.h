@@ -4,6 +4,7 @@
 /* Ownership helpers in the style of systemd: resources are released by
  * cleanup attributes, and handed on explicitly with TAKE_PTR/TAKE_FD. */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -31,6 +32,12 @@ static inline void closep(int *fd) {
         *fd = safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 static inline void strv_free(char **l) {
         if (!l)

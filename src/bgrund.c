@@ -1,17 +1,111 @@
 /* SPDX-License-Identifier: MIT */
-/* Temporary minimal bgrund: owns the name and answers Peer.Ping. */
+/* bgrund: the bgrun daemon. Reads the operator's configuration, loads and
+ * reaps the job store, then serves org.bgrun.Runtime1 on the system bus. */
+#include <getopt.h>
 #include <stdio.h>
-#include <systemd/sd-bus.h>
-#include <systemd/sd-event.h>
+#include <systemd/sd-daemon.h>
 
-int main(void) {
-        sd_event *e = NULL;
-        sd_bus *bus = NULL;
-        int r = sd_event_default(&e);
-        if (r >= 0) r = sd_bus_open_system(&bus);
-        if (r >= 0) r = sd_bus_request_name(bus, "org.bgrun.Runtime1", 0);
-        if (r >= 0) r = sd_bus_attach_event(bus, e, 0);
-        if (r >= 0) r = sd_event_loop(e);
-        if (r < 0) fprintf(stderr, "bgrund: %d\n", r);
-        return r < 0;
+#include "build-config.h"
+#include "config.h"
+#include "daemon.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+
+static const char *arg_state_dir = BGRUN_STATE_DIR;
+static const char *arg_config = BGRUN_CONFIG_FILE;
+static const char *arg_config_dropins = BGRUN_CONFIG_DROPIN_DIR;
+static int arg_mode = -1;
+static bool arg_check_config = false;
+
+static void help(void) {
+        printf("%s [OPTIONS...]\n\n"
+               "The bgrun daemon: runs background jobs in their own containment.\n\n"
+               "  -h --help                       Show this help\n"
+               "     --version                    Show the version\n"
+               "     --state-dir=DIR              Where job records live (default %s)\n"
+               "     --config=FILE                Configuration file (default %s)\n"
+               "     --containment-mode=MODE      enforcing or report-only; overrides the file\n"
+               "     --check-config               Load the configuration, report, and exit\n",
+               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE);
+}
+
+static int parse_argv(int argc, char **argv) {
+        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "containment-mode", required_argument, NULL, ARG_MODE },
+                { "check-config", no_argument, NULL, ARG_CHECK },
+                {}
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h': help(); return 0;
+                case ARG_VERSION: puts(BGRUN_VERSION); return 0;
+                case ARG_STATE_DIR: arg_state_dir = optarg; break;
+                case ARG_CONFIG:
+                        arg_config = optarg;
+                        arg_config_dropins = NULL; /* an explicit file stands alone */
+                        break;
+                case ARG_MODE:
+                        arg_mode = containment_mode_from_string(optarg);
+                        if (arg_mode < 0)
+                                return log_error_errno(-EINVAL, "--containment-mode=%s: expected enforcing or report-only",
+                                                       optarg);
+                        break;
+                case ARG_CHECK: arg_check_config = true; break;
+                default: return -EINVAL;
+                }
+        if (optind < argc)
+                return log_error_errno(-EINVAL, "Unexpected argument: %s", argv[optind]);
+        return 1;
+}
+
+static int run(int argc, char **argv) {
+        int r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r;
+
+        BgrunConfig config;
+        _cleanup_free_ char *config_error = NULL;
+        r = config_load(arg_config, arg_config_dropins, &config, &config_error);
+        if (r < 0)
+                return log_error_errno(r, "Refusing to start: %s", config_error ?: "cannot load the configuration");
+        if (arg_mode >= 0)
+                config.mode = arg_mode;
+        if (arg_check_config) {
+                printf("ContainmentMode=%s\nMechanisms=", containment_mode_to_string(config.mode));
+                for (unsigned i = 0; i < config.n_mechanisms; i++)
+                        printf("%s%s", i ? " " : "", mechanism_to_string(config.mechanisms[i]));
+                putchar('\n');
+                return 0;
+        }
+
+        _cleanup_(daemon_freep) Daemon *d = NULL;
+        r = daemon_new(&d, arg_state_dir, &config);
+        if (r < 0)
+                return r;
+
+        ReapCounts counts;
+        r = daemon_load_jobs(d, &counts);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load the job store: %m");
+        log_info("Started: containment mode %s, %u live jobs kept, %u released, %u orphaned units killed",
+                 containment_mode_to_string(config.mode), counts.background_kept, counts.released,
+                 counts.orphans_killed);
+
+        r = daemon_run(d);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        (void) sd_notify(false, "STOPPING=1");
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        log_set_program("bgrund");
+        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

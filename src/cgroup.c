@@ -1,1 +1,170 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+
+#include "cgroup.h"
+#include "fileio.h"
+#include "macro.h"
+
+int cgroup2_root(const char **ret) {
+        static const char *cached = NULL;
+        static const char *const candidates[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+
+        if (!cached)
+                for (size_t i = 0; i < ELEMENTSOF(candidates); i++) {
+                        struct statfs fs;
+                        if (statfs(candidates[i], &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC) {
+                                cached = candidates[i];
+                                break;
+                        }
+                }
+        if (!cached)
+                return -ENOMEDIUM;
+        *ret = cached;
+        return 0;
+}
+
+int cgroup_path_of_pid(pid_t pid, char **ret) {
+        char path[64];
+        if (pid == 0)
+                snprintf(path, sizeof path, "/proc/self/cgroup");
+        else
+                snprintf(path, sizeof path, "/proc/%d/cgroup", (int) pid);
+
+        _cleanup_free_ char *content = NULL;
+        int r = read_file_at(AT_FDCWD, path, 64 * 1024, &content, NULL);
+        if (r < 0)
+                return r;
+
+        /* The v2 entry is the one with hierarchy id 0 and no controllers. */
+        for (char *line = content, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                if (startswith_s(line, "0::")) {
+                        char *p = strdup(line + 3);
+                        if (!p)
+                                return -ENOMEM;
+                        *ret = p;
+                        return 0;
+                }
+        }
+        return -ENOMEDIUM;
+}
+
+int cgroup_open(const char *path, int *ret_fd) {
+        const char *root;
+        int r = cgroup2_root(&root);
+        if (r < 0)
+                return r;
+        if (path[0] != '/' || strstr(path, "/../") || (strlen(path) >= 3 && streq(path + strlen(path) - 3, "/..")))
+                return -EINVAL;
+
+        char full[4096];
+        if ((size_t) snprintf(full, sizeof full, "%s%s", root, path) >= sizeof full)
+                return -ENAMETOOLONG;
+        int fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret_fd = fd;
+        return 0;
+}
+
+int cgroup_create_child(int parent_fd, const char *name, int *ret_fd) {
+        if (mkdirat(parent_fd, name, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret_fd = fd;
+        return 0;
+}
+
+static int write_attribute(int cgroup_fd, const char *name, const char *value) {
+        _cleanup_close_ int fd = openat(cgroup_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(value);
+        ssize_t n = write(fd, value, len);
+        if (n < 0)
+                return negative_errno();
+        return (size_t) n == len ? 0 : -EIO;
+}
+
+int cgroup_attach(int cgroup_fd, pid_t pid) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", (int) pid);
+        return write_attribute(cgroup_fd, "cgroup.procs", buf);
+}
+
+int cgroup_kill(int cgroup_fd) {
+        int r = write_attribute(cgroup_fd, "cgroup.kill", "1");
+        return r == -ENOENT ? -EOPNOTSUPP : r;
+}
+
+int cgroup_is_populated(int cgroup_fd) {
+        /* read_file_at wants regular files; cgroupfs files are, with size 0,
+         * so read directly. */
+        _cleanup_close_ int fd = openat(cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        char buf[256];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        const char *p = strstr(buf, "populated ");
+        if (!p)
+                return -EBADMSG;
+        return p[strlen("populated ")] == '1';
+}
+
+int cgroup_events_watch(int cgroup_fd, int *ret_inotify_fd) {
+        _cleanup_close_ int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (ifd < 0)
+                return negative_errno();
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d/cgroup.events", cgroup_fd);
+        if (inotify_add_watch(ifd, path, IN_MODIFY) < 0)
+                return negative_errno();
+        *ret_inotify_fd = TAKE_FD(ifd);
+        return 0;
+}
+
+int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
+        _cleanup_close_ int ifd = -EBADF;
+        int r = cgroup_events_watch(cgroup_fd, &ifd);
+        if (r < 0)
+                return r;
+
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                /* Check after the watch exists, so no change can slip between. */
+                r = cgroup_is_populated(cgroup_fd);
+                if (r <= 0)
+                        return r;
+
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                uint64_t elapsed = (uint64_t) (now.tv_sec - start.tv_sec) * USEC_PER_SEC +
+                                   (uint64_t) (now.tv_nsec - start.tv_nsec) / 1000;
+                if (elapsed >= timeout_usec)
+                        return -ETIMEDOUT;
+                uint64_t left_ms = (timeout_usec - elapsed + 999) / 1000;
+
+                struct pollfd p = { .fd = ifd, .events = POLLIN };
+                r = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int) left_ms);
+                if (r < 0 && errno != EINTR)
+                        return negative_errno();
+                char buf[4096];
+                while (read(ifd, buf, sizeof buf) > 0)
+                        ;
+        }
+}

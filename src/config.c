@@ -1,1 +1,347 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "config.h"
+#include "fileio.h"
+#include "macro.h"
+
+#define CONFIG_FILE_MAX (1024 * 1024)
+#define WHITESPACE " \t\r\n"
+
+static const char *const containment_mode_table[] = {
+        [CONTAINMENT_ENFORCING] = "enforcing",
+        [CONTAINMENT_REPORT_ONLY] = "report-only",
+};
+
+static const char *const mechanism_table[_MECHANISM_MAX] = {
+        [MECHANISM_SYSTEMD] = "systemd",
+        [MECHANISM_PROCESS_GROUP] = "process_group",
+};
+
+const char *containment_mode_to_string(ContainmentMode m) {
+        if ((unsigned) m >= ELEMENTSOF(containment_mode_table))
+                return NULL;
+        return containment_mode_table[m];
+}
+
+int containment_mode_from_string(const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(containment_mode_table); i++)
+                if (streq(s, containment_mode_table[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
+const char *mechanism_to_string(Mechanism m) {
+        if ((unsigned) m >= ELEMENTSOF(mechanism_table))
+                return NULL;
+        return mechanism_table[m];
+}
+
+int mechanism_from_string(const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(mechanism_table); i++)
+                if (streq(s, mechanism_table[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
+void config_init(BgrunConfig *c) {
+        *c = (BgrunConfig) {
+                .mode = CONTAINMENT_ENFORCING,
+                .mechanisms = { MECHANISM_SYSTEMD, MECHANISM_PROCESS_GROUP },
+                .n_mechanisms = 2,
+        };
+}
+
+/* Sets *error (when wanted) and returns r, so that every failure site is a
+ * single "return config_error(...)". Out of memory wins over the message. */
+_printf_(3, 4)
+static int config_error(char **error, int r, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+        int k;
+
+        if (!error)
+                return r;
+
+        va_start(ap, fmt);
+        k = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+
+        free(*error);
+        *error = s;
+        return r;
+}
+
+static char *strip(char *s) {
+        char *e;
+
+        s += strspn(s, WHITESPACE);
+        e = s + strlen(s);
+        while (e > s && strchr(WHITESPACE, e[-1]))
+                e--;
+        *e = '\0';
+        return s;
+}
+
+static int parse_mechanisms(const char *path, unsigned line, const char *key, char *value,
+                            BgrunConfig *c, char **error) {
+        Mechanism list[_MECHANISM_MAX];
+        unsigned n = 0;
+        char *save = NULL;
+
+        for (char *w = strtok_r(value, WHITESPACE, &save); w; w = strtok_r(NULL, WHITESPACE, &save)) {
+                int m = mechanism_from_string(w);
+
+                if (m < 0)
+                        return config_error(error, -EINVAL,
+                                            "%s:%u: %s=: invalid value '%s' (expected systemd or process_group)",
+                                            path, line, key, w);
+
+                for (unsigned i = 0; i < n; i++)
+                        if (list[i] == (Mechanism) m)
+                                return config_error(error, -EINVAL, "%s:%u: %s=: duplicate mechanism '%s'",
+                                                    path, line, key, w);
+
+                /* Without duplicates there can be no more than
+                 * _MECHANISM_MAX entries. */
+                list[n++] = (Mechanism) m;
+        }
+
+        if (n == 0)
+                return config_error(error, -EINVAL,
+                                    "%s:%u: %s=: empty list (expected one or more of systemd, process_group)",
+                                    path, line, key);
+
+        /* A later assignment replaces the whole list: order is preference,
+         * and appending would make that unpredictable across drop-ins. */
+        memcpy(c->mechanisms, list, n * sizeof(list[0]));
+        c->n_mechanisms = n;
+        return 0;
+}
+
+static int parse_assignment(const char *path, unsigned line, const char *key, char *value,
+                            BgrunConfig *c, char **error) {
+        if (streq(key, "ContainmentMode")) {
+                int m;
+
+                /* No systemd-style "empty resets": Mechanisms= cannot be
+                 * empty, and one rule for both keys is easier to explain. */
+                if (!*value)
+                        return config_error(error, -EINVAL,
+                                            "%s:%u: %s=: empty value (expected enforcing or report-only)",
+                                            path, line, key);
+
+                m = containment_mode_from_string(value);
+                if (m < 0)
+                        return config_error(error, -EINVAL,
+                                            "%s:%u: %s=: invalid value '%s' (expected enforcing or report-only)",
+                                            path, line, key, value);
+                c->mode = (ContainmentMode) m;
+                return 0;
+        }
+
+        if (streq(key, "Mechanisms"))
+                return parse_mechanisms(path, line, key, value, c, error);
+
+        return config_error(error, -EINVAL, "%s:%u: %s=: unknown key in section [Runtime]", path, line, key);
+}
+
+static int parse_text(const char *path, char *text, BgrunConfig *c, char **error) {
+        bool in_runtime = false;
+        unsigned line = 0;
+        char *next = text;
+
+        while (next) {
+                char *l, *eq, *key, *value;
+                int r;
+
+                line++;
+                l = next;
+                next = strchr(l, '\n');
+                if (next)
+                        *next++ = '\0';
+
+                l = strip(l);
+                if (*l == '\0' || *l == '#' || *l == ';')
+                        continue;
+
+                if (*l == '[') {
+                        size_t n = strlen(l);
+
+                        if (l[n - 1] != ']')
+                                return config_error(error, -EINVAL, "%s:%u: malformed section header '%s'",
+                                                    path, line, l);
+                        l[n - 1] = '\0';
+                        if (!streq(l + 1, "Runtime"))
+                                return config_error(error, -EINVAL,
+                                                    "%s:%u: unknown section [%s] (expected [Runtime])",
+                                                    path, line, l + 1);
+                        in_runtime = true;
+                        continue;
+                }
+
+                eq = strchr(l, '=');
+                if (!eq)
+                        return config_error(error, -EINVAL, "%s:%u: %s: missing '=' (expected Key=Value)",
+                                            path, line, l);
+
+                *eq = '\0';
+                key = strip(l);
+                value = strip(eq + 1);
+
+                if (*key == '\0')
+                        return config_error(error, -EINVAL, "%s:%u: =%s: missing key", path, line, value);
+
+                if (!in_runtime)
+                        return config_error(error, -EINVAL, "%s:%u: %s=: assignment outside of [Runtime] section",
+                                            path, line, key);
+
+                r = parse_assignment(path, line, key, value, c, error);
+                if (r < 0)
+                        return r;
+        }
+
+        return 0;
+}
+
+/* Config files live in /etc and are root's to arrange, so symlinks are
+ * followed (unlike read_file_at()). A link to /dev/null masks a file, as it
+ * does for systemd. Returns 0 with *ret == NULL for a missing or masked file. */
+static int read_config_file(const char *path, char **ret, char **error) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        struct stat st;
+        int r;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                if (errno == ENOENT) {
+                        *ret = NULL;
+                        return 0;
+                }
+                r = negative_errno();
+                return config_error(error, r, "%s: cannot open: %s", path, strerror(-r));
+        }
+
+        if (fstat(fd, &st) < 0) {
+                r = negative_errno();
+                return config_error(error, r, "%s: cannot stat: %s", path, strerror(-r));
+        }
+        if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+                *ret = NULL;
+                return 0;
+        }
+
+        r = read_full_fd(fd, CONFIG_FILE_MAX, &text, &len);
+        if (r < 0)
+                return config_error(error, r, "%s: cannot read: %s", path, strerror(-r));
+
+        if (memchr(text, '\0', len))
+                return config_error(error, -EINVAL, "%s: contains a NUL byte", path);
+
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
+static int load_file(const char *path, BgrunConfig *c, char **error) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = read_config_file(path, &text, error);
+        if (r < 0 || !text)
+                return r;
+
+        return parse_text(path, text, c, error);
+}
+
+static int conf_filter(const struct dirent *de) {
+        size_t n = strlen(de->d_name);
+
+        /* Hidden files are editor and package-manager leftovers. */
+        if (de->d_name[0] == '.')
+                return 0;
+        if (n <= strlen(".conf") || !streq(de->d_name + n - strlen(".conf"), ".conf"))
+                return 0;
+        return de->d_type == DT_REG || de->d_type == DT_LNK || de->d_type == DT_UNKNOWN;
+}
+
+static int strcmp_dirent(const struct dirent **a, const struct dirent **b) {
+        /* Byte order, not the locale's: "lexical" must not depend on LANG. */
+        return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void free_dirents(struct dirent **l, int n) {
+        for (int i = 0; i < n; i++)
+                free(l[i]);
+        free(l);
+}
+
+int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret, char **ret_error) {
+        _cleanup_free_ char *error = NULL;
+        BgrunConfig c;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+
+        config_init(&c);
+
+        if (main_path) {
+                r = load_file(main_path, &c, &error);
+                if (r < 0)
+                        goto fail;
+        }
+
+        if (dropin_dir) {
+                struct dirent **list = NULL;
+                int n;
+
+                n = scandir(dropin_dir, &list, conf_filter, strcmp_dirent);
+                if (n < 0) {
+                        r = negative_errno();
+                        if (r != -ENOENT) {
+                                r = config_error(&error, r, "%s: cannot list directory: %s",
+                                                 dropin_dir, strerror(-r));
+                                goto fail;
+                        }
+                        n = 0;
+                }
+
+                r = 0;
+                for (int i = 0; i < n && r >= 0; i++) {
+                        _cleanup_free_ char *path = NULL;
+
+                        if (asprintf(&path, "%s/%s", dropin_dir, list[i]->d_name) < 0)
+                                r = -ENOMEM;
+                        else
+                                r = load_file(path, &c, &error);
+                }
+                free_dirents(list, n);
+                if (r < 0)
+                        goto fail;
+        }
+
+        *ret = c;
+        return 0;
+
+fail:
+        if (ret_error && error)
+                *ret_error = TAKE_PTR(error);
+        return r;
+}

@@ -1,1 +1,821 @@
 /* SPDX-License-Identifier: MIT */
+/* bgrund's core: the job table and each job's lifecycle. A job is STARTING
+ * while its containment backend sets it up, RUNNING once its supervisor has
+ * been verified and is watched through a pidfd, and ENDED once result.json is
+ * final. Ended jobs keep only a small summary in memory; their records are
+ * read from the store on demand, so memory stays flat as they pile up. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+
+#include "build-config.h"
+#include "bus-errors.h"
+#include "bus-record.h"
+#include "cgroup.h"
+#include "containment.h"
+#include "daemon.h"
+#include "fileio.h"
+#include "job-object.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "process-tree.h"
+
+#define REAP_TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
+
+
+char *job_object_path(const char *id) {
+        char *p;
+        return asprintf(&p, BGRUN_JOB_PATH_PREFIX "/%s", id) < 0 ? NULL : p;
+}
+
+/* --- jobs in memory ---------------------------------------------------- */
+
+static Job *job_new(Daemon *d, const char *id) {
+        Job *j = calloc(1, sizeof(Job));
+        if (!j)
+                return NULL;
+        *j = (Job) {
+                .daemon = d,
+                .dir_fd = -EBADF,
+                .supervisor = PIDREF_NULL,
+                .teardown_cgroup_fd = -EBADF,
+        };
+        strcpy(j->id, id);
+        j->path = job_object_path(id);
+        if (!j->path) {
+                free(j);
+                return NULL;
+        }
+        return j;
+}
+
+/* Drop what only a live job needs. */
+static void job_release_live_state(Job *j) {
+        j->supervisor_source = sd_event_source_disable_unref(j->supervisor_source);
+        j->ready_source = sd_event_source_disable_unref(j->ready_source);
+        j->teardown_source = sd_event_source_disable_unref(j->teardown_source);
+        j->teardown_timer = sd_event_source_disable_unref(j->teardown_timer);
+        j->start_slot = sd_bus_slot_unref(j->start_slot);
+        j->teardown_cgroup_fd = safe_close(j->teardown_cgroup_fd);
+        j->dir_fd = safe_close(j->dir_fd);
+        pidref_done(&j->supervisor);
+        job_spec_done(&j->spec);
+        job_run_done(&j->run);
+        j->have_run = false;
+}
+
+static void waiter_free(Waiter *w) {
+        sd_event_source_disable_unref(w->timer);
+        sd_bus_message_unref(w->message);
+        free(w);
+}
+
+static Job *job_free(Job *j) {
+        if (!j)
+                return NULL;
+        job_release_live_state(j);
+        while (j->waiters) {
+                Waiter *w = j->waiters;
+                j->waiters = w->next;
+                waiter_free(w);
+        }
+        sd_bus_message_unref(j->launch);
+        free(j->session_id);
+        free(j->path);
+        free(j);
+        return NULL;
+}
+
+static void cache_drop(Daemon *d) {
+        d->cached_id[0] = '\0';
+        job_spec_done(&d->cached_spec);
+        job_run_done(&d->cached_run);
+        job_result_done(&d->cached_result);
+        d->cached_have_run = false;
+}
+
+int job_view(Job *j, JobView *ret) {
+        Daemon *d = j->daemon;
+        int r;
+
+        if (j->phase != JOB_PHASE_ENDED) {
+                *ret = (JobView) {
+                        .spec = &j->spec,
+                        .run = j->have_run ? &j->run : NULL,
+                        .status = JOB_RUNNING,
+                };
+                (void) job_store_output_size(j->dir_fd, &ret->output_bytes);
+                return 0;
+        }
+
+        if (!streq(d->cached_id, j->id)) {
+                cache_drop(d);
+                _cleanup_close_ int dir_fd = -EBADF;
+                r = job_store_open_job(d->jobs_fd, j->id, &dir_fd);
+                if (r < 0)
+                        return r;
+                r = job_store_read_spec(dir_fd, &d->cached_spec);
+                if (r < 0)
+                        return r;
+                r = job_store_read_result(dir_fd, &d->cached_result);
+                if (r < 0) {
+                        cache_drop(d);
+                        return r;
+                }
+                d->cached_have_run = job_store_read_run(dir_fd, &d->cached_run) >= 0;
+                strcpy(d->cached_id, j->id);
+        }
+
+        *ret = (JobView) {
+                .spec = &d->cached_spec,
+                .run = d->cached_have_run ? &d->cached_run : NULL,
+                .result = &d->cached_result,
+                .status = d->cached_result.status,
+        };
+        _cleanup_close_ int dir_fd = -EBADF;
+        if (job_store_open_job(d->jobs_fd, j->id, &dir_fd) >= 0)
+                (void) job_store_output_size(dir_fd, &ret->output_bytes);
+        return 0;
+}
+
+int job_open_output(Job *j, int *ret_fd) {
+        if (j->dir_fd >= 0)
+                return job_store_open_output(j->dir_fd, O_RDONLY, ret_fd);
+        _cleanup_close_ int dir_fd = -EBADF;
+        int r = job_store_open_job(j->daemon->jobs_fd, j->id, &dir_fd);
+        return r < 0 ? r : job_store_open_output(dir_fd, O_RDONLY, ret_fd);
+}
+
+/* --- answering callers ------------------------------------------------- */
+
+static int reply_launch(Job *j) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = TAKE_PTR(j->launch);
+        if (!m)
+                return 0;
+        return sd_bus_reply_method_return(m, "so", j->id, j->path);
+}
+
+static int reply_record(sd_bus_message *call, Job *j) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        JobView v;
+        int r = job_view(j, &v);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = bus_append_record(reply, &v);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int reply_kill(sd_bus_message *call, Job *j, bool killed) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        JobView v;
+        int r = job_view(j, &v);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0) r = sd_bus_message_append(reply, "{sv}", "killed", "b", (int) killed);
+        if (r >= 0) r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0) r = sd_bus_message_append(reply, "s", "teardown");
+        if (r >= 0) r = sd_bus_message_open_container(reply, 'v', "a{sv}");
+        if (r >= 0) r = bus_append_teardown(reply, &v);
+        for (int i = 0; r >= 0 && i < 3; i++)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+/* --- the end of a job -------------------------------------------------- */
+
+static void job_end(Job *j, JobStatus status) {
+        Daemon *d = j->daemon;
+        bool was_live = j->phase != JOB_PHASE_ENDED;
+
+        j->status = status;
+        j->phase = JOB_PHASE_ENDED;
+        job_release_live_state(j);
+        if (streq(d->cached_id, j->id))
+                cache_drop(d);
+
+        if (was_live) {
+                d->n_running--;
+                manager_emit_running_jobs_changed(d);
+        }
+
+        /* A job that failed during setup still exists: Launch names it. */
+        (void) reply_launch(j);
+
+        (void) sd_bus_emit_properties_changed_strv(d->bus, j->path, BGRUN_JOB_INTERFACE, NULL);
+        (void) sd_bus_emit_signal(d->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", "sos",
+                                  j->id, j->path, job_status_to_string(status));
+
+        while (j->waiters) {
+                Waiter *w = j->waiters;
+                j->waiters = w->next;
+                if (w->is_kill)
+                        (void) reply_kill(w->message, j, status == JOB_KILLED);
+                else
+                        (void) reply_record(w->message, j);
+                waiter_free(w);
+        }
+        log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
+}
+
+/* The supervisor is gone without a result, or cannot be verified: kill the
+ * job's whole containment, confirm it empty, and record why it ended. */
+static void job_reap_finish(Job *j, bool dead, const char *method) {
+        JobResult res = {
+                .status = JOB_FAILED,
+                .exit_code = -1,
+                .executed = j->have_run,
+                .contained = j->spec.mechanism == MECHANISM_SYSTEMD && j->have_run,
+                .finished_at = now_realtime_usec(),
+                .dead = dead,
+                .method = (char *) method,
+                .confirmed_at = dead ? now_realtime_usec() : 0,
+                .reason = (char *) "the job's supervisor was lost; its containment was released",
+        };
+        int r = job_store_write_result(j->dir_fd, &res);
+        if (r < 0)
+                log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
+        job_end(j, JOB_FAILED);
+}
+
+static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        char buf[4096];
+        while (read(fd, buf, sizeof buf) > 0)
+                ;
+        if (cgroup_is_populated(j->teardown_cgroup_fd) == 0)
+                job_reap_finish(j, true, "cgroup.kill");
+        return 0;
+}
+
+static int on_reap_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        log_warning("Job %s: containment not confirmed empty after teardown", j->id);
+        job_reap_finish(j, cgroup_is_populated(j->teardown_cgroup_fd) == 0, "cgroup.kill");
+        return 0;
+}
+
+/* Returns true when the job's containment had to be killed. */
+static bool job_reap(Job *j) {
+        Daemon *d = j->daemon;
+        int r;
+
+        log_info("Job %s: supervisor not verified, releasing its containment", j->id);
+
+        if (j->spec.mechanism == MECHANISM_PROCESS_GROUP) {
+                /* Signal only a verified leader; a group whose leader is gone
+                 * cannot be told apart from a stranger's, so it is left alone
+                 * and the record says the teardown is unconfirmed. */
+                bool dead = true;
+                if (j->have_run) {
+                        PidRef leader = PIDREF_NULL;
+                        if (pidref_verify(j->run.pid, j->run.start_token, &leader) == PIDREF_OWNED) {
+                                (void) pidref_kill(&leader, SIGKILL);
+                                (void) killpg(leader.pid, SIGKILL);
+                                pidref_done(&leader);
+                        }
+                        dead = !process_group_has_members(j->run.pid);
+                }
+                job_reap_finish(j, dead, "process-group");
+                return true;
+        }
+
+        _cleanup_free_ char *path = NULL;
+        r = job_unit_cgroup(j->id, &path);
+        if (r >= 0)
+                r = cgroup_open(path, &j->teardown_cgroup_fd);
+        if (r == -ENOENT) {
+                job_reap_finish(j, true, "cgroup-gone");
+                return false;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Job %s: cannot open its cgroup: %m", j->id);
+                job_reap_finish(j, false, "cgroup.kill");
+                return false;
+        }
+
+        (void) cgroup_kill(j->teardown_cgroup_fd);
+        if (cgroup_is_populated(j->teardown_cgroup_fd) == 0) {
+                job_reap_finish(j, true, "cgroup.kill");
+                return true;
+        }
+
+        int ifd;
+        r = cgroup_events_watch(j->teardown_cgroup_fd, &ifd);
+        if (r >= 0) {
+                r = sd_event_add_io(d->event, &j->teardown_source, ifd, EPOLLIN, on_reap_cgroup_event, j);
+                if (r < 0)
+                        safe_close(ifd);
+                else
+                        (void) sd_event_source_set_io_fd_own(j->teardown_source, true);
+        }
+        if (r >= 0)
+                r = sd_event_add_time_relative(d->event, &j->teardown_timer, CLOCK_MONOTONIC,
+                                               REAP_TEARDOWN_TIMEOUT_USEC, 0, on_reap_timeout, j);
+        if (r < 0)
+                job_reap_finish(j, cgroup_is_populated(j->teardown_cgroup_fd) == 0, "cgroup.kill");
+        else
+                /* The watch exists now; catch an emptying that came before it. */
+                (void) on_reap_cgroup_event(NULL, -1, 0, j);
+        return true;
+}
+
+static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        JobResult res = {};
+
+        j->supervisor_source = sd_event_source_disable_unref(j->supervisor_source);
+
+        int r = job_store_read_result(j->dir_fd, &res);
+        if (r >= 0) {
+                JobStatus status = res.status;
+                job_result_done(&res);
+                job_end(j, status);
+        } else {
+                log_warning_errno(r, "Job %s: supervisor exited without a result: %m", j->id);
+                if (job_reap(j))
+                        j->daemon->reaped.released++;
+        }
+        return 0;
+}
+
+static int job_watch_supervisor(Job *j) {
+        return sd_event_add_io(j->daemon->event, &j->supervisor_source, j->supervisor.fd, EPOLLIN,
+                               on_supervisor_exit, j);
+}
+
+/* --- starting ---------------------------------------------------------- */
+
+void job_started(Job *j) {
+        Daemon *d = j->daemon;
+
+        int r = job_store_read_run(j->dir_fd, &j->run);
+        if (r >= 0) {
+                j->have_run = true;
+                r = pidref_verify(j->run.supervisor_pid, j->run.supervisor_token, &j->supervisor);
+        }
+        j->phase = JOB_PHASE_RUNNING;
+
+        if (r == PIDREF_OWNED)
+                r = job_watch_supervisor(j);
+        else if (r >= 0)
+                r = -ESRCH; /* gone already: the exit path below reads its result */
+        if (r < 0)
+                (void) on_supervisor_exit(NULL, -1, 0, j);
+
+        if (j->phase == JOB_PHASE_ENDED)
+                return; /* job_end answered Launch */
+
+        (void) sd_bus_emit_signal(d->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", "so", j->id,
+                                  j->path);
+        (void) reply_launch(j);
+
+        if (j->kill_requested)
+                (void) pidref_kill(&j->supervisor, SIGTERM);
+}
+
+static int try_next_backend(Job *j, unsigned start_index);
+
+static void job_discard(Job *j) {
+        Daemon *d = j->daemon;
+        (void) job_table_remove(&d->jobs, j->id);
+        (void) job_store_remove(d->jobs_fd, j->id);
+        d->n_running--;
+        job_free(j);
+}
+
+void job_start_failed(Job *j, const char *bus_error, const char *message) {
+        Daemon *d = j->daemon;
+        JobResult res = {};
+
+        /* A supervisor that failed its own setup published a result: the job
+         * exists and is failed, nothing of the command ran. */
+        if (job_store_read_result(j->dir_fd, &res) >= 0) {
+                JobStatus status = res.status;
+                job_result_done(&res);
+                job_end(j, status);
+                return;
+        }
+
+        log_warning("Job %s: %s", j->id, message);
+
+        /* Try the next mechanism the operator allows. */
+        for (unsigned i = 0; i < d->config.n_mechanisms; i++)
+                if (d->config.mechanisms[i] == j->spec.mechanism) {
+                        if (try_next_backend(j, i + 1) >= 0)
+                                return;
+                        break;
+                }
+
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *launch = TAKE_PTR(j->launch);
+        job_discard(j);
+        if (launch)
+                (void) sd_bus_reply_method_errorf(launch, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                                  "No containment for the job (%s); nothing was run", message);
+}
+
+/* Start j with the first usable backend from config.mechanisms[start_index]
+ * on. In enforcing mode only containing backends count. */
+static int try_next_backend(Job *j, unsigned start_index) {
+        Daemon *d = j->daemon;
+
+        for (unsigned i = start_index; i < d->config.n_mechanisms; i++) {
+                const ContainmentBackend *b = containment_backend(d->config.mechanisms[i]);
+                if (!b || !b->available(d))
+                        continue;
+                if (!b->contains && d->config.mode == CONTAINMENT_ENFORCING)
+                        continue;
+
+                Mechanism old = j->spec.mechanism;
+                j->spec.mechanism = b->mechanism;
+                if (b->mechanism != MECHANISM_SYSTEMD) {
+                        free(j->spec.unit);
+                        j->spec.unit = strdup("");
+                }
+                int r = j->spec.unit ? 0 : -ENOMEM;
+                if (r >= 0 && old != b->mechanism) {
+                        _cleanup_free_ char *json = NULL;
+                        r = job_spec_to_json(&j->spec, &json);
+                        if (r >= 0)
+                                r = write_file_atomic_at(j->dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
+                }
+                if (r >= 0)
+                        r = b->start(j);
+                if (r >= 0)
+                        return 0;
+                log_warning_errno(r, "Job %s: mechanism %s failed to start: %m", j->id,
+                                  mechanism_to_string(b->mechanism));
+        }
+        return -EHOSTUNREACH;
+}
+
+int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimits *limits, sd_bus_error *error) {
+        int r;
+
+        /* Pick the first mechanism that may run this job before creating
+         * anything, so a refusal leaves no trace. */
+        bool any = false;
+        for (unsigned i = 0; i < d->config.n_mechanisms; i++) {
+                const ContainmentBackend *b = containment_backend(d->config.mechanisms[i]);
+                if (b && b->available(d) && (b->contains || d->config.mode == CONTAINMENT_REPORT_ONLY)) {
+                        any = true;
+                        break;
+                }
+        }
+        if (!any)
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "Containment mode is enforcing and no containing mechanism is available; nothing was run");
+
+        for (int attempt = 0;; attempt++) {
+                r = job_id_generate(spec->id);
+                if (r < 0)
+                        return r;
+                if (!job_table_get(&d->jobs, spec->id))
+                        break;
+                if (attempt > 16)
+                        return -EEXIST;
+        }
+        r = job_unit_name(spec->id, &spec->unit);
+        if (r < 0)
+                return r;
+        spec->mechanism = MECHANISM_SYSTEMD; /* provisional, fixed by try_next_backend */
+        spec->created_at = now_realtime_usec();
+
+        Job *j = job_new(d, spec->id);
+        if (!j)
+                return -ENOMEM;
+        j->owner = spec->owner;
+        j->session_id = strdup(spec->session_id);
+        j->created_at = spec->created_at;
+        j->limits = *limits;
+        if (!j->session_id) {
+                job_free(j);
+                return -ENOMEM;
+        }
+
+        r = job_store_create(d->jobs_fd, spec, &j->dir_fd);
+        if (r < 0) {
+                job_free(j);
+                return sd_bus_error_set_errnof(error, r, "Cannot create the job's record: %m");
+        }
+        j->spec = *spec;
+        *spec = (JobSpec) {};
+
+        r = job_table_put(&d->jobs, j);
+        if (r < 0) {
+                (void) job_store_remove(d->jobs_fd, j->id);
+                job_free(j);
+                return r;
+        }
+        d->n_running++;
+        j->launch = sd_bus_message_ref(m);
+
+        r = try_next_backend(j, 0);
+        if (r < 0) {
+                j->launch = sd_bus_message_unref(j->launch);
+                job_discard(j);
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "No mechanism could start the job; nothing was run");
+        }
+        manager_emit_running_jobs_changed(d);
+        return 1;
+}
+
+/* --- Kill, Wait, Forget ------------------------------------------------ */
+
+static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Waiter *w = userdata;
+        Job *j = w->job;
+        for (Waiter **p = &j->waiters; *p; p = &(*p)->next)
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
+        (void) reply_record(w->message, j);
+        waiter_free(w);
+        return 0;
+}
+
+static int job_add_waiter(Job *j, sd_bus_message *m, bool is_kill, uint64_t timeout_usec) {
+        Waiter *w = calloc(1, sizeof(Waiter));
+        if (!w)
+                return -ENOMEM;
+        *w = (Waiter) { .job = j, .message = sd_bus_message_ref(m), .is_kill = is_kill };
+        if (timeout_usec != UINT64_MAX) {
+                int r = sd_event_add_time_relative(j->daemon->event, &w->timer, CLOCK_MONOTONIC, timeout_usec, 0,
+                                                   on_wait_timeout, w);
+                if (r < 0) {
+                        waiter_free(w);
+                        return r;
+                }
+        }
+        w->next = j->waiters;
+        j->waiters = w;
+        return 0;
+}
+
+int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
+        if (j->phase == JOB_PHASE_ENDED)
+                return reply_kill(m, j, false);
+
+        int r = job_add_waiter(j, m, true, UINT64_MAX);
+        if (r < 0)
+                return r;
+        if (j->kill_requested)
+                return 1;
+        j->kill_requested = true;
+
+        /* The supervisor does the teardown (cgroup.kill, confirm empty) and
+         * its exit answers this call. The signal goes through the pidfd that
+         * was verified against the supervisor's start token. */
+        if (j->phase == JOB_PHASE_RUNNING && j->supervisor.fd >= 0) {
+                r = pidref_kill(&j->supervisor, SIGTERM);
+                if (r < 0 && r != -ESRCH)
+                        log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
+        }
+        return 1;
+}
+
+int job_wait(Job *j, sd_bus_message *m, uint64_t timeout_usec, sd_bus_error *error) {
+        if (j->phase == JOB_PHASE_ENDED || timeout_usec == 0)
+                return reply_record(m, j);
+        int r = job_add_waiter(j, m, false, timeout_usec);
+        return r < 0 ? r : 1;
+}
+
+int job_forget(Job *j, sd_bus_error *error) {
+        Daemon *d = j->daemon;
+        if (j->phase != JOB_PHASE_ENDED)
+                return sd_bus_error_setf(error, BGRUN_ERROR_JOB_NOT_FINISHED, "Job %s is still running", j->id);
+
+        int r = job_store_remove(d->jobs_fd, j->id);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot remove job %s: %m", j->id);
+        if (streq(d->cached_id, j->id))
+                cache_drop(d);
+        (void) job_table_remove(&d->jobs, j->id);
+        job_free(j);
+        return 0;
+}
+
+/* --- loading the store at start ---------------------------------------- */
+
+static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
+        _cleanup_close_ int dir_fd = -EBADF;
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        JobResult res = {};
+        int r;
+
+        r = job_store_open_job(d->jobs_fd, id, &dir_fd);
+        if (r < 0)
+                return r;
+        r = job_store_read_spec(dir_fd, &spec);
+        if (r < 0)
+                return log_warning_errno(r, "Job %s: unreadable spec, left alone: %m", id);
+
+        Job *j = job_new(d, id);
+        if (!j)
+                return -ENOMEM;
+        j->owner = spec.owner;
+        j->created_at = spec.created_at;
+        j->session_id = strdup(spec.session_id);
+        if (!j->session_id || job_table_put(&d->jobs, j) < 0) {
+                job_free(j);
+                return -ENOMEM;
+        }
+
+        r = job_store_read_result(dir_fd, &res);
+        if (r >= 0) {
+                j->status = res.status;
+                j->phase = JOB_PHASE_ENDED;
+                job_result_done(&res);
+                return 0;
+        }
+
+        /* No result: the job was live when bgrund stopped. */
+        j->phase = JOB_PHASE_RUNNING;
+        j->status = JOB_RUNNING;
+        j->dir_fd = TAKE_FD(dir_fd);
+        j->spec = spec;
+        spec = (JobSpec) {};
+        d->n_running++;
+
+        r = job_store_read_run(j->dir_fd, &j->run);
+        j->have_run = r >= 0;
+        if (j->have_run &&
+            pidref_verify(j->run.supervisor_pid, j->run.supervisor_token, &j->supervisor) == PIDREF_OWNED &&
+            job_watch_supervisor(j) >= 0) {
+                counts->background_kept++;
+                return 0;
+        }
+
+        if (job_reap(j))
+                counts->released++;
+        return 0;
+}
+
+/* Cgroups of job units that no live job accounts for: kill them. */
+static unsigned kill_orphan_units(Daemon *d) {
+        _cleanup_close_ int slice_fd = -EBADF;
+        if (cgroup_open("/bgrun.slice", &slice_fd) < 0)
+                return 0;
+        _cleanup_closedir_ DIR *dir = fdopendir(dup(slice_fd));
+        if (!dir)
+                return 0;
+
+        unsigned killed = 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                const char *n = de->d_name;
+                if (!startswith_s(n, "bgrun-job-") || strlen(n) != strlen("bgrun-job-.service") + JOB_ID_LEN)
+                        continue;
+                char id[JOB_ID_MAX];
+                memcpy(id, n + strlen("bgrun-job-"), JOB_ID_LEN);
+                id[JOB_ID_LEN] = '\0';
+                Job *j = job_table_get(&d->jobs, id);
+                if (j && j->phase != JOB_PHASE_ENDED)
+                        continue;
+
+                _cleanup_close_ int fd = openat(slice_fd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                if (fd < 0 || cgroup_is_populated(fd) != 1)
+                        continue;
+                log_info("Killing orphaned job unit %s", n);
+                if (cgroup_kill(fd) >= 0) {
+                        (void) cgroup_wait_empty(fd, USEC_PER_SEC);
+                        killed++;
+                }
+        }
+        return killed;
+}
+
+int daemon_load_jobs(Daemon *d, ReapCounts *ret) {
+        ReapCounts counts = {};
+        _cleanup_closedir_ DIR *dir = fdopendir(dup(d->jobs_fd));
+        if (!dir)
+                return negative_errno();
+
+        struct dirent *de;
+        while ((de = readdir(dir)))
+                if (job_id_is_valid(de->d_name)) {
+                        int r = load_job(d, de->d_name, &counts);
+                        if (r == -ENOMEM)
+                                return r;
+                }
+
+        counts.orphans_killed = kill_orphan_units(d);
+        d->reaped.released += counts.released;
+        d->reaped.orphans_killed += counts.orphans_killed;
+        if (ret)
+                *ret = counts;
+        return 0;
+}
+
+int daemon_reap(Daemon *d, ReapCounts *ret) {
+        ReapCounts counts = {};
+        size_t b;
+        for (Job *j = job_table_first(&d->jobs, &b), *next; j; j = next) {
+                next = job_table_next(&d->jobs, &b, j);
+                if (j->phase != JOB_PHASE_RUNNING || j->teardown_cgroup_fd >= 0)
+                        continue;
+                if (j->supervisor.fd >= 0 && pidref_check(&j->supervisor) == PIDREF_OWNED) {
+                        counts.background_kept++;
+                        continue;
+                }
+                /* Its exit is pending in the event queue, or it was never
+                 * verified: release it now. */
+                if (job_reap(j))
+                        d->reaped.released++;
+        }
+        d->reaped.orphans_killed += kill_orphan_units(d);
+        counts.released = d->reaped.released;
+        counts.orphans_killed = d->reaped.orphans_killed;
+        *ret = counts;
+        return 0;
+}
+
+/* --- the daemon -------------------------------------------------------- */
+
+int daemon_new(Daemon **ret, const char *state_dir, const BgrunConfig *config) {
+        _cleanup_(daemon_freep) Daemon *d = calloc(1, sizeof(Daemon));
+        if (!d)
+                return -ENOMEM;
+        d->jobs_fd = -EBADF;
+        d->state_dir = state_dir;
+        d->config = *config;
+
+        int r = job_store_open(state_dir, &d->jobs_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the job store in %s: %m", state_dir);
+
+        r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        (void) sd_event_set_watchdog(d->event, true);
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
+        (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
+
+        const char *address = getenv("BGRUN_BUS_ADDRESS");
+        if (address) {
+                r = sd_bus_new(&d->bus);
+                if (r >= 0) r = sd_bus_set_address(d->bus, address);
+                if (r >= 0) r = sd_bus_set_bus_client(d->bus, true);
+                if (r >= 0) r = sd_bus_start(d->bus);
+        } else
+                r = sd_bus_open_system(&d->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+
+        r = sd_bus_attach_event(d->bus, d->event, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+
+        r = manager_add_objects(d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the manager object: %m");
+        r = job_object_add(d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the job objects: %m");
+        r = systemd_unit_setup(d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to subscribe to systemd: %m");
+
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+Daemon *daemon_free(Daemon *d) {
+        if (!d)
+                return NULL;
+        size_t b;
+        for (Job *j = job_table_first(&d->jobs, &b), *next; j; j = next) {
+                next = job_table_next(&d->jobs, &b, j);
+                job_free(j);
+        }
+        job_table_clear(&d->jobs);
+        cache_drop(d);
+        sd_bus_flush_close_unref(d->bus);
+        sd_event_unref(d->event);
+        safe_close(d->jobs_fd);
+        free(d);
+        return NULL;
+}
+
+int daemon_run(Daemon *d) {
+        /* Own the name last, so no caller ever sees a half-loaded daemon. */
+        int r = sd_bus_request_name(d->bus, BGRUN_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to acquire the bus name %s: %m", BGRUN_BUS_NAME);
+        return sd_event_loop(d->event);
+}

@@ -1,1 +1,88 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
+#include "authority.h"
+#include "bus-errors.h"
+#include "bus-record.h"
+#include "daemon.h"
+#include "job-object.h"
+#include "macro.h"
+
+/* The caller of the message being handled, if any. Signals that bgrund emits
+ * itself have no current message and see every job. */
+static bool current_caller_may_see(Daemon *d, sd_bus *bus, const Job *j) {
+        sd_bus_message *m = sd_bus_get_current_message(bus);
+        if (!m)
+                return true;
+        uid_t uid;
+        if (bus_caller_uid(m, &uid, NULL) < 0)
+                return false;
+        return caller_may_see(d, m, uid, j);
+}
+
+static int job_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                    sd_bus_error *error) {
+        Daemon *d = userdata;
+        const char *prefix = BGRUN_JOB_PATH_PREFIX "/";
+        if (!startswith_s(path, prefix))
+                return 0;
+        const char *id = path + strlen(prefix);
+        if (!job_id_is_valid(id))
+                return 0;
+        Job *j = job_table_get(&d->jobs, id);
+        if (!j || !current_caller_may_see(d, bus, j))
+                return 0;
+        *found = j;
+        return 1;
+}
+
+static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+        Daemon *d = userdata;
+        char **list = calloc(d->jobs.n_jobs + 1, sizeof(char *));
+        if (!list)
+                return -ENOMEM;
+        size_t n = 0, b;
+        for (Job *j = job_table_first(&d->jobs, &b); j; j = job_table_next(&d->jobs, &b, j)) {
+                if (!current_caller_may_see(d, bus, j))
+                        continue;
+                list[n] = strdup(j->path);
+                if (!list[n]) {
+                        strv_free(list);
+                        return -ENOMEM;
+                }
+                n++;
+        }
+        *nodes = list;
+        return 0;
+}
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Job *j = userdata;
+        const RecordField *f = record_field_find(property);
+        if (!f)
+                return -ENOENT;
+        JobView v;
+        int r = job_view(j, &v);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot read the record of job %s: %m", j->id);
+        return f->append(reply, &v);
+}
+
+/* Built once from record_fields, so the properties and Get never drift. */
+static sd_bus_vtable job_vtable[RECORD_FIELDS_COUNT + 2];
+
+int job_object_add(Daemon *d) {
+        job_vtable[0] = (sd_bus_vtable) SD_BUS_VTABLE_START(0);
+        for (size_t i = 0; i < RECORD_FIELDS_COUNT; i++)
+                job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(record_fields[i].name, record_fields[i].signature,
+                                                                    property_get, 0,
+                                                                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
+        job_vtable[RECORD_FIELDS_COUNT + 1] = (sd_bus_vtable) SD_BUS_VTABLE_END;
+
+        int r = sd_bus_add_fallback_vtable(d->bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,
+                                           job_find, d);
+        if (r < 0)
+                return r;
+        return sd_bus_add_node_enumerator(d->bus, NULL, BGRUN_JOB_PATH_PREFIX, job_enumerate, d);
+}

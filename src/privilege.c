@@ -1,1 +1,66 @@
 /* SPDX-License-Identifier: MIT */
+#include <grp.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#include "macro.h"
+#include "privilege.h"
+
+int user_groups(const char *user, gid_t gid, gid_t **ret, int *ret_n) {
+        int n = 64;
+        for (int attempt = 0; attempt < 8; attempt++) {
+                _cleanup_free_ gid_t *groups = calloc((size_t) n, sizeof(gid_t));
+                if (!groups)
+                        return -ENOMEM;
+                int want = n;
+                if (!user || !*user) {
+                        groups[0] = gid;
+                        *ret = TAKE_PTR(groups);
+                        *ret_n = 1;
+                        return 0;
+                }
+                if (getgrouplist(user, gid, groups, &want) >= 0) {
+                        *ret = TAKE_PTR(groups);
+                        *ret_n = want;
+                        return 0;
+                }
+                if (want <= n) /* failed without telling us how many: give up */
+                        return -ENOENT;
+                n = want;
+        }
+        return -E2BIG;
+}
+
+int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
+        /* The bounding set can only be shrunk while we still hold CAP_SETPCAP,
+         * so it goes first; the uid change last but for the final clear. */
+        for (int cap = 0; cap <= CAP_LAST_CAP || cap < cap_max_bits(); cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+                        return negative_errno();
+
+        if (cap_reset_ambient() < 0)
+                return negative_errno();
+        if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+                return negative_errno();
+
+        if (setgroups((size_t) n_groups, groups) < 0)
+                return negative_errno();
+        if (setresgid(gid, gid, gid) < 0)
+                return negative_errno();
+        if (setresuid(uid, uid, uid) < 0)
+                return negative_errno();
+
+        /* For uid 0 the kernel keeps the capabilities across setresuid; clear
+         * them explicitly so a root-owned job has none either. */
+        cap_t empty = cap_init();
+        if (!empty)
+                return -ENOMEM;
+        int r = cap_set_proc(empty);
+        cap_free(empty);
+        if (r < 0)
+                return negative_errno();
+
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return negative_errno();
+        return 0;
+}

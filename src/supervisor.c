@@ -1,2 +1,526 @@
 /* SPDX-License-Identifier: MIT */
-int main(void) { return 0; }
+/*
+ * bgrun-supervisor: runs one job's command inside its containment and
+ * publishes the result. It needs no live bgrund: it reads the job's spec from
+ * the store, runs `/bin/sh -c COMMAND` as the job's owner, enforces the
+ * wall-clock limit, and at the end kills whatever is left, confirms the
+ * containment empty and writes result.json.
+ *
+ * Systemd mechanism: started as the main process of a transient service with
+ * Delegate=yes. It moves itself into <unit>/supervisor and the command into
+ * <unit>/payload, so a teardown by cgroup.kill of payload never hits it.
+ *
+ * Process-group mechanism: started detached by bgrund; the command leads its
+ * own session and process group, which is all there is to kill. Not
+ * contained: anything that calls setsid() escapes it.
+ *
+ * Protocol with bgrund: run.json is written before READY=1 (so Launch can
+ * answer with the pid), SIGTERM means "kill the job", and the supervisor's
+ * own exit (seen through its pidfd) means result.json is final.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <systemd/sd-daemon.h>
+
+#include "cgroup.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+#include "pidref.h"
+#include "privilege.h"
+#include "process-tree.h"
+
+
+
+#define TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+typedef struct Supervisor {
+        int dir_fd;
+        JobSpec spec;
+        char *unit_cgroup;  /* systemd mechanism: the unit's cgroup */
+        char *payload_path; /* its payload child */
+        int payload_fd;
+        int output_fd;
+        int ready_fd; /* process-group mechanism: readiness pipe to bgrund */
+        gid_t *groups;
+        int n_groups;
+        PidRef child;
+} Supervisor;
+
+static void supervisor_done(Supervisor *s) {
+        safe_close(s->dir_fd);
+        safe_close(s->payload_fd);
+        safe_close(s->output_fd);
+        safe_close(s->ready_fd);
+        job_spec_done(&s->spec);
+        free(s->unit_cgroup);
+        free(s->payload_path);
+        free(s->groups);
+        pidref_done(&s->child);
+}
+
+/* A setup failure: nothing of the command ran, and there is nothing to tear
+ * down, so the record says so and the job ends here. */
+static int publish_setup_failure(Supervisor *s, int error, const char *what) {
+        char reason[512];
+        errno = -error;
+        snprintf(reason, sizeof reason, "supervisor setup failed: %s: %m", what);
+        log_error("%s", reason);
+
+        JobResult res = {
+                .status = JOB_FAILED,
+                .exit_code = 1,
+                .executed = false,
+                .contained = false,
+                .dead = true,
+                .method = (char *) "not-started",
+                .finished_at = now_realtime_usec(),
+                .confirmed_at = now_realtime_usec(),
+                .reason = reason,
+        };
+        if (s->dir_fd >= 0) {
+                int r = job_store_write_result(s->dir_fd, &res);
+                if (r < 0)
+                        log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
+        }
+        return error;
+}
+
+static int setup_cgroups(Supervisor *s) {
+        int r = cgroup_path_of_pid(0, &s->unit_cgroup);
+        if (r < 0)
+                return r;
+
+        _cleanup_close_ int unit_fd = -EBADF, sup_fd = -EBADF;
+        r = cgroup_open(s->unit_cgroup, &unit_fd);
+        if (r < 0)
+                return r;
+        /* Leave the unit's root so it holds no process itself, then make the
+         * payload's cgroup beside ours. */
+        r = cgroup_create_child(unit_fd, "supervisor", &sup_fd);
+        if (r < 0)
+                return r;
+        r = cgroup_attach(sup_fd, 0);
+        if (r < 0)
+                return r;
+        r = cgroup_create_child(unit_fd, "payload", &s->payload_fd);
+        if (r < 0)
+                return r;
+        if (asprintf(&s->payload_path, "%s/payload", streq(s->unit_cgroup, "/") ? "" : s->unit_cgroup) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static char **build_environment(const JobSpec *spec) {
+        size_t n = 0;
+        for (char **e = spec->environment; e && *e; e++)
+                n++;
+        char **env = calloc(n + 8, sizeof(char *));
+        if (!env)
+                return NULL;
+
+        size_t i = 0;
+        bool ok = asprintf(&env[i++], "PATH=%s", DEFAULT_PATH) >= 0 &&
+                  asprintf(&env[i++], "HOME=%s", spec->home) >= 0 &&
+                  asprintf(&env[i++], "USER=%s", spec->user) >= 0 &&
+                  asprintf(&env[i++], "LOGNAME=%s", spec->user) >= 0 &&
+                  asprintf(&env[i++], "SHELL=%s", spec->shell) >= 0 &&
+                  asprintf(&env[i++], "BGRUN_JOB_ID=%s", spec->id) >= 0;
+        if (!ok) {
+                strv_free(env);
+                return NULL;
+        }
+        /* The caller's entries come last: execve takes the first of a
+         * duplicated name in most programs, so override in place instead. */
+        for (char **e = spec->environment; e && *e; e++) {
+                size_t klen = strcspn(*e, "=");
+                size_t j;
+                for (j = 0; j < i; j++)
+                        if (strncmp(env[j], *e, klen + 1) == 0)
+                                break;
+                char *copy = strdup(*e);
+                if (!copy) {
+                        strv_free(env);
+                        return NULL;
+                }
+                if (j < i) {
+                        free(env[j]);
+                        env[j] = copy;
+                } else
+                        env[i++] = copy;
+        }
+        return env;
+}
+
+typedef struct ChildFailure {
+        int error;
+        char step[48];
+} ChildFailure;
+
+/* In the forked child: enter the containment, become the owner, exec. On any
+ * failure report which step failed over the cloexec pipe and exit. */
+static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
+        ChildFailure f = {};
+        int r;
+
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+
+        if (s->payload_fd >= 0) {
+                r = cgroup_attach(s->payload_fd, 0);
+                if (r < 0) {
+                        f = (ChildFailure) { r, "enter the job's cgroup" };
+                        goto fail;
+                }
+        }
+        if (setsid() < 0) {
+                f = (ChildFailure) { negative_errno(), "start a session" };
+                goto fail;
+        }
+
+        int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(s->output_fd, STDOUT_FILENO) < 0 ||
+            dup2(s->output_fd, STDERR_FILENO) < 0) {
+                f = (ChildFailure) { negative_errno(), "connect stdio" };
+                goto fail;
+        }
+
+        r = drop_privileges(s->spec.uid, s->spec.gid, s->groups, s->n_groups);
+        if (r < 0) {
+                f = (ChildFailure) { r, "drop privileges" };
+                goto fail;
+        }
+        /* As the owner, so a directory the owner may not enter fails here. */
+        if (chdir(s->spec.cwd) < 0) {
+                f = (ChildFailure) { negative_errno(), "change to the working directory" };
+                goto fail;
+        }
+
+        char *argv[] = { (char *) "sh", (char *) "-c", s->spec.command, NULL };
+        execve("/bin/sh", argv, env);
+        f = (ChildFailure) { negative_errno(), "execute /bin/sh" };
+fail:
+        (void) !write(report_fd, &f, sizeof f);
+        _exit(127);
+}
+
+/* Kill everything of the job: the whole payload cgroup, or for the process
+ * group mechanism the leader through its pidfd and then its group. */
+static void kill_job(Supervisor *s) {
+        if (s->payload_fd >= 0) {
+                int r = cgroup_kill(s->payload_fd);
+                if (r < 0)
+                        log_warning_errno(r, "cgroup.kill failed for %s: %m", s->payload_path);
+                return;
+        }
+        if (s->child.fd >= 0)
+                (void) pidref_kill(&s->child, SIGKILL);
+        /* As a subreaper every process the job forked, even one that left
+         * the process group with setsid(), is still below us. */
+        (void) process_tree_kill_descendants();
+}
+
+/* As a child subreaper we inherit the job's orphans (double forks, setsid);
+ * reap them so no zombie lingers and group checks see only the living. */
+static void reap_orphans(pid_t keep) {
+        for (;;) {
+                siginfo_t si = {};
+                if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+                        return;
+                if (si.si_pid == keep)
+                        return; /* the main process is reaped through its pidfd */
+                (void) waitpid(si.si_pid, NULL, 0);
+        }
+}
+
+static bool teardown_confirm(Supervisor *s, const char **method) {
+        if (s->payload_fd >= 0) {
+                *method = "cgroup.kill";
+                (void) cgroup_kill(s->payload_fd);
+                int r = cgroup_wait_empty(s->payload_fd, TEARDOWN_TIMEOUT_USEC);
+                if (r < 0)
+                        log_warning_errno(r, "Cgroup %s not confirmed empty: %m", s->payload_path);
+                return r == 0;
+        }
+        *method = "process-tree";
+        uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
+        for (unsigned i = 0;; i++) {
+                int alive = process_tree_kill_descendants();
+                reap_orphans(0);
+                if (alive == 0)
+                        return true;
+                if (now_monotonic_usec() > deadline)
+                        return false;
+                /* No event tells when a process tree empties; back off gently. */
+                usleep(i < 10 ? 1000 : 20000);
+        }
+}
+
+static int make_timerfd(uint64_t usec) {
+        int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        struct itimerspec its = {
+                .it_value.tv_sec = (time_t) (usec / USEC_PER_SEC),
+                .it_value.tv_nsec = (long) (usec % USEC_PER_SEC) * 1000,
+        };
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+                its.it_value.tv_nsec = 1;
+        if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+                int r = negative_errno();
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+static int supervise(Supervisor *s) {
+        int r;
+
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        _cleanup_close_ int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sig_fd < 0)
+                return publish_setup_failure(s, negative_errno(), "signalfd");
+
+        /* Orphans of the job become our children, not PID 1's. */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                return publish_setup_failure(s, negative_errno(), "become a child subreaper");
+
+        if (s->spec.mechanism == MECHANISM_SYSTEMD) {
+                r = setup_cgroups(s);
+                if (r < 0)
+                        return publish_setup_failure(s, r, "set up the job's cgroup");
+        }
+
+        r = job_store_open_output(s->dir_fd, O_WRONLY | O_APPEND, &s->output_fd);
+        if (r < 0)
+                return publish_setup_failure(s, r, "open the output file");
+
+        r = user_groups(s->spec.user, s->spec.gid, &s->groups, &s->n_groups);
+        if (r < 0)
+                return publish_setup_failure(s, r, "look up the owner's groups");
+
+        _cleanup_strv_free_ char **env = build_environment(&s->spec);
+        if (!env)
+                return publish_setup_failure(s, -ENOMEM, "build the environment");
+
+        int report[2];
+        if (pipe2(report, O_CLOEXEC) < 0)
+                return publish_setup_failure(s, negative_errno(), "pipe");
+
+        pid_t pid = fork();
+        if (pid < 0) {
+                r = negative_errno();
+                safe_close(report[0]);
+                safe_close(report[1]);
+                return publish_setup_failure(s, r, "fork");
+        }
+        if (pid == 0) {
+                safe_close(report[0]);
+                run_child(s, env, report[1]);
+        }
+        safe_close(report[1]);
+        _cleanup_close_ int report_fd = report[0];
+
+        r = pidref_set_pid(&s->child, pid);
+        if (r < 0) {
+                /* Without a pidfd nothing may be signalled; our own unreaped
+                 * child cannot be recycled, so reaping it is still safe. */
+                log_error_errno(r, "Cannot get a pidfd for the job's process: %m");
+                kill_job(s);
+                (void) waitpid(pid, NULL, 0);
+                return publish_setup_failure(s, r, "open a pidfd for the command");
+        }
+
+        /* Wait for exec (the pipe closes) or a reported failure. */
+        ChildFailure f;
+        ssize_t n;
+        do
+                n = read(report_fd, &f, sizeof f);
+        while (n < 0 && errno == EINTR);
+        if (n == (ssize_t) sizeof f) {
+                kill_job(s);
+                (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                const char *method;
+                (void) teardown_confirm(s, &method);
+                return publish_setup_failure(s, f.error, f.step);
+        }
+
+        JobRun run = {
+                .pid = pid,
+                .supervisor_pid = getpid(),
+                .cgroup = s->payload_path ?: (char *) "",
+                .started_at = now_realtime_usec(),
+        };
+        strcpy(run.start_token, s->child.token);
+        r = process_start_token(getpid(), -EBADF, run.supervisor_token, sizeof run.supervisor_token);
+        if (r >= 0)
+                r = job_store_write_run(s->dir_fd, &run);
+        if (r < 0) {
+                kill_job(s);
+                (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                const char *method;
+                (void) teardown_confirm(s, &method);
+                JobResult res = {
+                        .status = JOB_FAILED, .exit_code = 1, .executed = true, .dead = true,
+                        .method = (char *) "cgroup.kill", .reason = (char *) "cannot record the running job",
+                        .finished_at = now_realtime_usec(), .confirmed_at = now_realtime_usec(),
+                };
+                (void) job_store_write_result(s->dir_fd, &res);
+                return log_error_errno(r, "Failed to record the running job: %m");
+        }
+
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Running job %s (pid %d)", s->spec.id, (int) pid);
+        if (s->ready_fd >= 0) {
+                (void) !write(s->ready_fd, "R", 1);
+                s->ready_fd = safe_close(s->ready_fd);
+        }
+
+        _cleanup_close_ int timer_fd = -EBADF;
+        if (s->spec.max_runtime_usec > 0) {
+                timer_fd = make_timerfd(s->spec.max_runtime_usec);
+                if (timer_fd < 0)
+                        log_warning_errno(timer_fd, "No wall-clock limit: timerfd failed: %m");
+        }
+
+        bool killed = false, timed_out = false;
+        siginfo_t si = {};
+        for (;;) {
+                struct pollfd p[3] = {
+                        { .fd = s->child.fd, .events = POLLIN },
+                        { .fd = sig_fd, .events = POLLIN },
+                        { .fd = timer_fd, .events = POLLIN },
+                };
+                if (poll(p, 3, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        log_error_errno(r, "poll failed: %m");
+                        kill_job(s);
+                        killed = true;
+                }
+                if (p[1].revents) {
+                        struct signalfd_siginfo ssi;
+                        bool stop = false;
+                        while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi)
+                                if (ssi.ssi_signo != SIGCHLD)
+                                        stop = true;
+                        reap_orphans(s->child.pid);
+                        if (stop && !killed && !timed_out) {
+                                killed = true;
+                                kill_job(s);
+                        }
+                }
+                if (p[2].revents) {
+                        uint64_t ticks;
+                        (void) !read(timer_fd, &ticks, sizeof ticks);
+                        timer_fd = safe_close(timer_fd);
+                        if (!killed && !timed_out) {
+                                timed_out = true;
+                                kill_job(s);
+                        }
+                }
+                if (p[0].revents) {
+                        if (waitid(P_PIDFD, (id_t) s->child.fd, &si, WEXITED) == 0)
+                                break;
+                        if (errno != EINTR && errno != EAGAIN) {
+                                r = log_error_errno(negative_errno(), "waitid failed: %m");
+                                break;
+                        }
+                }
+        }
+
+        /* The shell is gone; whatever it left behind goes with it. */
+        const char *method;
+        bool dead = teardown_confirm(s, &method);
+        reap_orphans(0);
+
+        JobResult res = {
+                .status = timed_out ? JOB_TIMED_OUT : killed ? JOB_KILLED : JOB_EXITED,
+                .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
+                .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
+                .timed_out = timed_out,
+                .executed = true,
+                .contained = s->payload_fd >= 0,
+                .finished_at = now_realtime_usec(),
+                .dead = dead,
+                .method = (char *) method,
+                .confirmed_at = dead ? now_realtime_usec() : 0,
+                .reason = (char *) "",
+        };
+        r = job_store_write_result(s->dir_fd, &res);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
+
+        if (dead && s->payload_fd >= 0 && s->unit_cgroup) {
+                _cleanup_close_ int unit_fd = -EBADF;
+                if (cgroup_open(s->unit_cgroup, &unit_fd) >= 0)
+                        (void) unlinkat(unit_fd, "payload", AT_REMOVEDIR);
+        }
+        return 0;
+}
+
+static int run(int argc, char **argv) {
+        static const struct option options[] = {
+                { "job", required_argument, NULL, 'j' },
+                { "state-dir", required_argument, NULL, 'd' },
+                { "ready-fd", required_argument, NULL, 'r' },
+                {}
+        };
+        const char *id = NULL, *state_dir = BGRUN_STATE_DIR;
+        int ready_fd = -EBADF;
+        int c;
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (c) {
+                case 'j': id = optarg; break;
+                case 'd': state_dir = optarg; break;
+                case 'r': ready_fd = atoi(optarg); break;
+                default: return -EINVAL;
+                }
+        if (!job_id_is_valid(id))
+                return log_error_errno(-EINVAL, "Usage: bgrun-supervisor --job ID [--state-dir DIR]");
+
+        _cleanup_(supervisor_done) Supervisor s = {
+                .dir_fd = -EBADF, .payload_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
+                .ready_fd = ready_fd >= 0 ? ready_fd : -EBADF,
+        };
+        if (s.ready_fd >= 0)
+                (void) fcntl(s.ready_fd, F_SETFD, FD_CLOEXEC);
+        strcpy(s.spec.id, id);
+
+        _cleanup_close_ int jobs_fd = -EBADF;
+        int r = job_store_open(state_dir, &jobs_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the job store %s: %m", state_dir);
+        r = job_store_open_job(jobs_fd, id, &s.dir_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open job %s: %m", id);
+        r = job_store_read_spec(s.dir_fd, &s.spec);
+        if (r < 0)
+                return publish_setup_failure(&s, r, "read the job's spec");
+
+        return supervise(&s);
+}
+
+int main(int argc, char **argv) {
+        log_set_program("bgrun-supervisor");
+        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

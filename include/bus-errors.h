@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The contract's D-Bus error names. */
+#define BGRUN_ERROR_ACCESS_DENIED "org.bgrun.Runtime1.Error.AccessDenied"
+#define BGRUN_ERROR_NO_SUCH_JOB "org.bgrun.Runtime1.Error.NoSuchJob"
+#define BGRUN_ERROR_CONTAINMENT_REFUSED "org.bgrun.Runtime1.Error.ContainmentRefused"
+#define BGRUN_ERROR_JOB_NOT_FINISHED "org.bgrun.Runtime1.Error.JobNotFinished"
+#define BGRUN_ERROR_INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
+
+#define BGRUN_BUS_NAME "org.bgrun.Runtime1"
+#define BGRUN_MANAGER_PATH "/org/bgrun/Runtime1"
+#define BGRUN_MANAGER_INTERFACE "org.bgrun.Runtime1.Manager"
+#define BGRUN_JOB_PATH_PREFIX "/org/bgrun/Runtime1/job"
+#define BGRUN_JOB_INTERFACE "org.bgrun.Runtime1.Job"

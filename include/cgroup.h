@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* cgroup v2 operations: find the unified hierarchy, make and enter child
+ * cgroups, kill a cgroup as a whole and confirm it empty. Paths are relative
+ * to the v2 root ("/bgrun.slice/bgrun-job-x.service/payload"). */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* "/sys/fs/cgroup" on a pure v2 host, "/sys/fs/cgroup/unified" on a hybrid
+ * one; -ENOMEDIUM when there is no cgroup v2 hierarchy. Probed once. */
+int cgroup2_root(const char **ret);
+
+/* The v2 path of pid (0 = self) from /proc/PID/cgroup. */
+int cgroup_path_of_pid(pid_t pid, char **ret);
+
+/* Open a cgroup directory by its v2 path. */
+int cgroup_open(const char *path, int *ret_fd);
+
+/* mkdir name below parent_fd (existing is fine) and open it. */
+int cgroup_create_child(int parent_fd, const char *name, int *ret_fd);
+
+/* Move pid (0 = the caller) into the cgroup. */
+int cgroup_attach(int cgroup_fd, pid_t pid);
+
+/* SIGKILL every process in the cgroup and its descendants at once through
+ * cgroup.kill. -EOPNOTSUPP on kernels without it (before 5.14). */
+int cgroup_kill(int cgroup_fd);
+
+/* 1 when the cgroup or a descendant holds a process, 0 when empty. */
+int cgroup_is_populated(int cgroup_fd);
+
+/* An inotify fd that becomes readable whenever cgroup.events changes, for an
+ * event loop that waits for "populated 0" without polling. */
+int cgroup_events_watch(int cgroup_fd, int *ret_inotify_fd);
+
+/* Block until the cgroup is empty or timeout_usec passed (-ETIMEDOUT). Uses
+ * the inotify watch and poll(), never a busy loop. */
+int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec);

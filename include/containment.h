@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Containment backends behind one small table of operations, so the daemon
+ * never branches on which one runs a job.
+ *   systemd        a transient service per job (systemd-unit.c): contained
+ *   process_group  a detached supervisor, the job in its own session and
+ *                  process group (process-group.c): NOT contained */
+
+#include <stdbool.h>
+
+#include "config.h"
+
+typedef struct Daemon Daemon;
+typedef struct Job Job;
+
+typedef struct ContainmentBackend {
+        Mechanism mechanism;
+        bool contains; /* can kill everything the job creates and confirm it */
+        /* Whether the backend can be used at all right now. */
+        bool (*available)(Daemon *d);
+        /* Start the job's supervisor asynchronously. On success the backend
+         * later calls job_started() or job_start_failed(). */
+        int (*start)(Job *j);
+} ContainmentBackend;
+
+extern const ContainmentBackend systemd_backend;
+extern const ContainmentBackend process_group_backend;
+
+const ContainmentBackend *containment_backend(Mechanism m);
+
+/* systemd backend plumbing: Subscribe() and the JobRemoved match. */
+int systemd_unit_setup(Daemon *d);
+
+/* "bgrun-job-<id>.service" */
+int job_unit_name(const char *id, char **ret);
+/* The cgroup path of a job's unit, "/bgrun.slice/bgrun-job-<id>.service". */
+int job_unit_cgroup(const char *id, char **ret);

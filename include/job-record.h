@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The job record, in three parts with one writer each, so no two processes
+ * ever write the same file:
+ *   JobSpec    written by bgrund before anything runs; the supervisor's input
+ *   JobRun     written by the supervisor once the command is running
+ *   JobResult  written by the supervisor (or, for a lost supervisor, by the
+ *              reaper in bgrund) once the job ended and its teardown is known
+ * Each part is a small JSON file; every key is type-checked on load. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "job-id.h"
+#include "pidref.h"
+
+typedef enum JobStatus {
+        JOB_RUNNING,
+        JOB_EXITED,
+        JOB_KILLED,
+        JOB_TIMED_OUT,
+        JOB_FAILED,
+        _JOB_STATUS_MAX,
+} JobStatus;
+
+typedef struct JobSpec {
+        char id[JOB_ID_MAX];
+        char *session_id;
+        char *command;
+        char *cwd;
+        uid_t owner;       /* the caller's uid, from the bus */
+        uid_t uid;         /* who the command runs as */
+        gid_t gid;
+        char *user;        /* user name of uid, for HOME/USER/LOGNAME */
+        char *home;
+        char *shell;
+        char **environment; /* NULL-terminated K=V list from the caller */
+        uint64_t max_runtime_usec; /* 0 = none */
+        Mechanism mechanism;
+        char *unit;        /* transient unit name, systemd mechanism only */
+        uint64_t created_at;
+} JobSpec;
+
+typedef struct JobRun {
+        pid_t pid;                          /* the job's main process (/bin/sh) */
+        char start_token[PIDREF_TOKEN_MAX];
+        pid_t supervisor_pid;
+        char supervisor_token[PIDREF_TOKEN_MAX];
+        char *cgroup;                       /* the job's payload cgroup, relative to the v2 root */
+        uint64_t started_at;
+} JobRun;
+
+typedef struct JobResult {
+        JobStatus status;
+        int exit_code; /* -1 when ended by a signal or never executed properly */
+        int signal;
+        bool timed_out;
+        bool executed;  /* the command was exec'd */
+        bool contained;
+        uint64_t finished_at;
+        bool dead;      /* teardown confirmed: nothing of the job is alive */
+        char *method;   /* how the teardown was done/confirmed */
+        uint64_t confirmed_at;
+        char *reason;   /* for failed: why, for humans */
+} JobResult;
+
+const char *job_status_to_string(JobStatus s);
+int job_status_from_string(const char *s);
+
+void job_spec_done(JobSpec *s);
+void job_run_done(JobRun *r);
+void job_result_done(JobResult *r);
+
+/* Serialise to a malloc'd JSON string. */
+int job_spec_to_json(const JobSpec *s, char **ret);
+int job_run_to_json(const JobRun *r, char **ret);
+int job_result_to_json(const JobResult *r, char **ret);
+
+/* Parse; -EBADMSG on malformed JSON or a key of the wrong type or a missing
+ * required key. Outputs are written only on success. */
+int job_spec_from_json(const char *json, JobSpec *ret);
+int job_run_from_json(const char *json, JobRun *ret);
+int job_result_from_json(const char *json, JobResult *ret);
+
+uint64_t now_realtime_usec(void);
+uint64_t now_monotonic_usec(void);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The job store: one directory per job under the state directory,
+ *   <state>/jobs/<id>/spec.json    JobSpec   (bgrund)
+ *   <state>/jobs/<id>/run.json     JobRun    (supervisor)
+ *   <state>/jobs/<id>/result.json  JobResult (supervisor, or bgrund's reaper)
+ *   <state>/jobs/<id>/output       the command's stdout+stderr
+ * Each event rewrites one small file of one job, crash-safe; nothing ever
+ * rewrites the state of all jobs. Paths are only built from validated ids. */
+
+#include <stdint.h>
+
+#include "job-record.h"
+
+#define BGRUN_STATE_DIR "/var/lib/bgrun"
+#define JOB_SPEC_FILE "spec.json"
+#define JOB_RUN_FILE "run.json"
+#define JOB_RESULT_FILE "result.json"
+#define JOB_OUTPUT_FILE "output"
+
+/* Open (creating, 0700) <state_dir>/jobs. */
+int job_store_open(const char *state_dir, int *ret_jobs_fd);
+
+/* Create the job's directory, its empty output file and spec.json. Returns
+ * the directory fd. On failure nothing is left behind. */
+int job_store_create(int jobs_fd, const JobSpec *spec, int *ret_dir_fd);
+
+/* Open an existing job's directory; -ENOENT for invalid ids too. */
+int job_store_open_job(int jobs_fd, const char *id, int *ret_dir_fd);
+
+int job_store_read_spec(int dir_fd, JobSpec *ret);
+int job_store_read_run(int dir_fd, JobRun *ret);       /* -ENOENT until written */
+int job_store_read_result(int dir_fd, JobResult *ret); /* -ENOENT while running */
+int job_store_write_run(int dir_fd, const JobRun *run);
+int job_store_write_result(int dir_fd, const JobResult *res);
+
+/* Open the output file for reading (O_RDONLY) or for the command (O_WRONLY|O_APPEND). */
+int job_store_open_output(int dir_fd, int flags, int *ret_fd);
+int job_store_output_size(int dir_fd, uint64_t *ret);
+
+/* Remove a job's directory and everything in it. */
+int job_store_remove(int jobs_fd, const char *id);

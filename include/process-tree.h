@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* SIGKILL every living descendant of the calling process, through pidfds.
+ * Each pid read from /proc/.../children is pinned with pidfd_open and then
+ * re-checked to still have the parent it was found under, so a pid recycled
+ * in between is never signalled. Zombies are skipped: they run nothing.
+ * Returns how many living descendants were found (and signalled), or -errno.
+ * The caller should be a child subreaper, so that orphans stay in its tree. */
+int process_tree_kill_descendants(void);
+
+/* True when a living (not zombie) process has process group pgid; also true
+ * when /proc cannot be read, so that death is never assumed. */
+bool process_group_has_members(pid_t pgid);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+
+static const char *program = "bgrun";
+static int max_level = LOG_LEVEL_INFO;
+
+void log_set_program(const char *name) {
+        program = name;
+}
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        if (error > 0)
+                error = -error;
+        if (level > max_level)
+                return error;
+
+        int saved = errno;
+        if (error < 0)
+                errno = -error; /* so that %m names the error we were given */
+
+        /* "<N>" prefixes are understood by journald for stderr streams. */
+        if (getenv("JOURNAL_STREAM"))
+                fprintf(stderr, "<%d>", level);
+        else
+                fprintf(stderr, "%s: ", program);
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+
+        errno = saved;
+        return error;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/pidfd.h>
+
+#include "macro.h"
+#include "process-tree.h"
+
+/* 'state', 'ppid' and 'pgrp' from /proc/PID/stat; the comm field may hold
+ * anything, so parse after its last ')'. */
+static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgrp) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n <= 0)
+                return -EIO;
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        int ppid, pgrp;
+        if (!p || sscanf(p + 1, " %c %d %d", ret_state, &ppid, &pgrp) != 3)
+                return -EBADMSG;
+        *ret_ppid = ppid;
+        if (ret_pgrp)
+                *ret_pgrp = pgrp;
+        return 0;
+}
+
+static int kill_children_of(pid_t parent, unsigned depth) {
+        if (depth > 4096)
+                return -ELOOP;
+
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", (int) parent);
+        DIR *tasks = opendir(path);
+        if (!tasks)
+                return 0; /* the parent is gone: its children went to us */
+
+        int found = 0;
+        struct dirent *t;
+        while ((t = readdir(tasks))) {
+                if (t->d_name[0] == '.')
+                        continue;
+                char cpath[300], list[8192];
+                snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", (int) parent, t->d_name);
+                int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                ssize_t n = read(fd, list, sizeof list - 1);
+                close(fd);
+                if (n <= 0)
+                        continue;
+                list[n] = '\0';
+
+                char *save = NULL;
+                for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+                        pid_t pid = (pid_t) atoi(tok);
+                        if (pid <= 0)
+                                continue;
+                        _cleanup_close_ int pidfd = pidfd_open(pid, 0);
+                        if (pidfd < 0)
+                                continue;
+                        char state;
+                        pid_t ppid;
+                        /* Pinned now; is it still the child we read? */
+                        if (read_stat(pid, &state, &ppid, NULL) < 0 || ppid != parent)
+                                continue;
+                        if (state == 'Z')
+                                continue;
+                        /* Stop it first so it cannot fork while we walk below it. */
+                        (void) pidfd_send_signal(pidfd, SIGSTOP, NULL, 0);
+                        int r = kill_children_of(pid, depth + 1);
+                        if (r > 0)
+                                found += r;
+                        (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                        found++;
+                }
+        }
+        closedir(tasks);
+        return found;
+}
+
+int process_tree_kill_descendants(void) {
+        return kill_children_of(getpid(), 0);
+}
+
+bool process_group_has_members(pid_t pgid) {
+        DIR *dir = opendir("/proc");
+        if (!dir)
+                return true;
+        bool found = false;
+        struct dirent *de;
+        while (!found && (de = readdir(dir))) {
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                char state;
+                pid_t ppid, pgrp;
+                if (read_stat((pid_t) atoi(de->d_name), &state, &ppid, &pgrp) >= 0 && pgrp == pgid && state != 'Z')
+                        found = true;
+        }
+        closedir(dir);
+        return found;
+}
