@@ -11,6 +11,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-errors.h"
 #include "config.h"
 #include "macro.h"
 #include "job-record.h"
@@ -48,18 +49,8 @@ typedef struct LaunchLimits {
         uint64_t cpu_quota_per_sec_usec;
 } LaunchLimits;
 
-struct Job {
-        Daemon *daemon;
-        Job *table_next;                /* job-table.c's chain */
-        char id[JOB_ID_MAX];
-        char *path;                     /* D-Bus object path */
-        uid_t owner;
-        char *session_id;
-        JobStatus status;
-        JobPhase phase;
-        uint64_t created_at;            /* orders ListJobs */
-
-        /* Only while starting or running; ended jobs are read from disk. */
+/* What only a starting or running job needs; freed when it ends. */
+typedef struct JobLive {
         int dir_fd;
         JobSpec spec;
         JobRun run;
@@ -73,10 +64,25 @@ struct Job {
         Waiter *waiters;
         bool kill_requested;
 
-        /* Reaping a job whose supervisor is lost. */
+        /* Releasing a job whose supervisor is lost. */
         int teardown_cgroup_fd;
         sd_event_source *teardown_source;
         sd_event_source *teardown_timer;
+} JobLive;
+
+/* Every job the store holds has one of these; an ended job is just this
+ * summary (about a hundred bytes), its record stays on disk. */
+struct Job {
+        Daemon *daemon;
+        Job *table_next;                /* job-table.c's chain */
+        char id[JOB_ID_MAX];
+        char path[sizeof(BGRUN_JOB_PATH_PREFIX "/") + JOB_ID_LEN]; /* D-Bus object path */
+        uid_t owner;
+        JobStatus status;
+        JobPhase phase;
+        uint64_t created_at;            /* orders ListJobs */
+        char *session_id;
+        JobLive *live;                  /* NULL once ended */
 };
 
 struct Daemon {
@@ -135,4 +141,3 @@ int job_open_output(Job *j, int *ret_fd);
 void job_started(Job *j);
 void job_start_failed(Job *j, const char *bus_error, const char *message);
 
-char *job_object_path(const char *id);

@@ -5,9 +5,40 @@
 #include "job-id.h"
 #include "macro.h"
 
+/* Asking the bus daemon for a sender's credentials is a round trip. A unique
+ * connection name is never reused on a bus and its credentials are fixed when
+ * it connects, so a small cache of name → uid is always right. */
+#define CREDS_CACHE_SIZE 64
+static struct {
+        char sender[64];
+        uid_t uid;
+} creds_cache[CREDS_CACHE_SIZE];
+static unsigned creds_cache_next;
+
+static bool creds_cache_get(const char *sender, uid_t *ret) {
+        for (unsigned i = 0; i < CREDS_CACHE_SIZE; i++)
+                if (creds_cache[i].sender[0] && streq(creds_cache[i].sender, sender)) {
+                        *ret = creds_cache[i].uid;
+                        return true;
+                }
+        return false;
+}
+
+static void creds_cache_put(const char *sender, uid_t uid) {
+        if (strlen(sender) >= sizeof creds_cache[0].sender)
+                return;
+        unsigned i = creds_cache_next++ % CREDS_CACHE_SIZE;
+        strcpy(creds_cache[i].sender, sender);
+        creds_cache[i].uid = uid;
+}
+
 int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid;
+
+        const char *sender = sd_bus_message_get_sender(m);
+        if (sender && sender[0] == ':' && creds_cache_get(sender, ret))
+                return 0;
 
         /* EUID as the bus daemon reports it for the sender's connection: the
          * kernel's SO_PEERCRED, not anything the sender wrote. */
@@ -17,6 +48,8 @@ int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
         if (r < 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
                                          "Request authority denied: the caller's identity cannot be established");
+        if (sender && sender[0] == ':')
+                creds_cache_put(sender, uid);
         *ret = uid;
         return 0;
 }

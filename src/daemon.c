@@ -27,45 +27,33 @@
 #define REAP_TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 
-char *job_object_path(const char *id) {
-        char *p;
-        return asprintf(&p, BGRUN_JOB_PATH_PREFIX "/%s", id) < 0 ? NULL : p;
-}
-
 /* --- jobs in memory ---------------------------------------------------- */
 
-static Job *job_new(Daemon *d, const char *id) {
+static Job *job_new(Daemon *d, const char *id, const char *session_id) {
         Job *j = calloc(1, sizeof(Job));
         if (!j)
                 return NULL;
-        *j = (Job) {
-                .daemon = d,
-                .dir_fd = -EBADF,
-                .supervisor = PIDREF_NULL,
-                .teardown_cgroup_fd = -EBADF,
-        };
+        *j = (Job) { .daemon = d };
         strcpy(j->id, id);
-        j->path = job_object_path(id);
-        if (!j->path) {
+        snprintf(j->path, sizeof j->path, BGRUN_JOB_PATH_PREFIX "/%s", id);
+        j->session_id = strdup(session_id);
+        if (!j->session_id) {
                 free(j);
                 return NULL;
         }
         return j;
 }
 
-/* Drop what only a live job needs. */
-static void job_release_live_state(Job *j) {
-        j->supervisor_source = sd_event_source_disable_unref(j->supervisor_source);
-        j->ready_source = sd_event_source_disable_unref(j->ready_source);
-        j->teardown_source = sd_event_source_disable_unref(j->teardown_source);
-        j->teardown_timer = sd_event_source_disable_unref(j->teardown_timer);
-        j->start_slot = sd_bus_slot_unref(j->start_slot);
-        j->teardown_cgroup_fd = safe_close(j->teardown_cgroup_fd);
-        j->dir_fd = safe_close(j->dir_fd);
-        pidref_done(&j->supervisor);
-        job_spec_done(&j->spec);
-        job_run_done(&j->run);
-        j->have_run = false;
+static int job_make_live(Job *j) {
+        j->live = calloc(1, sizeof(JobLive));
+        if (!j->live)
+                return -ENOMEM;
+        *j->live = (JobLive) {
+                .dir_fd = -EBADF,
+                .supervisor = PIDREF_NULL,
+                .teardown_cgroup_fd = -EBADF,
+        };
+        return 0;
 }
 
 static void waiter_free(Waiter *w) {
@@ -74,18 +62,36 @@ static void waiter_free(Waiter *w) {
         free(w);
 }
 
+/* Drop what only a live job needs. Pending callers must have been answered
+ * (or are dropped unanswered, on shutdown). */
+static void job_release_live_state(Job *j) {
+        JobLive *l = TAKE_PTR(j->live);
+        if (!l)
+                return;
+        sd_event_source_disable_unref(l->supervisor_source);
+        sd_event_source_disable_unref(l->ready_source);
+        sd_event_source_disable_unref(l->teardown_source);
+        sd_event_source_disable_unref(l->teardown_timer);
+        sd_bus_slot_unref(l->start_slot);
+        safe_close(l->teardown_cgroup_fd);
+        safe_close(l->dir_fd);
+        pidref_done(&l->supervisor);
+        job_spec_done(&l->spec);
+        job_run_done(&l->run);
+        while (l->waiters) {
+                Waiter *w = l->waiters;
+                l->waiters = w->next;
+                waiter_free(w);
+        }
+        sd_bus_message_unref(l->launch);
+        free(l);
+}
+
 static Job *job_free(Job *j) {
         if (!j)
                 return NULL;
         job_release_live_state(j);
-        while (j->waiters) {
-                Waiter *w = j->waiters;
-                j->waiters = w->next;
-                waiter_free(w);
-        }
-        sd_bus_message_unref(j->launch);
         free(j->session_id);
-        free(j->path);
         free(j);
         return NULL;
 }
@@ -104,11 +110,11 @@ int job_view(Job *j, JobView *ret) {
 
         if (j->phase != JOB_PHASE_ENDED) {
                 *ret = (JobView) {
-                        .spec = &j->spec,
-                        .run = j->have_run ? &j->run : NULL,
+                        .spec = &j->live->spec,
+                        .run = j->live->have_run ? &j->live->run : NULL,
                         .status = JOB_RUNNING,
                 };
-                (void) job_store_output_size(j->dir_fd, &ret->output_bytes);
+                (void) job_store_output_size(j->live->dir_fd, &ret->output_bytes);
                 return 0;
         }
 
@@ -143,8 +149,8 @@ int job_view(Job *j, JobView *ret) {
 }
 
 int job_open_output(Job *j, int *ret_fd) {
-        if (j->dir_fd >= 0)
-                return job_store_open_output(j->dir_fd, O_RDONLY, ret_fd);
+        if (j->live && j->live->dir_fd >= 0)
+                return job_store_open_output(j->live->dir_fd, O_RDONLY, ret_fd);
         _cleanup_close_ int dir_fd = -EBADF;
         int r = job_store_open_job(j->daemon->jobs_fd, j->id, &dir_fd);
         return r < 0 ? r : job_store_open_output(dir_fd, O_RDONLY, ret_fd);
@@ -153,7 +159,7 @@ int job_open_output(Job *j, int *ret_fd) {
 /* --- answering callers ------------------------------------------------- */
 
 static int reply_launch(Job *j) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = TAKE_PTR(j->launch);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = TAKE_PTR(j->live->launch);
         if (!m)
                 return 0;
         return sd_bus_reply_method_return(m, "so", j->id, j->path);
@@ -193,29 +199,33 @@ static int reply_kill(sd_bus_message *call, Job *j, bool killed) {
 
 static void job_end(Job *j, JobStatus status) {
         Daemon *d = j->daemon;
-        bool was_live = j->phase != JOB_PHASE_ENDED;
+        if (!j->live)
+                return;
+
+        /* Whoever waits is answered after the state changed, from the record
+         * on disk, like any later caller. */
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *launch = TAKE_PTR(j->live->launch);
+        Waiter *waiters = TAKE_PTR(j->live->waiters);
 
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
         job_release_live_state(j);
         if (streq(d->cached_id, j->id))
                 cache_drop(d);
-
-        if (was_live) {
-                d->n_running--;
-                manager_emit_running_jobs_changed(d);
-        }
+        d->n_running--;
+        manager_emit_running_jobs_changed(d);
 
         /* A job that failed during setup still exists: Launch names it. */
-        (void) reply_launch(j);
+        if (launch)
+                (void) sd_bus_reply_method_return(launch, "so", j->id, j->path);
 
         (void) sd_bus_emit_properties_changed_strv(d->bus, j->path, BGRUN_JOB_INTERFACE, NULL);
         (void) sd_bus_emit_signal(d->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", "sos",
                                   j->id, j->path, job_status_to_string(status));
 
-        while (j->waiters) {
-                Waiter *w = j->waiters;
-                j->waiters = w->next;
+        while (waiters) {
+                Waiter *w = waiters;
+                waiters = w->next;
                 if (w->is_kill)
                         (void) reply_kill(w->message, j, status == JOB_KILLED);
                 else
@@ -231,15 +241,15 @@ static void job_reap_finish(Job *j, bool dead, const char *method) {
         JobResult res = {
                 .status = JOB_FAILED,
                 .exit_code = -1,
-                .executed = j->have_run,
-                .contained = j->spec.mechanism == MECHANISM_SYSTEMD && j->have_run,
+                .executed = j->live->have_run,
+                .contained = j->live->spec.mechanism == MECHANISM_SYSTEMD && j->live->have_run,
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
                 .method = (char *) method,
                 .confirmed_at = dead ? now_realtime_usec() : 0,
                 .reason = (char *) "the job's supervisor was lost; its containment was released",
         };
-        int r = job_store_write_result(j->dir_fd, &res);
+        int r = job_store_write_result(j->live->dir_fd, &res);
         if (r < 0)
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
         job_end(j, JOB_FAILED);
@@ -250,7 +260,7 @@ static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, vo
         char buf[4096];
         while (read(fd, buf, sizeof buf) > 0)
                 ;
-        if (cgroup_is_populated(j->teardown_cgroup_fd) == 0)
+        if (cgroup_is_populated(j->live->teardown_cgroup_fd) == 0)
                 job_reap_finish(j, true, "cgroup.kill");
         return 0;
 }
@@ -258,7 +268,7 @@ static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, vo
 static int on_reap_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         log_warning("Job %s: containment not confirmed empty after teardown", j->id);
-        job_reap_finish(j, cgroup_is_populated(j->teardown_cgroup_fd) == 0, "cgroup.kill");
+        job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, "cgroup.kill");
         return 0;
 }
 
@@ -269,19 +279,19 @@ static bool job_reap(Job *j) {
 
         log_info("Job %s: supervisor not verified, releasing its containment", j->id);
 
-        if (j->spec.mechanism == MECHANISM_PROCESS_GROUP) {
+        if (j->live->spec.mechanism == MECHANISM_PROCESS_GROUP) {
                 /* Signal only a verified leader; a group whose leader is gone
                  * cannot be told apart from a stranger's, so it is left alone
                  * and the record says the teardown is unconfirmed. */
                 bool dead = true;
-                if (j->have_run) {
+                if (j->live->have_run) {
                         PidRef leader = PIDREF_NULL;
-                        if (pidref_verify(j->run.pid, j->run.start_token, &leader) == PIDREF_OWNED) {
+                        if (pidref_verify(j->live->run.pid, j->live->run.start_token, &leader) == PIDREF_OWNED) {
                                 (void) pidref_kill(&leader, SIGKILL);
                                 (void) killpg(leader.pid, SIGKILL);
                                 pidref_done(&leader);
                         }
-                        dead = !process_group_has_members(j->run.pid);
+                        dead = !process_group_has_members(j->live->run.pid);
                 }
                 job_reap_finish(j, dead, "process-group");
                 return true;
@@ -290,7 +300,7 @@ static bool job_reap(Job *j) {
         _cleanup_free_ char *path = NULL;
         r = job_unit_cgroup(j->id, &path);
         if (r >= 0)
-                r = cgroup_open(path, &j->teardown_cgroup_fd);
+                r = cgroup_open(path, &j->live->teardown_cgroup_fd);
         if (r == -ENOENT) {
                 job_reap_finish(j, true, "cgroup-gone");
                 return false;
@@ -301,26 +311,26 @@ static bool job_reap(Job *j) {
                 return false;
         }
 
-        (void) cgroup_kill(j->teardown_cgroup_fd);
-        if (cgroup_is_populated(j->teardown_cgroup_fd) == 0) {
+        (void) cgroup_kill(j->live->teardown_cgroup_fd);
+        if (cgroup_is_populated(j->live->teardown_cgroup_fd) == 0) {
                 job_reap_finish(j, true, "cgroup.kill");
                 return true;
         }
 
         int ifd;
-        r = cgroup_events_watch(j->teardown_cgroup_fd, &ifd);
+        r = cgroup_events_watch(j->live->teardown_cgroup_fd, &ifd);
         if (r >= 0) {
-                r = sd_event_add_io(d->event, &j->teardown_source, ifd, EPOLLIN, on_reap_cgroup_event, j);
+                r = sd_event_add_io(d->event, &j->live->teardown_source, ifd, EPOLLIN, on_reap_cgroup_event, j);
                 if (r < 0)
                         safe_close(ifd);
                 else
-                        (void) sd_event_source_set_io_fd_own(j->teardown_source, true);
+                        (void) sd_event_source_set_io_fd_own(j->live->teardown_source, true);
         }
         if (r >= 0)
-                r = sd_event_add_time_relative(d->event, &j->teardown_timer, CLOCK_MONOTONIC,
+                r = sd_event_add_time_relative(d->event, &j->live->teardown_timer, CLOCK_MONOTONIC,
                                                REAP_TEARDOWN_TIMEOUT_USEC, 0, on_reap_timeout, j);
         if (r < 0)
-                job_reap_finish(j, cgroup_is_populated(j->teardown_cgroup_fd) == 0, "cgroup.kill");
+                job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, "cgroup.kill");
         else
                 /* The watch exists now; catch an emptying that came before it. */
                 (void) on_reap_cgroup_event(NULL, -1, 0, j);
@@ -331,9 +341,9 @@ static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void
         Job *j = userdata;
         JobResult res = {};
 
-        j->supervisor_source = sd_event_source_disable_unref(j->supervisor_source);
+        j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
 
-        int r = job_store_read_result(j->dir_fd, &res);
+        int r = job_store_read_result(j->live->dir_fd, &res);
         if (r >= 0) {
                 JobStatus status = res.status;
                 job_result_done(&res);
@@ -347,7 +357,7 @@ static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void
 }
 
 static int job_watch_supervisor(Job *j) {
-        return sd_event_add_io(j->daemon->event, &j->supervisor_source, j->supervisor.fd, EPOLLIN,
+        return sd_event_add_io(j->daemon->event, &j->live->supervisor_source, j->live->supervisor.fd, EPOLLIN,
                                on_supervisor_exit, j);
 }
 
@@ -356,10 +366,10 @@ static int job_watch_supervisor(Job *j) {
 void job_started(Job *j) {
         Daemon *d = j->daemon;
 
-        int r = job_store_read_run(j->dir_fd, &j->run);
+        int r = job_store_read_run(j->live->dir_fd, &j->live->run);
         if (r >= 0) {
-                j->have_run = true;
-                r = pidref_verify(j->run.supervisor_pid, j->run.supervisor_token, &j->supervisor);
+                j->live->have_run = true;
+                r = pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token, &j->live->supervisor);
         }
         j->phase = JOB_PHASE_RUNNING;
 
@@ -377,8 +387,8 @@ void job_started(Job *j) {
                                   j->path);
         (void) reply_launch(j);
 
-        if (j->kill_requested)
-                (void) pidref_kill(&j->supervisor, SIGTERM);
+        if (j->live->kill_requested)
+                (void) pidref_kill(&j->live->supervisor, SIGTERM);
 }
 
 static int try_next_backend(Job *j, unsigned start_index);
@@ -397,7 +407,7 @@ void job_start_failed(Job *j, const char *bus_error, const char *message) {
 
         /* A supervisor that failed its own setup published a result: the job
          * exists and is failed, nothing of the command ran. */
-        if (job_store_read_result(j->dir_fd, &res) >= 0) {
+        if (job_store_read_result(j->live->dir_fd, &res) >= 0) {
                 JobStatus status = res.status;
                 job_result_done(&res);
                 job_end(j, status);
@@ -408,13 +418,13 @@ void job_start_failed(Job *j, const char *bus_error, const char *message) {
 
         /* Try the next mechanism the operator allows. */
         for (unsigned i = 0; i < d->config.n_mechanisms; i++)
-                if (d->config.mechanisms[i] == j->spec.mechanism) {
+                if (d->config.mechanisms[i] == j->live->spec.mechanism) {
                         if (try_next_backend(j, i + 1) >= 0)
                                 return;
                         break;
                 }
 
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *launch = TAKE_PTR(j->launch);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *launch = TAKE_PTR(j->live->launch);
         job_discard(j);
         if (launch)
                 (void) sd_bus_reply_method_errorf(launch, BGRUN_ERROR_CONTAINMENT_REFUSED,
@@ -433,18 +443,18 @@ static int try_next_backend(Job *j, unsigned start_index) {
                 if (!b->contains && d->config.mode == CONTAINMENT_ENFORCING)
                         continue;
 
-                Mechanism old = j->spec.mechanism;
-                j->spec.mechanism = b->mechanism;
+                Mechanism old = j->live->spec.mechanism;
+                j->live->spec.mechanism = b->mechanism;
                 if (b->mechanism != MECHANISM_SYSTEMD) {
-                        free(j->spec.unit);
-                        j->spec.unit = strdup("");
+                        free(j->live->spec.unit);
+                        j->live->spec.unit = strdup("");
                 }
-                int r = j->spec.unit ? 0 : -ENOMEM;
+                int r = j->live->spec.unit ? 0 : -ENOMEM;
                 if (r >= 0 && old != b->mechanism) {
                         _cleanup_free_ char *json = NULL;
-                        r = job_spec_to_json(&j->spec, &json);
+                        r = job_spec_to_json(&j->live->spec, &json);
                         if (r >= 0)
-                                r = write_file_atomic_at(j->dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
+                                r = write_file_atomic_at(j->live->dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
                 }
                 if (r >= 0)
                         r = b->start(j);
@@ -488,24 +498,23 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
         spec->mechanism = MECHANISM_SYSTEMD; /* provisional, fixed by try_next_backend */
         spec->created_at = now_realtime_usec();
 
-        Job *j = job_new(d, spec->id);
+        Job *j = job_new(d, spec->id, spec->session_id);
         if (!j)
                 return -ENOMEM;
         j->owner = spec->owner;
-        j->session_id = strdup(spec->session_id);
         j->created_at = spec->created_at;
-        j->limits = *limits;
-        if (!j->session_id) {
+        if (job_make_live(j) < 0) {
                 job_free(j);
                 return -ENOMEM;
         }
+        j->live->limits = *limits;
 
-        r = job_store_create(d->jobs_fd, spec, &j->dir_fd);
+        r = job_store_create(d->jobs_fd, spec, &j->live->dir_fd);
         if (r < 0) {
                 job_free(j);
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job's record: %m");
         }
-        j->spec = *spec;
+        j->live->spec = *spec;
         *spec = (JobSpec) {};
 
         r = job_table_put(&d->jobs, j);
@@ -515,11 +524,11 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
                 return r;
         }
         d->n_running++;
-        j->launch = sd_bus_message_ref(m);
+        j->live->launch = sd_bus_message_ref(m);
 
         r = try_next_backend(j, 0);
         if (r < 0) {
-                j->launch = sd_bus_message_unref(j->launch);
+                j->live->launch = sd_bus_message_unref(j->live->launch);
                 job_discard(j);
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "No mechanism could start the job; nothing was run");
@@ -533,7 +542,7 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
 static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Waiter *w = userdata;
         Job *j = w->job;
-        for (Waiter **p = &j->waiters; *p; p = &(*p)->next)
+        for (Waiter **p = &j->live->waiters; *p; p = &(*p)->next)
                 if (*p == w) {
                         *p = w->next;
                         break;
@@ -556,8 +565,8 @@ static int job_add_waiter(Job *j, sd_bus_message *m, bool is_kill, uint64_t time
                         return r;
                 }
         }
-        w->next = j->waiters;
-        j->waiters = w;
+        w->next = j->live->waiters;
+        j->live->waiters = w;
         return 0;
 }
 
@@ -568,15 +577,15 @@ int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
         int r = job_add_waiter(j, m, true, UINT64_MAX);
         if (r < 0)
                 return r;
-        if (j->kill_requested)
+        if (j->live->kill_requested)
                 return 1;
-        j->kill_requested = true;
+        j->live->kill_requested = true;
 
         /* The supervisor does the teardown (cgroup.kill, confirm empty) and
          * its exit answers this call. The signal goes through the pidfd that
          * was verified against the supervisor's start token. */
-        if (j->phase == JOB_PHASE_RUNNING && j->supervisor.fd >= 0) {
-                r = pidref_kill(&j->supervisor, SIGTERM);
+        if (j->phase == JOB_PHASE_RUNNING && j->live->supervisor.fd >= 0) {
+                r = pidref_kill(&j->live->supervisor, SIGTERM);
                 if (r < 0 && r != -ESRCH)
                         log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
         }
@@ -620,13 +629,12 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
         if (r < 0)
                 return log_warning_errno(r, "Job %s: unreadable spec, left alone: %m", id);
 
-        Job *j = job_new(d, id);
+        Job *j = job_new(d, id, spec.session_id);
         if (!j)
                 return -ENOMEM;
         j->owner = spec.owner;
         j->created_at = spec.created_at;
-        j->session_id = strdup(spec.session_id);
-        if (!j->session_id || job_table_put(&d->jobs, j) < 0) {
+        if (job_table_put(&d->jobs, j) < 0) {
                 job_free(j);
                 return -ENOMEM;
         }
@@ -640,17 +648,20 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
         }
 
         /* No result: the job was live when bgrund stopped. */
+        r = job_make_live(j);
+        if (r < 0)
+                return r;
         j->phase = JOB_PHASE_RUNNING;
         j->status = JOB_RUNNING;
-        j->dir_fd = TAKE_FD(dir_fd);
-        j->spec = spec;
+        j->live->dir_fd = TAKE_FD(dir_fd);
+        j->live->spec = spec;
         spec = (JobSpec) {};
         d->n_running++;
 
-        r = job_store_read_run(j->dir_fd, &j->run);
-        j->have_run = r >= 0;
-        if (j->have_run &&
-            pidref_verify(j->run.supervisor_pid, j->run.supervisor_token, &j->supervisor) == PIDREF_OWNED &&
+        r = job_store_read_run(j->live->dir_fd, &j->live->run);
+        j->live->have_run = r >= 0;
+        if (j->live->have_run &&
+            pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token, &j->live->supervisor) == PIDREF_OWNED &&
             job_watch_supervisor(j) >= 0) {
                 counts->background_kept++;
                 return 0;
@@ -722,9 +733,9 @@ int daemon_reap(Daemon *d, ReapCounts *ret) {
         size_t b;
         for (Job *j = job_table_first(&d->jobs, &b), *next; j; j = next) {
                 next = job_table_next(&d->jobs, &b, j);
-                if (j->phase != JOB_PHASE_RUNNING || j->teardown_cgroup_fd >= 0)
+                if (j->phase != JOB_PHASE_RUNNING || j->live->teardown_cgroup_fd >= 0)
                         continue;
-                if (j->supervisor.fd >= 0 && pidref_check(&j->supervisor) == PIDREF_OWNED) {
+                if (j->live->supervisor.fd >= 0 && pidref_check(&j->live->supervisor) == PIDREF_OWNED) {
                         counts.background_kept++;
                         continue;
                 }

@@ -8,16 +8,26 @@
 #include "job-object.h"
 #include "macro.h"
 
-/* The caller of the message being handled, if any. Signals that bgrund emits
+/* Who may see what, for the message being handled. Signals that bgrund emits
  * itself have no current message and see every job. */
-static bool current_caller_may_see(Daemon *d, sd_bus *bus, const Job *j) {
+typedef struct Viewer {
+        bool everything;
+        bool nothing;
+        uid_t uid;
+} Viewer;
+
+static Viewer current_viewer(Daemon *d, sd_bus *bus) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         if (!m)
-                return true;
+                return (Viewer) { .everything = true };
         uid_t uid;
         if (bus_caller_uid(m, &uid, NULL) < 0)
-                return false;
-        return caller_may_see(d, m, uid, j);
+                return (Viewer) { .nothing = true };
+        return (Viewer) { .everything = caller_is_admin(d, m, uid), .uid = uid };
+}
+
+static bool viewer_may_see(const Viewer *v, const Job *j) {
+        return !v->nothing && (v->everything || j->owner == v->uid);
 }
 
 static int job_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -30,7 +40,8 @@ static int job_find(sd_bus *bus, const char *path, const char *interface, void *
         if (!job_id_is_valid(id))
                 return 0;
         Job *j = job_table_get(&d->jobs, id);
-        if (!j || !current_caller_may_see(d, bus, j))
+        Viewer v = current_viewer(d, bus);
+        if (!j || !viewer_may_see(&v, j))
                 return 0;
         *found = j;
         return 1;
@@ -42,8 +53,9 @@ static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***
         if (!list)
                 return -ENOMEM;
         size_t n = 0, b;
+        Viewer v = current_viewer(d, bus);
         for (Job *j = job_table_first(&d->jobs, &b); j; j = job_table_next(&d->jobs, &b, j)) {
-                if (!current_caller_may_see(d, bus, j))
+                if (!viewer_may_see(&v, j))
                         continue;
                 list[n] = strdup(j->path);
                 if (!list[n]) {

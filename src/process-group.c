@@ -27,7 +27,7 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
 
-        j->ready_source = sd_event_source_disable_unref(j->ready_source);
+        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         if (n == 1)
                 job_started(j);
         else
@@ -81,10 +81,10 @@ static int process_group_start(Job *j) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
 
-        int r = sd_event_add_io(j->daemon->event, &j->ready_source, ready_read, EPOLLIN, on_ready, j);
+        int r = sd_event_add_io(j->daemon->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r < 0)
                 return r;
-        r = sd_event_source_set_io_fd_own(j->ready_source, true);
+        r = sd_event_source_set_io_fd_own(j->live->ready_source, true);
         if (r < 0)
                 return r;
         TAKE_FD(ready_read);

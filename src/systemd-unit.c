@@ -50,7 +50,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         job_id[JOB_ID_LEN] = '\0';
 
         Job *j = job_table_get(&d->jobs, job_id);
-        if (!j || j->phase != JOB_PHASE_STARTING || j->spec.mechanism != MECHANISM_SYSTEMD)
+        if (!j || j->phase != JOB_PHASE_STARTING || j->live->spec.mechanism != MECHANISM_SYSTEMD)
                 return 0;
 
         if (streq(result, "done"))
@@ -65,7 +65,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 
 static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Job *j = userdata;
-        j->start_slot = sd_bus_slot_unref(j->start_slot);
+        j->live->start_slot = sd_bus_slot_unref(j->live->start_slot);
 
         const sd_bus_error *e = sd_bus_message_get_error(reply);
         if (e) {
@@ -90,7 +90,7 @@ static int systemd_start(Job *j) {
                                            "org.freedesktop.systemd1.Manager", "StartTransientUnit");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "ss", j->spec.unit, "fail");
+        r = sd_bus_message_append(m, "ss", j->live->spec.unit, "fail");
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(m, 'a', "(sv)");
@@ -98,7 +98,7 @@ static int systemd_start(Job *j) {
                 return r;
 
         char description[160];
-        snprintf(description, sizeof description, "bgrun job %s: %.100s", j->id, j->spec.command);
+        snprintf(description, sizeof description, "bgrun job %s: %.100s", j->id, j->live->spec.command);
 
         r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)",
                                   "Description", "s", description,
@@ -112,17 +112,17 @@ static int systemd_start(Job *j) {
         if (r < 0)
                 return r;
 
-        if (j->spec.max_runtime_usec > 0 && j->spec.max_runtime_usec < UINT64_MAX - RUNTIME_GRACE_USEC) {
-                r = append_property_t(m, "RuntimeMaxUSec", j->spec.max_runtime_usec + RUNTIME_GRACE_USEC);
+        if (j->live->spec.max_runtime_usec > 0 && j->live->spec.max_runtime_usec < UINT64_MAX - RUNTIME_GRACE_USEC) {
+                r = append_property_t(m, "RuntimeMaxUSec", j->live->spec.max_runtime_usec + RUNTIME_GRACE_USEC);
                 if (r < 0)
                         return r;
         }
-        if (j->limits.memory_max > 0 && (r = append_property_t(m, "MemoryMax", j->limits.memory_max)) < 0)
+        if (j->live->limits.memory_max > 0 && (r = append_property_t(m, "MemoryMax", j->live->limits.memory_max)) < 0)
                 return r;
-        if (j->limits.tasks_max > 0 && (r = append_property_t(m, "TasksMax", j->limits.tasks_max)) < 0)
+        if (j->live->limits.tasks_max > 0 && (r = append_property_t(m, "TasksMax", j->live->limits.tasks_max)) < 0)
                 return r;
-        if (j->limits.cpu_quota_per_sec_usec > 0 &&
-            (r = append_property_t(m, "CPUQuotaPerSecUSec", j->limits.cpu_quota_per_sec_usec)) < 0)
+        if (j->live->limits.cpu_quota_per_sec_usec > 0 &&
+            (r = append_property_t(m, "CPUQuotaPerSecUSec", j->live->limits.cpu_quota_per_sec_usec)) < 0)
                 return r;
 
         /* ExecStart: a(sbas) would be wrong; systemd wants a(sasb). */
@@ -145,7 +145,7 @@ static int systemd_start(Job *j) {
         if (r < 0)
                 return r;
 
-        return sd_bus_call_async(d->bus, &j->start_slot, m, on_start_reply, j, 0);
+        return sd_bus_call_async(d->bus, &j->live->start_slot, m, on_start_reply, j, 0);
 }
 
 static int on_subscribed(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the integration tests. Sourced by run.sh; each test file defines
+# functions named test_* and run.sh calls each in a subshell inside the
+# sandbox (a private systemd with a real system bus and bgrund running).
+
+MGR=(org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager)
+
+# A failed assertion prints where and why, and ends the test (it runs in a
+# subshell with errexit off, so `exit 1` fails just this test).
+fail() {
+	echo "    FAIL: $*" >&2
+	echo "    at: ${BASH_SOURCE[2]##*/}:${BASH_LINENO[1]} (${FUNCNAME[2]})" >&2
+	exit 1
+}
+
+skip() {
+	echo "    SKIP: $*" >&2
+	exit 77
+}
+
+assert_eq() { # expected actual [what]
+	[[ "$1" == "$2" ]] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+assert_ne() {
+	[[ "$1" != "$2" ]] || fail "${3:-value}: expected anything but '$1'"
+}
+
+assert_contains() { # haystack needle [what]
+	[[ "$1" == *"$2"* ]] || fail "${3:-text}: '$2' not found in: ${1:0:400}"
+}
+
+assert_not_contains() {
+	[[ "$1" != *"$2"* ]] || fail "${3:-text}: unexpected '$2' in: ${1:0:400}"
+}
+
+assert_le() { # a b [what]: a <= b
+	(($1 <= $2)) || fail "${3:-value}: $1 is not <= $2"
+}
+
+# gcall METHOD GVARIANT-ARGS...: call the Manager with gdbus, whose errors
+# carry the D-Bus error name (busctl prints only the message).
+gcall() {
+	local method=$1
+	shift
+	gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method "org.bgrun.Runtime1.Manager.$method" "$@"
+}
+
+# Run a command that must fail; its stderr+stdout go to $ERR_OUT.
+expect_fail() {
+	if ERR_OUT=$("$@" 2>&1); then
+		fail "expected failure from: $*; got success: ${ERR_OUT:0:300}"
+	fi
+	return 0
+}
+
+# wait_until TIMEOUT_SEC COMMAND...: poll (50 ms) until COMMAND succeeds.
+wait_until() {
+	local timeout=$1 i
+	shift
+	for ((i = 0; i < timeout * 20; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# jget ID FILTER: a field of the job's record through the CLI's --json.
+jget() {
+	bgrun status "$1" --json | jq -r "$2"
+}
+
+job_status() { jget "$1" .status; }
+
+pid_alive() { # a pid that is alive and not a zombie
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ -n $st && $st != Z ]]
+}
+
+bgrund_pid() {
+	systemctl show -P MainPID bgrund.service
+}
+
+# The v2 cgroup root as the sandbox sees it.
+CG=/sys/fs/cgroup
+
+# Create a user inside the sandbox (its /etc is a private overlay).
+ensure_user() {
+	id "$1" >/dev/null 2>&1 || useradd -m -s /bin/bash "$1"
+}
+
+as_user() { # USER COMMAND...: run with the user's uid, gids and a clean env
+	local user=$1
+	shift
+	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- "$@"
+}

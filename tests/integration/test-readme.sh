@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# Every example in the README's "Using it" block runs, in order, and succeeds.
+
+test_readme_examples_run() {
+	readme=$(dirname "${BASH_SOURCE[0]}")/../../README.md
+	awk '/tests\/integration\/test-readme.sh/ {grab=1; next}
+	     grab && /^```sh/ {inblock=1; next}
+	     inblock && /^```/ {exit}
+	     inblock' "$readme" >examples.sh
+	n=$(grep -cvE '^\s*(#|$)' examples.sh)
+	((n >= 10)) || fail "found only $n example lines in the README"
+	mkdir -p work && cd work
+	out=$(bash -eo pipefail ../examples.sh 2>&1) || fail "README example failed: ${out: -600}"
+	assert_contains "$out" "building with clang" "output of the --wait example"
+	assert_contains "$out" "test" "output of logs -f"
+	assert_contains "$out" '"exited"' "wait --json of the build job"
+	assert_contains "$out" "killed, nothing of it is left alive" "kill's answer"
+}

@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: MIT
+# The path of a job through bgrund, systemd and the supervisor (issue #3),
+# through the real bgrun CLI and busctl.
+
+test_captured_output_and_record() {
+	id=$(bgrun run -- printf captured) || fail "launch failed"
+	bgrun wait "$id" >/dev/null
+	assert_eq captured "$(bgrun logs "$id")" "output"
+	rec=$(bgrun status "$id" --json)
+	assert_eq exited "$(jq -r .status <<<"$rec")" status
+	assert_eq 0 "$(jq -r .exit_code <<<"$rec")" exit_code
+	assert_eq systemd "$(jq -r .containment.mechanism <<<"$rec")" mechanism
+	assert_eq true "$(jq -r .containment.contained <<<"$rec")" contained
+	assert_eq true "$(jq -r .containment.executed <<<"$rec")" executed
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
+	assert_eq "bgrun-job-$id.service" "$(jq -r .containment.unit <<<"$rec")" unit
+	assert_eq 8 "$(jq -r .output_bytes <<<"$rec")" output_bytes
+	assert_eq 0 "$(jq -r .owner <<<"$rec")" owner
+	[[ $(jq -r .finished_at <<<"$rec") -ge $(jq -r .started_at <<<"$rec") ]] || fail "finished before started"
+	# The unit is collected once the job ended.
+	wait_until 5 bash -c "! systemctl list-units --all --plain --no-legend | grep -q bgrun-job-$id" ||
+		fail "unit bgrun-job-$id.service still loaded"
+}
+
+test_output_readable_while_running() {
+	id=$(bgrun run -- 'printf progress; sleep 5')
+	wait_until 5 bash -c "[[ \$(bgrun logs $id) == progress ]]" || fail "no output while running"
+	assert_eq running "$(job_status "$id")" status
+	out=$(busctl --json=short call "${MGR[@]}" ReadOutput stu "$id" 0 1024)
+	assert_eq '[112,114,111,103,114,101,115,115]' "$(jq -c '.data[0]' <<<"$out")" "ReadOutput data"
+	assert_eq 8 "$(jq -r '.data[1]' <<<"$out")" "ReadOutput next"
+	assert_eq false "$(jq -r '.data[2]' <<<"$out")" "ReadOutput complete while running"
+	bgrun kill "$id" >/dev/null
+	out=$(busctl --json=short call "${MGR[@]}" ReadOutput stu "$id" 0 1024)
+	assert_eq true "$(jq -r '.data[2]' <<<"$out")" "ReadOutput complete after the end"
+}
+
+test_wall_clock_limit() {
+	start=$(date +%s%N)
+	id=$(bgrun run -t 1s -- sleep 60)
+	bgrun wait "$id" >/dev/null
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	rec=$(bgrun status "$id" --json)
+	assert_eq timed_out "$(jq -r .status <<<"$rec")" status
+	assert_eq true "$(jq -r .timed_out <<<"$rec")" timed_out
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
+	assert_le "$elapsed_ms" 5000 "ms from launch to end with a 1 s limit"
+	bgrun run --wait -t 1s -- sleep 60 >/dev/null
+	assert_eq 124 "$?" "run --wait exit status on timeout"
+}
+
+test_kill_reaches_escaping_children() {
+	# setsid, a double fork and a TERM-ignoring child: each prints its pid.
+	id=$(bgrun run -- 'setsid sleep 301 & echo "pid $!"; (sleep 302 & echo "pid $!"); trap "" TERM; (trap "" TERM; sleep 303) & echo "pid $!"; echo "pid $$"; sleep 304')
+	wait_until 5 bash -c "[[ \$(bgrun logs $id | grep -c '^pid') == 4 ]]" || fail "job did not report its pids"
+	pids=$(bgrun logs "$id" | awk '/^pid/ {print $2}')
+	for p in $pids; do pid_alive "$p" || fail "pid $p not running before the kill"; done
+	res=$(bgrun kill "$id" --json)
+	assert_eq true "$(jq -r .killed <<<"$res")" killed
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	assert_eq cgroup.kill "$(jq -r .teardown.method <<<"$res")" method
+	for p in $pids; do ! pid_alive "$p" || fail "pid $p of the job survived the kill"; done
+	assert_eq killed "$(job_status "$id")" status
+	cg=$(jget "$id" .containment.cgroup)
+	[[ ! -e $CG$cg ]] || [[ $(cat "$CG$cg/cgroup.procs" 2>/dev/null) == "" ]] || fail "cgroup $cg still has processes"
+}
+
+test_concurrent_jobs_have_their_own_output_and_unit() {
+	a=$(bgrun run -- 'for i in 1 2 3; do echo A$i; sleep 0.1; done') &
+	b=$(bgrun run -- 'for i in 1 2 3; do echo B$i; sleep 0.1; done') &
+	wait
+	ids=()
+	for n in A B C; do
+		ids+=("$(bgrun run -- "for i in 1 2 3; do echo $n\$i; sleep 0.1; done")")
+	done
+	units=()
+	for i in 0 1 2; do
+		bgrun wait "${ids[$i]}" >/dev/null
+		n=$(echo A B C | cut -d' ' -f$((i + 1)))
+		assert_eq "$(printf '%s1\n%s2\n%s3' $n $n $n)" "$(bgrun logs "${ids[$i]}")" "output of job $n"
+		units+=("$(jget "${ids[$i]}" .containment.unit)")
+	done
+	assert_eq 3 "$(printf '%s\n' "${units[@]}" | sort -u | wc -l)" "distinct units"
+}
+
+test_concurrent_launches_in_parallel() {
+	for n in 1 2 3; do
+		(bgrun run --wait -- "echo job$n" >"out$n") &
+	done
+	wait
+	for n in 1 2 3; do assert_eq "job$n" "$(cat out$n)" "output of parallel job $n"; done
+}
+
+test_exit_code_and_signal() {
+	bgrun run --wait -- 'exit 3'
+	assert_eq 3 "$?" "run --wait exit status"
+	id=$(bgrun run -- 'exit 3')
+	bgrun wait "$id" >/dev/null
+	assert_eq 3 "$(jget "$id" .exit_code)" exit_code
+	id=$(bgrun run -- 'kill -USR1 $$')
+	bgrun wait "$id" >/dev/null
+	assert_eq -1 "$(jget "$id" .exit_code)" "exit_code after a signal"
+	assert_eq 10 "$(jget "$id" .signal)" "signal"
+	bgrun run --wait -- 'kill -USR1 $$'
+	assert_eq 138 "$?" "run --wait exit status after SIGUSR1"
+}
+
+restart_keeps_job() { # how: restart|sigkill
+	id=$(bgrun run -- 'i=0; while :; do echo line$i; i=$((i+1)); sleep 0.1; done')
+	wait_until 5 bash -c "bgrun logs $id | grep -q line2" || fail "no output"
+	old=$(bgrund_pid)
+	if [[ $1 == restart ]]; then
+		systemctl restart bgrund.service
+	else
+		kill -9 "$old"
+		# Restart=on-failure brings it back.
+		wait_until 10 bash -c "[[ \$(systemctl show -P MainPID bgrund.service) != 0 && \$(systemctl show -P MainPID bgrund.service) != $old ]] && systemctl is-active -q bgrund" ||
+			fail "bgrund did not come back after SIGKILL"
+	fi
+	assert_ne "$old" "$(bgrund_pid)" "bgrund pid after $1"
+	wait_until 5 busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping || fail "bgrund does not answer"
+	assert_eq running "$(job_status "$id")" "status after $1"
+	n1=$(jget "$id" .output_bytes)
+	sleep 0.5
+	n2=$(jget "$id" .output_bytes)
+	((n2 > n1)) || fail "output stopped growing after $1 ($n1 -> $n2)"
+	# logs -f follows until the kill ends the job.
+	(bgrun logs -f "$id" >follow.out) &
+	follower=$!
+	sleep 0.3
+	res=$(bgrun kill "$id" --json)
+	assert_eq true "$(jq -r .killed <<<"$res")" "killed after $1"
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" "dead after $1"
+	wait_until 5 bash -c "! kill -0 $follower" || fail "logs -f did not end with the job"
+	grep -q line0 follow.out || fail "logs -f missed the beginning"
+}
+
+test_job_survives_bgrund_restart() { restart_keeps_job restart; }
+test_job_survives_bgrund_sigkill() { restart_keeps_job sigkill; }
+
+test_busctl_launch_and_introspect() {
+	out=$(busctl --json=short call "${MGR[@]}" Launch 'sssa{sv}' 'echo via-busctl' mysession / 1 MaxRuntimeUSec t 60000000)
+	id=$(jq -r '.data[0]' <<<"$out")
+	assert_eq "/org/bgrun/Runtime1/job/$id" "$(jq -r '.data[1]' <<<"$out")" "job path"
+	busctl call "${MGR[@]}" Wait st "$id" 10000000 >/dev/null
+	assert_eq via-busctl "$(bgrun logs "$id")" output
+	assert_eq mysession "$(jget "$id" .session_id)" session
+	intro=$(busctl introspect org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager)
+	for m in Launch Get ListJobs Kill ReadOutput OpenOutput Wait Forget Reap JobNew JobRemoved Version ContainmentMode Mechanisms RunningJobs; do
+		assert_contains "$intro" "$m" "Manager introspection"
+	done
+	assert_eq '"exited"' "$(busctl get-property org.bgrun.Runtime1 "/org/bgrun/Runtime1/job/$id" org.bgrun.Runtime1.Job status | cut -d' ' -f2)" "job status property"
+	assert_contains "$(busctl tree org.bgrun.Runtime1)" "/org/bgrun/Runtime1/job/$id" "busctl tree"
+	list=$(busctl --json=short call "${MGR[@]}" ListJobs s mysession)
+	assert_eq "$id" "$(jq -r '.data[0][0][0]' <<<"$list")" "ListJobs by session"
+}
+
+test_wait_does_not_block_other_callers() {
+	id=$(bgrun run -- 'sleep 3')
+	(busctl --timeout=30 call "${MGR[@]}" Wait st "$id" 20000000 >wait.out) &
+	waiter=$!
+	sleep 0.2
+	start=$(date +%s%N)
+	bgrun status "$id" >/dev/null || fail "Get failed while a Wait is pending"
+	bgrun list >/dev/null || fail "ListJobs failed while a Wait is pending"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_le "$ms" 1500 "ms for Get+ListJobs while a Wait is pending"
+	kill -0 "$waiter" 2>/dev/null || fail "Wait returned before the job ended"
+	wait "$waiter"
+	assert_contains "$(cat wait.out)" exited "Wait's record"
+}
+
+test_signals_job_new_and_removed() {
+	(timeout 10 busctl monitor --match "type='signal',interface='org.bgrun.Runtime1.Manager'" >signals.out 2>&1) &
+	mon=$!
+	sleep 0.5
+	id=$(bgrun run -- true)
+	bgrun wait "$id" >/dev/null
+	sleep 0.3
+	kill "$mon" 2>/dev/null; wait "$mon" 2>/dev/null
+	grep -q 'Member=JobNew' signals.out || fail "no JobNew signal"
+	grep -q 'Member=JobRemoved' signals.out || fail "no JobRemoved signal"
+	grep -q "$id" signals.out || fail "signals do not name job $id"
+}
+
+test_forget_removes_record_and_output() {
+	id=$(bgrun run -- 'sleep 2')
+	expect_fail bgrun forget "$id"
+	assert_contains "$ERR_OUT" "running" "Forget on a running job"
+	expect_fail gcall Forget "'$id'"
+	assert_contains "$ERR_OUT" "JobNotFinished" "Forget error name"
+	bgrun kill "$id" >/dev/null
+	bgrun forget "$id" || fail "forget failed"
+	[[ ! -e /var/lib/bgrun/jobs/$id ]] || fail "record of $id still on disk"
+	expect_fail bgrun status "$id"
+}
