@@ -17,12 +17,14 @@
 #include "containment.h"
 #include "daemon.h"
 #include "fileio.h"
+#include "grant.h"
 #include "job-object.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 #include "process-tree.h"
+#include "reaper.h"
 
 #define REAP_TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
@@ -197,6 +199,20 @@ static int reply_kill(sd_bus_message *call, Job *j, bool killed) {
 
 /* --- the end of a job -------------------------------------------------- */
 
+/* An ended job's grant is released once its teardown is confirmed. The
+ * supervisor releases it itself; this covers a supervisor that died between
+ * writing its result and releasing. */
+static void job_finish_grant(int dir_fd, const JobResult *res) {
+        _cleanup_(grant_done) Grant g = {};
+        if (grant_read(dir_fd, &g) < 0)
+                return;
+        if (reap_release_grant(g.state == GRANT_OPEN, res->dead)) {
+                int r = grant_release(dir_fd, res->method);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to release a grant: %m");
+        }
+}
+
 static void job_end(Job *j, JobStatus status) {
         Daemon *d = j->daemon;
         if (!j->live)
@@ -252,6 +268,8 @@ static void job_reap_finish(Job *j, bool dead, const char *method) {
         int r = job_store_write_result(j->live->dir_fd, &res);
         if (r < 0)
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
+        else
+                job_finish_grant(j->live->dir_fd, &res);
         job_end(j, JOB_FAILED);
 }
 
@@ -272,8 +290,10 @@ static int on_reap_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Returns true when the job's containment had to be killed. */
-static bool job_reap(Job *j) {
+/* Release the containment of a job whose supervisor cannot be verified:
+ * kill it, confirm it empty (asynchronously for a cgroup) and record the job
+ * as failed. */
+static void job_reap(Job *j) {
         Daemon *d = j->daemon;
         int r;
 
@@ -294,7 +314,7 @@ static bool job_reap(Job *j) {
                         dead = !process_group_has_members(j->live->run.pid);
                 }
                 job_reap_finish(j, dead, "process-group");
-                return true;
+                return;
         }
 
         _cleanup_free_ char *path = NULL;
@@ -303,18 +323,18 @@ static bool job_reap(Job *j) {
                 r = cgroup_open(path, &j->live->teardown_cgroup_fd);
         if (r == -ENOENT) {
                 job_reap_finish(j, true, "cgroup-gone");
-                return false;
+                return;
         }
         if (r < 0) {
                 log_error_errno(r, "Job %s: cannot open its cgroup: %m", j->id);
                 job_reap_finish(j, false, "cgroup.kill");
-                return false;
+                return;
         }
 
         (void) cgroup_kill(j->live->teardown_cgroup_fd);
         if (cgroup_is_populated(j->live->teardown_cgroup_fd) == 0) {
                 job_reap_finish(j, true, "cgroup.kill");
-                return true;
+                return;
         }
 
         int ifd;
@@ -334,7 +354,6 @@ static bool job_reap(Job *j) {
         else
                 /* The watch exists now; catch an emptying that came before it. */
                 (void) on_reap_cgroup_event(NULL, -1, 0, j);
-        return true;
 }
 
 static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -346,12 +365,13 @@ static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void
         int r = job_store_read_result(j->live->dir_fd, &res);
         if (r >= 0) {
                 JobStatus status = res.status;
+                job_finish_grant(j->live->dir_fd, &res);
                 job_result_done(&res);
                 job_end(j, status);
         } else {
                 log_warning_errno(r, "Job %s: supervisor exited without a result: %m", j->id);
-                if (job_reap(j))
-                        j->daemon->reaped.released++;
+                j->daemon->reaped.released++;
+                job_reap(j);
         }
         return 0;
 }
@@ -409,6 +429,7 @@ void job_start_failed(Job *j, const char *bus_error, const char *message) {
          * exists and is failed, nothing of the command ran. */
         if (job_store_read_result(j->live->dir_fd, &res) >= 0) {
                 JobStatus status = res.status;
+                job_finish_grant(j->live->dir_fd, &res);
                 job_result_done(&res);
                 job_end(j, status);
                 return;
@@ -456,6 +477,12 @@ static int try_next_backend(Job *j, unsigned start_index) {
                         if (r >= 0)
                                 r = write_file_atomic_at(j->live->dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
                 }
+                /* The grant is on disk before anything of the job can run. */
+                _cleanup_free_ char *cgroup = NULL;
+                if (r >= 0 && b->mechanism == MECHANISM_SYSTEMD)
+                        r = job_unit_cgroup(j->id, &cgroup);
+                if (r >= 0)
+                        r = grant_open(j->live->dir_fd, b->mechanism, j->live->spec.unit, cgroup);
                 if (r >= 0)
                         r = b->start(j);
                 if (r >= 0)
@@ -639,10 +666,11 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
                 return -ENOMEM;
         }
 
-        r = job_store_read_result(dir_fd, &res);
-        if (r >= 0) {
+        bool have_result = job_store_read_result(dir_fd, &res) >= 0;
+        if (have_result) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
+                job_finish_grant(dir_fd, &res);
                 job_result_done(&res);
                 return 0;
         }
@@ -658,17 +686,17 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
         spec = (JobSpec) {};
         d->n_running++;
 
-        r = job_store_read_run(j->live->dir_fd, &j->live->run);
-        j->live->have_run = r >= 0;
-        if (j->live->have_run &&
-            pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token, &j->live->supervisor) == PIDREF_OWNED &&
-            job_watch_supervisor(j) >= 0) {
+        j->live->have_run = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
+                                                           &j->live->supervisor)
+                                           : -ENOENT;
+        ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
+        if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
                 counts->background_kept++;
                 return 0;
         }
-
-        if (job_reap(j))
-                counts->released++;
+        counts->released++;
+        job_reap(j);
         return 0;
 }
 
@@ -741,8 +769,8 @@ int daemon_reap(Daemon *d, ReapCounts *ret) {
                 }
                 /* Its exit is pending in the event queue, or it was never
                  * verified: release it now. */
-                if (job_reap(j))
-                        d->reaped.released++;
+                d->reaped.released++;
+                job_reap(j);
         }
         d->reaped.orphans_killed += kill_orphan_units(d);
         counts.released = d->reaped.released;

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "job-record.h"
+#include "json-util.h"
 #include "macro.h"
 
 static const char *const status_table[_JOB_STATUS_MAX] = {
@@ -62,177 +63,67 @@ void job_result_done(JobResult *r) {
         *r = (JobResult) {};
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
-#define _cleanup_json_ _cleanup_(json_object_putp)
-
-/* --- writing ----------------------------------------------------------- */
-
-static int add(json_object *o, const char *key, json_object *v) {
-        if (!v)
-                return -ENOMEM;
-        if (json_object_object_add(o, key, v) < 0) {
-                json_object_put(v);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int add_str(json_object *o, const char *key, const char *v) {
-        return add(o, key, json_object_new_string(v ?: ""));
-}
-
-static int add_u64(json_object *o, const char *key, uint64_t v) {
-        return add(o, key, json_object_new_uint64(v));
-}
-
-static int add_i64(json_object *o, const char *key, int64_t v) {
-        return add(o, key, json_object_new_int64(v));
-}
-
-static int add_bool(json_object *o, const char *key, bool v) {
-        return add(o, key, json_object_new_boolean(v));
-}
-
-static int finish(json_object *o, int r, char **ret) {
-        if (r < 0)
-                return r;
-        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (!s)
-                return -ENOMEM;
-        char *copy = strdup(s);
-        if (!copy)
-                return -ENOMEM;
-        *ret = copy;
-        return 0;
-}
-
 int job_spec_to_json(const JobSpec *s, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
 
         json_object *env = json_object_new_array();
-        int r = add(o, "environment", env);
+        int r = json_add(o, "environment", env);
         for (char **e = s->environment; r >= 0 && e && *e; e++)
                 r = json_object_array_add(env, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
 
-        if (r >= 0) r = add_str(o, "id", s->id);
-        if (r >= 0) r = add_str(o, "session_id", s->session_id);
-        if (r >= 0) r = add_str(o, "command", s->command);
-        if (r >= 0) r = add_str(o, "cwd", s->cwd);
-        if (r >= 0) r = add_u64(o, "owner", s->owner);
-        if (r >= 0) r = add_u64(o, "uid", s->uid);
-        if (r >= 0) r = add_u64(o, "gid", s->gid);
-        if (r >= 0) r = add_str(o, "user", s->user);
-        if (r >= 0) r = add_str(o, "home", s->home);
-        if (r >= 0) r = add_str(o, "shell", s->shell);
-        if (r >= 0) r = add_u64(o, "max_runtime_usec", s->max_runtime_usec);
-        if (r >= 0) r = add_str(o, "mechanism", mechanism_to_string(s->mechanism));
-        if (r >= 0) r = add_str(o, "unit", s->unit);
-        if (r >= 0) r = add_u64(o, "created_at", s->created_at);
-        return finish(o, r, ret);
+        if (r >= 0) r = json_add_str(o, "id", s->id);
+        if (r >= 0) r = json_add_str(o, "session_id", s->session_id);
+        if (r >= 0) r = json_add_str(o, "command", s->command);
+        if (r >= 0) r = json_add_str(o, "cwd", s->cwd);
+        if (r >= 0) r = json_add_u64(o, "owner", s->owner);
+        if (r >= 0) r = json_add_u64(o, "uid", s->uid);
+        if (r >= 0) r = json_add_u64(o, "gid", s->gid);
+        if (r >= 0) r = json_add_str(o, "user", s->user);
+        if (r >= 0) r = json_add_str(o, "home", s->home);
+        if (r >= 0) r = json_add_str(o, "shell", s->shell);
+        if (r >= 0) r = json_add_u64(o, "max_runtime_usec", s->max_runtime_usec);
+        if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(s->mechanism));
+        if (r >= 0) r = json_add_str(o, "unit", s->unit);
+        if (r >= 0) r = json_add_u64(o, "created_at", s->created_at);
+        return json_finish(o, r, ret);
 }
 
 int job_run_to_json(const JobRun *run, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
-        int r = add_u64(o, "pid", (uint64_t) run->pid);
-        if (r >= 0) r = add_str(o, "start_token", run->start_token);
-        if (r >= 0) r = add_u64(o, "supervisor_pid", (uint64_t) run->supervisor_pid);
-        if (r >= 0) r = add_str(o, "supervisor_token", run->supervisor_token);
-        if (r >= 0) r = add_str(o, "cgroup", run->cgroup);
-        if (r >= 0) r = add_u64(o, "started_at", run->started_at);
-        return finish(o, r, ret);
+        int r = json_add_u64(o, "pid", (uint64_t) run->pid);
+        if (r >= 0) r = json_add_str(o, "start_token", run->start_token);
+        if (r >= 0) r = json_add_u64(o, "supervisor_pid", (uint64_t) run->supervisor_pid);
+        if (r >= 0) r = json_add_str(o, "supervisor_token", run->supervisor_token);
+        if (r >= 0) r = json_add_str(o, "cgroup", run->cgroup);
+        if (r >= 0) r = json_add_u64(o, "started_at", run->started_at);
+        return json_finish(o, r, ret);
 }
 
 int job_result_to_json(const JobResult *res, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
-        int r = add_str(o, "status", job_status_to_string(res->status));
-        if (r >= 0) r = add_i64(o, "exit_code", res->exit_code);
-        if (r >= 0) r = add_i64(o, "signal", res->signal);
-        if (r >= 0) r = add_bool(o, "timed_out", res->timed_out);
-        if (r >= 0) r = add_bool(o, "executed", res->executed);
-        if (r >= 0) r = add_bool(o, "contained", res->contained);
-        if (r >= 0) r = add_u64(o, "finished_at", res->finished_at);
-        if (r >= 0) r = add_bool(o, "dead", res->dead);
-        if (r >= 0) r = add_str(o, "method", res->method);
-        if (r >= 0) r = add_u64(o, "confirmed_at", res->confirmed_at);
-        if (r >= 0) r = add_str(o, "reason", res->reason);
-        return finish(o, r, ret);
-}
-
-/* --- reading: every key type-checked ------------------------------------ */
-
-static int parse(const char *json, json_object **ret) {
-        json_object *o = json_tokener_parse(json);
-        if (!o || !json_object_is_type(o, json_type_object)) {
-                json_object_put(o);
-                return -EBADMSG;
-        }
-        *ret = o;
-        return 0;
-}
-
-static int get_str(json_object *o, const char *key, char **ret) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return -EBADMSG;
-        char *s = strdup(json_object_get_string(v));
-        if (!s)
-                return -ENOMEM;
-        free(*ret);
-        *ret = s;
-        return 0;
-}
-
-static int get_str_buf(json_object *o, const char *key, char *buf, size_t len) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return -EBADMSG;
-        const char *s = json_object_get_string(v);
-        if (strlen(s) >= len)
-                return -EBADMSG;
-        strcpy(buf, s);
-        return 0;
-}
-
-static int get_u64(json_object *o, const char *key, uint64_t max, uint64_t *ret) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-                return -EBADMSG;
-        errno = 0;
-        uint64_t u = json_object_get_uint64(v);
-        if (errno != 0 || u > max || json_object_get_int64(v) < 0)
-                return -EBADMSG;
-        *ret = u;
-        return 0;
-}
-
-static int get_i32(json_object *o, const char *key, int *ret) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-                return -EBADMSG;
-        int64_t i = json_object_get_int64(v);
-        if (i < INT32_MIN || i > INT32_MAX)
-                return -EBADMSG;
-        *ret = (int) i;
-        return 0;
-}
-
-static int get_bool(json_object *o, const char *key, bool *ret) {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_boolean))
-                return -EBADMSG;
-        *ret = json_object_get_boolean(v);
-        return 0;
+        int r = json_add_str(o, "status", job_status_to_string(res->status));
+        if (r >= 0) r = json_add_i64(o, "exit_code", res->exit_code);
+        if (r >= 0) r = json_add_i64(o, "signal", res->signal);
+        if (r >= 0) r = json_add_bool(o, "timed_out", res->timed_out);
+        if (r >= 0) r = json_add_bool(o, "executed", res->executed);
+        if (r >= 0) r = json_add_bool(o, "contained", res->contained);
+        if (r >= 0) r = json_add_u64(o, "finished_at", res->finished_at);
+        if (r >= 0) r = json_add_bool(o, "dead", res->dead);
+        if (r >= 0) r = json_add_str(o, "method", res->method);
+        if (r >= 0) r = json_add_u64(o, "confirmed_at", res->confirmed_at);
+        if (r >= 0) r = json_add_str(o, "reason", res->reason);
+        return json_finish(o, r, ret);
 }
 
 int job_spec_from_json(const char *json, JobSpec *ret) {
         _cleanup_json_ json_object *o = NULL;
-        int r = parse(json, &o);
+        int r = json_parse_object(json, &o);
         if (r < 0)
                 return r;
 
@@ -240,19 +131,19 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         uint64_t u;
         _cleanup_free_ char *mech = NULL;
 
-        r = get_str_buf(o, "id", s.id, sizeof s.id);
+        r = json_get_str_buf(o, "id", s.id, sizeof s.id);
         if (r >= 0 && !job_id_is_valid(s.id)) r = -EBADMSG;
-        if (r >= 0) r = get_str(o, "session_id", &s.session_id);
-        if (r >= 0) r = get_str(o, "command", &s.command);
-        if (r >= 0) r = get_str(o, "cwd", &s.cwd);
-        if (r >= 0) r = get_u64(o, "owner", UINT32_MAX, &u), s.owner = (uid_t) u;
-        if (r >= 0) r = get_u64(o, "uid", UINT32_MAX, &u), s.uid = (uid_t) u;
-        if (r >= 0) r = get_u64(o, "gid", UINT32_MAX, &u), s.gid = (gid_t) u;
-        if (r >= 0) r = get_str(o, "user", &s.user);
-        if (r >= 0) r = get_str(o, "home", &s.home);
-        if (r >= 0) r = get_str(o, "shell", &s.shell);
-        if (r >= 0) r = get_u64(o, "max_runtime_usec", UINT64_MAX, &s.max_runtime_usec);
-        if (r >= 0) r = get_str(o, "mechanism", &mech);
+        if (r >= 0) r = json_get_str(o, "session_id", &s.session_id);
+        if (r >= 0) r = json_get_str(o, "command", &s.command);
+        if (r >= 0) r = json_get_str(o, "cwd", &s.cwd);
+        if (r >= 0) r = json_get_u64(o, "owner", UINT32_MAX, &u), s.owner = (uid_t) u;
+        if (r >= 0) r = json_get_u64(o, "uid", UINT32_MAX, &u), s.uid = (uid_t) u;
+        if (r >= 0) r = json_get_u64(o, "gid", UINT32_MAX, &u), s.gid = (gid_t) u;
+        if (r >= 0) r = json_get_str(o, "user", &s.user);
+        if (r >= 0) r = json_get_str(o, "home", &s.home);
+        if (r >= 0) r = json_get_str(o, "shell", &s.shell);
+        if (r >= 0) r = json_get_u64(o, "max_runtime_usec", UINT64_MAX, &s.max_runtime_usec);
+        if (r >= 0) r = json_get_str(o, "mechanism", &mech);
         if (r >= 0) {
                 int m = mechanism_from_string(mech);
                 if (m < 0)
@@ -260,8 +151,8 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 else
                         s.mechanism = m;
         }
-        if (r >= 0) r = get_str(o, "unit", &s.unit);
-        if (r >= 0) r = get_u64(o, "created_at", UINT64_MAX, &s.created_at);
+        if (r >= 0) r = json_get_str(o, "unit", &s.unit);
+        if (r >= 0) r = json_get_u64(o, "created_at", UINT64_MAX, &s.created_at);
         if (r < 0)
                 return r;
 
@@ -288,18 +179,18 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
 
 int job_run_from_json(const char *json, JobRun *ret) {
         _cleanup_json_ json_object *o = NULL;
-        int r = parse(json, &o);
+        int r = json_parse_object(json, &o);
         if (r < 0)
                 return r;
 
         _cleanup_(job_run_done) JobRun run = {};
         uint64_t u;
-        r = get_u64(o, "pid", INT32_MAX, &u), run.pid = (pid_t) u;
-        if (r >= 0) r = get_str_buf(o, "start_token", run.start_token, sizeof run.start_token);
-        if (r >= 0) r = get_u64(o, "supervisor_pid", INT32_MAX, &u), run.supervisor_pid = (pid_t) u;
-        if (r >= 0) r = get_str_buf(o, "supervisor_token", run.supervisor_token, sizeof run.supervisor_token);
-        if (r >= 0) r = get_str(o, "cgroup", &run.cgroup);
-        if (r >= 0) r = get_u64(o, "started_at", UINT64_MAX, &run.started_at);
+        r = json_get_u64(o, "pid", INT32_MAX, &u), run.pid = (pid_t) u;
+        if (r >= 0) r = json_get_str_buf(o, "start_token", run.start_token, sizeof run.start_token);
+        if (r >= 0) r = json_get_u64(o, "supervisor_pid", INT32_MAX, &u), run.supervisor_pid = (pid_t) u;
+        if (r >= 0) r = json_get_str_buf(o, "supervisor_token", run.supervisor_token, sizeof run.supervisor_token);
+        if (r >= 0) r = json_get_str(o, "cgroup", &run.cgroup);
+        if (r >= 0) r = json_get_u64(o, "started_at", UINT64_MAX, &run.started_at);
         if (r < 0)
                 return r;
         *ret = run;
@@ -309,13 +200,13 @@ int job_run_from_json(const char *json, JobRun *ret) {
 
 int job_result_from_json(const char *json, JobResult *ret) {
         _cleanup_json_ json_object *o = NULL;
-        int r = parse(json, &o);
+        int r = json_parse_object(json, &o);
         if (r < 0)
                 return r;
 
         _cleanup_(job_result_done) JobResult res = {};
         _cleanup_free_ char *status = NULL;
-        r = get_str(o, "status", &status);
+        r = json_get_str(o, "status", &status);
         if (r >= 0) {
                 int s = job_status_from_string(status);
                 if (s < 0 || s == JOB_RUNNING)
@@ -323,16 +214,16 @@ int job_result_from_json(const char *json, JobResult *ret) {
                 else
                         res.status = s;
         }
-        if (r >= 0) r = get_i32(o, "exit_code", &res.exit_code);
-        if (r >= 0) r = get_i32(o, "signal", &res.signal);
-        if (r >= 0) r = get_bool(o, "timed_out", &res.timed_out);
-        if (r >= 0) r = get_bool(o, "executed", &res.executed);
-        if (r >= 0) r = get_bool(o, "contained", &res.contained);
-        if (r >= 0) r = get_u64(o, "finished_at", UINT64_MAX, &res.finished_at);
-        if (r >= 0) r = get_bool(o, "dead", &res.dead);
-        if (r >= 0) r = get_str(o, "method", &res.method);
-        if (r >= 0) r = get_u64(o, "confirmed_at", UINT64_MAX, &res.confirmed_at);
-        if (r >= 0) r = get_str(o, "reason", &res.reason);
+        if (r >= 0) r = json_get_i32(o, "exit_code", &res.exit_code);
+        if (r >= 0) r = json_get_i32(o, "signal", &res.signal);
+        if (r >= 0) r = json_get_bool(o, "timed_out", &res.timed_out);
+        if (r >= 0) r = json_get_bool(o, "executed", &res.executed);
+        if (r >= 0) r = json_get_bool(o, "contained", &res.contained);
+        if (r >= 0) r = json_get_u64(o, "finished_at", UINT64_MAX, &res.finished_at);
+        if (r >= 0) r = json_get_bool(o, "dead", &res.dead);
+        if (r >= 0) r = json_get_str(o, "method", &res.method);
+        if (r >= 0) r = json_get_u64(o, "confirmed_at", UINT64_MAX, &res.confirmed_at);
+        if (r >= 0) r = json_get_str(o, "reason", &res.reason);
         if (r < 0)
                 return r;
         *ret = res;

@@ -33,6 +33,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "cgroup.h"
+#include "grant.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
@@ -93,6 +94,9 @@ static int publish_setup_failure(Supervisor *s, int error, const char *what) {
                 int r = job_store_write_result(s->dir_fd, &res);
                 if (r < 0)
                         log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
+                else
+                        /* Nothing runs: the containment holds nothing. */
+                        (void) grant_release(s->dir_fd, "not-started");
         }
         return error;
 }
@@ -378,13 +382,14 @@ static int supervise(Supervisor *s) {
                 kill_job(s);
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
                 const char *method;
-                (void) teardown_confirm(s, &method);
+                bool dead = teardown_confirm(s, &method);
                 JobResult res = {
-                        .status = JOB_FAILED, .exit_code = 1, .executed = true, .dead = true,
-                        .method = (char *) "cgroup.kill", .reason = (char *) "cannot record the running job",
-                        .finished_at = now_realtime_usec(), .confirmed_at = now_realtime_usec(),
+                        .status = JOB_FAILED, .exit_code = 1, .executed = true, .dead = dead,
+                        .method = (char *) method, .reason = (char *) "cannot record the running job",
+                        .finished_at = now_realtime_usec(), .confirmed_at = dead ? now_realtime_usec() : 0,
                 };
-                (void) job_store_write_result(s->dir_fd, &res);
+                if (job_store_write_result(s->dir_fd, &res) >= 0 && dead)
+                        (void) grant_release(s->dir_fd, method);
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
@@ -469,6 +474,11 @@ static int supervise(Supervisor *s) {
         r = job_store_write_result(s->dir_fd, &res);
         if (r < 0)
                 return log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
+        if (dead) {
+                r = grant_release(s->dir_fd, method);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to release the grant of job %s: %m", s->spec.id);
+        }
 
         if (dead && s->payload_fd >= 0 && s->unit_cgroup) {
                 _cleanup_close_ int unit_fd = -EBADF;

@@ -96,3 +96,18 @@ as_user() { # USER COMMAND...: run with the user's uid, gids and a clean env
 	shift
 	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- "$@"
 }
+
+# with_config KEY=VALUE...: run bgrund with a [Runtime] drop-in for the rest
+# of the test; the drop-in goes, and bgrund restarts, when the test ends.
+with_config() {
+	mkdir -p /etc/bgrun/bgrund.conf.d
+	printf '%s\n' "[Runtime]" "$@" >/etc/bgrun/bgrund.conf.d/90-test.conf
+	trap 'rm -f /etc/bgrun/bgrund.conf.d/90-test.conf; systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
+	# Tests restart bgrund often; keep systemd's start limit out of it.
+	systemctl reset-failed bgrund.service
+	systemctl restart bgrund.service || fail "bgrund did not restart with: $*"
+}
+
+grant_of() { cat "/var/lib/bgrun/jobs/$1/grant.json"; }
+
+open_grants() { grep -l '"state":"open"' /var/lib/bgrun/jobs/*/grant.json 2>/dev/null | wc -l; }

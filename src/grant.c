@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#include "fileio.h"
+#include "grant.h"
+#include "job-record.h"
+#include "json-util.h"
+#include "macro.h"
+
+void grant_done(Grant *g) {
+        free(g->unit);
+        free(g->cgroup);
+        free(g->method);
+        *g = (Grant) {};
+}
+
+int grant_to_json(const Grant *g, char **ret) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        int r = json_add_str(o, "state", g->state == GRANT_OPEN ? "open" : "released");
+        if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(g->mechanism));
+        if (r >= 0) r = json_add_str(o, "unit", g->unit);
+        if (r >= 0) r = json_add_str(o, "cgroup", g->cgroup);
+        if (r >= 0) r = json_add_u64(o, "opened_at", g->opened_at);
+        if (r >= 0) r = json_add_bool(o, "dead", g->dead);
+        if (r >= 0) r = json_add_str(o, "method", g->method);
+        if (r >= 0) r = json_add_u64(o, "released_at", g->released_at);
+        return json_finish(o, r, ret);
+}
+
+int grant_from_json(const char *json, Grant *ret) {
+        _cleanup_json_ json_object *o = NULL;
+        _cleanup_(grant_done) Grant g = {};
+        _cleanup_free_ char *state = NULL, *mechanism = NULL;
+
+        int r = json_parse_object(json, &o);
+        if (r >= 0) r = json_get_str(o, "state", &state);
+        if (r >= 0) r = json_get_str(o, "mechanism", &mechanism);
+        if (r >= 0) r = json_get_str(o, "unit", &g.unit);
+        if (r >= 0) r = json_get_str(o, "cgroup", &g.cgroup);
+        if (r >= 0) r = json_get_u64(o, "opened_at", UINT64_MAX, &g.opened_at);
+        if (r >= 0) r = json_get_bool(o, "dead", &g.dead);
+        if (r >= 0) r = json_get_str(o, "method", &g.method);
+        if (r >= 0) r = json_get_u64(o, "released_at", UINT64_MAX, &g.released_at);
+        if (r < 0)
+                return r;
+
+        if (streq(state, "open"))
+                g.state = GRANT_OPEN;
+        else if (streq(state, "released"))
+                g.state = GRANT_RELEASED;
+        else
+                return -EBADMSG;
+        int m = mechanism_from_string(mechanism);
+        if (m < 0)
+                return -EBADMSG;
+        g.mechanism = m;
+        /* A released grant without a confirmed teardown cannot exist. */
+        if (g.state == GRANT_RELEASED && !g.dead)
+                return -EBADMSG;
+
+        *ret = g;
+        g = (Grant) {};
+        return 0;
+}
+
+static int grant_write(int dir_fd, const Grant *g) {
+        _cleanup_free_ char *json = NULL;
+        int r = grant_to_json(g, &json);
+        return r < 0 ? r : write_file_atomic_at(dir_fd, GRANT_FILE, json, strlen(json), 0600);
+}
+
+int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup) {
+        Grant g = {
+                .state = GRANT_OPEN,
+                .mechanism = mechanism,
+                .unit = (char *) (unit ?: ""),
+                .cgroup = (char *) (cgroup ?: ""),
+                .opened_at = now_realtime_usec(),
+                .method = (char *) "",
+        };
+        return grant_write(dir_fd, &g);
+}
+
+int grant_read(int dir_fd, Grant *ret) {
+        _cleanup_free_ char *json = NULL;
+        int r = read_file_at(dir_fd, GRANT_FILE, 64 * 1024, &json, NULL);
+        return r < 0 ? r : grant_from_json(json, ret);
+}
+
+int grant_release(int dir_fd, const char *method) {
+        _cleanup_(grant_done) Grant g = {};
+        int r = grant_read(dir_fd, &g);
+        if (r < 0)
+                return r;
+        if (g.state == GRANT_RELEASED)
+                return 0;
+        g.state = GRANT_RELEASED;
+        g.dead = true;
+        free(g.method);
+        g.method = strdup(method ?: "");
+        if (!g.method)
+                return -ENOMEM;
+        g.released_at = now_realtime_usec();
+        return grant_write(dir_fd, &g);
+}

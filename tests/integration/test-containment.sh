@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: MIT
+# Grants, the process-group fallback, enforcing mode, supervisor setup
+# failures and the reaper (issue #4).
+
+test_twenty_concurrent_jobs_twenty_released_grants() {
+	before=$(open_grants)
+	seq 20 | xargs -P 20 -I{} bgrun run -- 'sleep 0.5; echo {}' >ids || fail "a launch failed"
+	assert_eq 20 "$(sort -u ids | wc -l)" "distinct job ids"
+	for id in $(cat ids); do
+		g=$(grant_of "$id") || fail "job $id has no grant"
+		assert_eq systemd "$(jq -r .mechanism <<<"$g")" "grant mechanism of $id"
+		assert_eq "/bgrun.slice/bgrun-job-$id.service" "$(jq -r .cgroup <<<"$g")" "grant cgroup of $id"
+	done
+	for id in $(cat ids); do bgrun wait "$id" >/dev/null; done
+	for id in $(cat ids); do
+		g=$(grant_of "$id")
+		assert_eq released "$(jq -r .state <<<"$g")" "grant state of $id"
+		assert_eq true "$(jq -r .dead <<<"$g")" "grant dead of $id"
+	done
+	assert_eq "$before" "$(open_grants)" "open grants after all ended"
+}
+
+test_process_group_fallback_in_report_only_mode() {
+	with_config ContainmentMode=report-only "Mechanisms=process_group"
+	assert_eq '"report-only"' "$(busctl get-property "${MGR[0]}" "${MGR[1]}" "${MGR[2]}" ContainmentMode | cut -d' ' -f2)" mode
+	id=$(bgrun run -- printf captured) || fail "launch failed"
+	bgrun wait "$id" >/dev/null
+	rec=$(bgrun status "$id" --json)
+	assert_eq captured "$(bgrun logs "$id")" output
+	assert_eq process_group "$(jq -r .containment.mechanism <<<"$rec")" mechanism
+	assert_eq false "$(jq -r .containment.contained <<<"$rec")" contained
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
+	assert_eq 0 "$(jq -r .exit_code <<<"$rec")" exit_code
+	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
+	# Kill reaches the whole tree below the supervisor, setsid or not.
+	id=$(bgrun run -- 'setsid sleep 311 & echo "pid $!"; echo "pid $$"; sleep 312')
+	wait_until 5 bash -c "[[ \$(bgrun logs $id | grep -c '^pid') == 2 ]]" || fail "no pids reported"
+	pids=$(bgrun logs "$id" | awk '/^pid/ {print $2}')
+	res=$(bgrun kill "$id" --json)
+	assert_eq true "$(jq -r .killed <<<"$res")" killed
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	for p in $pids; do ! pid_alive "$p" || fail "pid $p survived the kill"; done
+}
+
+test_enforcing_without_a_containing_mechanism_refuses() {
+	with_config ContainmentMode=enforcing "Mechanisms=process_group"
+	before=$(ls /var/lib/bgrun/jobs | wc -l)
+	grants=$(open_grants)
+	mkdir -p refused && cd refused
+	expect_fail gcall Launch "'printf effect > must-not-exist'" "''" "'$PWD'" '@a{sv} {}'
+	assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.ContainmentRefused "error"
+	expect_fail bgrun run -- 'printf effect > must-not-exist'
+	sleep 0.5
+	[[ ! -e must-not-exist ]] || fail "the refused command ran"
+	assert_eq "$before" "$(ls /var/lib/bgrun/jobs | wc -l)" "job records"
+	assert_eq "$grants" "$(open_grants)" "open grants"
+}
+
+test_bad_configuration_is_refused_naming_file_line_key() {
+	mkdir -p cfg.d
+	printf '[Runtime]\n# comment\nContainmentMode=strict\n' >bad.conf
+	expect_fail bgrund --check-config --config "$PWD/bad.conf"
+	assert_contains "$ERR_OUT" "$PWD/bad.conf:3" "file and line"
+	assert_contains "$ERR_OUT" "ContainmentMode" "key"
+	out=$(bgrund --check-config --containment-mode report-only --config /dev/null) || fail "check-config failed"
+	assert_contains "$out" "ContainmentMode=report-only" "flag overrides the file"
+}
+
+test_supervisor_setup_failure_runs_nothing() {
+	# The job runs as root with no capabilities, so a directory of another
+	# owner with mode 0700 cannot be entered: the supervisor's setup fails
+	# after validation, before anything of the command runs.
+	locked=$(mktemp -d /var/tmp/bgrun-locked.XXXXXX)
+	chown nobody "$locked"
+	chmod 0700 "$locked"
+	effect=/var/tmp/bgrun-effect.$$
+	id=$(bgrun run -C "$locked" -- "printf effect > $effect") || fail "launch failed: the job should exist, failed"
+	rec=$(bgrun status "$id" --json)
+	assert_eq failed "$(jq -r .status <<<"$rec")" status
+	assert_eq false "$(jq -r .containment.executed <<<"$rec")" executed
+	assert_eq false "$(jq -r .containment.contained <<<"$rec")" contained
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
+	assert_eq 1 "$(jq -r .exit_code <<<"$rec")" exit_code
+	res=$(cat "/var/lib/bgrun/jobs/$id/result.json")
+	assert_eq 1 "$(jq -r .exit_code <<<"$res")" "result.json exit_code"
+	assert_eq false "$(jq -r .executed <<<"$res")" "result.json executed"
+	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
+	sleep 0.3
+	[[ ! -e $effect ]] || fail "the command's side effect happened"
+	rm -rf "$locked"
+}
+
+test_supervisor_with_a_corrupt_spec_publishes_failure() {
+	# A payload the supervisor cannot read: run it by hand on a private store.
+	st=$(mktemp -d /var/tmp/bgrun-store.XXXXXX)
+	mkdir -p "$st/jobs/corrupt123" && echo '{"id":' >"$st/jobs/corrupt123/spec.json"
+	bgrun-supervisor --job corrupt123 --state-dir "$st" 2>err && fail "supervisor succeeded on a corrupt spec"
+	res=$(cat "$st/jobs/corrupt123/result.json") || fail "no result published"
+	assert_eq failed "$(jq -r .status <<<"$res")" status
+	assert_eq false "$(jq -r .executed <<<"$res")" executed
+	assert_eq true "$(jq -r .dead <<<"$res")" dead
+	assert_eq 1 "$(jq -r .exit_code <<<"$res")" exit_code
+	rm -rf "$st"
+}
+
+test_reap_after_bgrund_and_a_supervisor_are_killed() {
+	ids=()
+	for i in 1 2 3 4; do ids+=("$(bgrun run -- "echo job$i; sleep 300")"); done
+	lost=${ids[3]}
+	sup=$(systemctl show -P MainPID "bgrun-job-$lost.service")
+	[[ $sup -gt 0 ]] || fail "no supervisor pid for $lost"
+	old=$(bgrund_pid)
+	systemctl reset-failed bgrund.service # earlier tests' restarts count toward the start limit
+	kill -9 "$old" "$sup"
+	wait_until 10 bash -c "[[ \$(systemctl show -P MainPID bgrund.service) != 0 && \$(systemctl show -P MainPID bgrund.service) != $old ]] && systemctl is-active -q bgrund" ||
+		fail "bgrund did not come back"
+	wait_until 5 busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping || fail "no answer"
+	wait_until 10 bash -c "[[ \$(bgrun status $lost --json | jq -r .status) != running ]]" || fail "lost job still running"
+	out=$(busctl --json=short call "${MGR[@]}" Reap)
+	assert_eq 3 "$(jq -r '.data[0].background_kept.data' <<<"$out")" background_kept
+	assert_eq 1 "$(jq -r '.data[0].released.data' <<<"$out")" released
+	rec=$(bgrun status "$lost" --json)
+	assert_eq failed "$(jq -r .status <<<"$rec")" "status of the lost job"
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "dead of the lost job"
+	[[ ! -e $CG/bgrun.slice/bgrun-job-$lost.service ]] || [[ -z $(find "$CG/bgrun.slice/bgrun-job-$lost.service" -name cgroup.procs -exec cat {} +) ]] ||
+		fail "cgroup of the lost job still has processes"
+	for id in "${ids[@]}"; do
+		[[ -e /var/lib/bgrun/jobs/$id/spec.json ]] || fail "record of $id lost"
+	done
+	for id in "${ids[@]:0:3}"; do
+		assert_eq running "$(job_status "$id")" "status of kept job $id"
+		bgrun kill "$id" >/dev/null
+	done
+}
+
+# The sandbox mounts /proc/sys read-only; a private proc instance of the
+# same pid namespace gives a writable ns_last_pid for this pid namespace only.
+private_proc() {
+	mkdir -p proc.rw
+	mount -t proc -o rw,nosuid,nodev,noexec proc proc.rw || return 1
+	NS_LAST_PID=$PWD/proc.rw/sys/kernel/ns_last_pid
+	[[ -w $NS_LAST_PID ]]
+}
+
+# impostor_at PID LOG: start a process that records every catchable signal
+# in LOG, at exactly PID (via ns_last_pid, inside the sandbox's pid
+# namespace). Prints the impostor's pid.
+impostor_at() {
+	local want=$1 log=$2 i got
+	for ((i = 0; i < 50; i++)); do
+		echo $((want - 1)) >"$NS_LAST_PID"
+		bash -c 'for s in TERM INT HUP USR1 USR2 QUIT CONT; do trap "echo $s >>'"$log"'" $s; done; while :; do sleep 0.05; done' </dev/null >/dev/null 2>&1 &
+		got=$!
+		if [[ $got == "$want" ]]; then
+			echo "$got"
+			return 0
+		fi
+		kill -9 "$got"
+		wait "$got" 2>/dev/null
+	done
+	return 1
+}
+
+test_recycled_supervisor_pid_is_never_signalled() {
+	private_proc || skip "cannot mount a private proc to write ns_last_pid"
+	trap 'umount proc.rw' EXIT
+	id=$(bgrun run -- 'sleep 300')
+	sup=$(systemctl show -P MainPID "bgrun-job-$id.service")
+	systemctl stop bgrund.service
+	systemctl kill -s KILL "bgrun-job-$id.service"
+	wait_until 10 bash -c "! [[ -e /proc/$sup ]]" || fail "supervisor $sup did not die"
+	log=$PWD/signals.log
+	imp=$(impostor_at "$sup" "$log") || { systemctl start bgrund; skip "could not place a process at pid $sup (pids busy)"; }
+	systemctl start bgrund.service
+	res=$(bgrun kill "$id" --json)
+	assert_eq false "$(jq -r .killed <<<"$res")" "killed reported for a recycled pid"
+	busctl call "${MGR[@]}" Reap >/dev/null
+	sleep 0.3
+	pid_alive "$imp" || fail "the process now at pid $imp was killed"
+	[[ ! -s $log ]] || fail "the process now at pid $imp got signals: $(cat "$log")"
+	assert_eq failed "$(job_status "$id")" "status of the job whose supervisor vanished"
+	kill -9 "$imp"
+}
+
+test_recycled_process_group_leader_is_never_signalled() {
+	private_proc || skip "cannot mount a private proc to write ns_last_pid"
+	with_config ContainmentMode=report-only "Mechanisms=process_group"
+	trap 'umount proc.rw; rm -f /etc/bgrun/bgrund.conf.d/90-test.conf; systemctl restart bgrund.service' EXIT
+	id=$(bgrun run -- 'sleep 300')
+	leader=$(jget "$id" .pid)
+	sup=$(jq -r .supervisor_pid "/var/lib/bgrun/jobs/$id/run.json")
+	systemctl stop bgrund.service
+	# The whole job goes (its group holds the leader's pid while it lives).
+	kill -9 "$sup" -- "-$leader"
+	wait_until 10 bash -c "! [[ -e /proc/$leader || -e /proc/$sup ]]" || fail "leader $leader and supervisor $sup not reaped"
+	log=$PWD/signals.log
+	imp=$(impostor_at "$leader" "$log") || { systemctl start bgrund; skip "could not place a process at pid $leader (pids busy)"; }
+	systemctl start bgrund.service
+	res=$(bgrun kill "$id" --json)
+	assert_eq false "$(jq -r .killed <<<"$res")" "killed reported for a recycled pid"
+	busctl call "${MGR[@]}" Reap >/dev/null
+	sleep 0.3
+	pid_alive "$imp" || fail "the process now at pid $imp was killed"
+	[[ ! -s $log ]] || fail "the process now at pid $imp got signals: $(cat "$log")"
+	kill -9 "$imp"
+}
