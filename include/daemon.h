@@ -95,6 +95,7 @@ struct Daemon {
         unsigned n_running;            /* starting + running */
         bool systemd_available;
         ReapCounts reaped;             /* releases since start */
+        struct PolkitQuery *polkit_queries; /* authorization checks in flight */
 
         /* One-entry cache of an ended job's record, for property reads. */
         char cached_id[JOB_ID_MAX];

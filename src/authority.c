@@ -4,6 +4,7 @@
 #include "daemon.h"
 #include "job-id.h"
 #include "macro.h"
+#include "polkit.h"
 
 /* Asking the bus daemon for a sender's credentials is a round trip. A unique
  * connection name is never reused on a bus and its credentials are fixed when
@@ -54,12 +55,13 @@ int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
         return 0;
 }
 
-bool caller_is_admin(Daemon *d, sd_bus_message *m, uid_t uid) {
-        return uid == 0;
-}
-
-bool caller_may_see(Daemon *d, sd_bus_message *m, uid_t uid, const Job *j) {
-        return j->owner == uid || caller_is_admin(d, m, uid);
+int caller_is_admin(Daemon *d, sd_bus_message *m, uid_t uid) {
+        if (uid == 0)
+                return 1;
+        int r = polkit_check(d, m, BGRUN_POLKIT_MANAGE_ANY);
+        if (r == -EINPROGRESS)
+                return r;
+        return r > 0; /* a failed query grants nothing */
 }
 
 int bus_find_job(Daemon *d, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error) {
@@ -73,7 +75,14 @@ int bus_find_job(Daemon *d, sd_bus_message *m, const char *id, Job **ret, sd_bus
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB,
                                          "No such job: a job id is %d characters of [a-z0-9]", JOB_ID_LEN);
         Job *j = job_table_get(&d->jobs, id);
-        if (!j || !caller_may_see(d, m, uid, j))
+        if (j && j->owner != uid) {
+                r = caller_is_admin(d, m, uid);
+                if (r == -EINPROGRESS)
+                        return r;
+                if (r <= 0)
+                        j = NULL;
+        }
+        if (!j)
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB, "No such job: %s", id);
         *ret = j;
         return 0;

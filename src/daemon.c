@@ -23,6 +23,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "polkit.h"
 #include "process-tree.h"
 #include "reaper.h"
 
@@ -844,6 +845,7 @@ Daemon *daemon_free(Daemon *d) {
         }
         job_table_clear(&d->jobs);
         cache_drop(d);
+        polkit_queries_free(d);
         sd_bus_flush_close_unref(d->bus);
         sd_event_unref(d->event);
         safe_close(d->jobs_fd);

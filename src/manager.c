@@ -259,6 +259,8 @@ static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         int r = sd_bus_message_read(m, "s", &id);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         if (r < 0)
                 return r;
 
@@ -291,7 +293,9 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
 
-        bool admin = caller_is_admin(d, m, uid);
+        int admin = caller_is_admin(d, m, uid);
+        if (BUS_AUTH_PENDING(admin))
+                return 1;
         _cleanup_free_ Job **list = calloc(d->jobs.n_jobs + 1, sizeof(Job *));
         if (!list)
                 return -ENOMEM;
@@ -325,6 +329,8 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         int r = sd_bus_message_read(m, "s", &id);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         return r < 0 ? r : job_kill(j, m, error);
 }
 
@@ -337,6 +343,8 @@ static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *e
         int r = sd_bus_message_read(m, "stu", &id, &offset, &max);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         if (r < 0)
                 return r;
         if (offset > INT64_MAX)
@@ -378,6 +386,8 @@ static int method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *e
         int r = sd_bus_message_read(m, "s", &id);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         if (r < 0)
                 return r;
         _cleanup_close_ int fd = -EBADF;
@@ -395,6 +405,8 @@ static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         int r = sd_bus_message_read(m, "st", &id, &timeout);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         return r < 0 ? r : job_wait(j, m, timeout, error);
 }
 
@@ -405,6 +417,8 @@ static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error)
         int r = sd_bus_message_read(m, "s", &id);
         if (r >= 0)
                 r = bus_find_job(d, m, id, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         if (r >= 0)
                 r = job_forget(j, error);
         return r < 0 ? r : sd_bus_reply_method_return(m, "");
@@ -416,7 +430,10 @@ static int method_reap(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         int r = bus_caller_uid(m, &uid, error);
         if (r < 0)
                 return r;
-        if (!caller_is_admin(d, m, uid))
+        r = caller_is_admin(d, m, uid);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r <= 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
                                          "Request authority denied: Reap is for administrators");
         ReapCounts c;

@@ -181,6 +181,8 @@ static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        /* The usual default, whatever the supervisor was started with. */
+        umask(0022);
 
         if (s->payload_fd >= 0) {
                 r = cgroup_attach(s->payload_fd, 0);

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon.h"
+#include "log.h"
+#include "macro.h"
+#include "polkit.h"
+
+struct PolkitQuery {
+        PolkitQuery *next;
+        Daemon *daemon;
+        sd_bus_message *request; /* the caller's message, re-dispatched on answer */
+        sd_bus_slot *slot;       /* the CheckAuthorization call in flight */
+        char *action;
+        int result;              /* -EINPROGRESS until polkit answered */
+};
+
+static PolkitQuery *query_free(PolkitQuery *q) {
+        if (!q)
+                return NULL;
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        free(q->action);
+        free(q);
+        return NULL;
+}
+
+static void query_unlink(Daemon *d, PolkitQuery *q) {
+        for (PolkitQuery **p = &d->polkit_queries; *p; p = &(*p)->next)
+                if (*p == q) {
+                        *p = q->next;
+                        return;
+                }
+}
+
+static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        PolkitQuery *q = userdata;
+        q->slot = sd_bus_slot_unref(q->slot);
+
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        int authorized = 0, challenge = 0;
+        if (e)
+                /* No polkit (or a broken one) makes nobody an admin. */
+                log_debug("polkit: %s: %s", e->name, e->message ?: "");
+        else if (sd_bus_message_enter_container(reply, 'r', "bba{ss}") < 0 ||
+                 sd_bus_message_read(reply, "bb", &authorized, &challenge) < 0)
+                authorized = 0;
+        q->result = authorized ? 1 : 0;
+
+        /* Dispatch the caller's message again: its handler finds the answer. */
+        sd_bus *bus = sd_bus_message_get_bus(q->request);
+        int r = sd_bus_enqueue_for_read(bus, q->request);
+        if (r < 0) {
+                log_warning_errno(r, "polkit: cannot re-dispatch a request: %m");
+                (void) sd_bus_reply_method_errnof(q->request, r, "Cannot complete the authorization check: %m");
+                query_unlink(q->daemon, q);
+                query_free(q);
+        }
+        return 0;
+}
+
+int polkit_check(Daemon *d, sd_bus_message *m, const char *action) {
+        for (PolkitQuery *q = d->polkit_queries; q; q = q->next) {
+                if (q->request != m || !streq(q->action, action))
+                        continue;
+                if (q->result == -EINPROGRESS)
+                        return -EINPROGRESS;
+                int result = q->result;
+                query_unlink(d, q);
+                query_free(q);
+                return result;
+        }
+
+        const char *sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                return 0;
+
+        PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
+        if (!q)
+                return -ENOMEM;
+        q->daemon = d;
+        q->request = sd_bus_message_ref(m);
+        q->result = -EINPROGRESS;
+        q->action = strdup(action);
+        if (!q->action) {
+                query_free(q);
+                return -ENOMEM;
+        }
+
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        int r = sd_bus_message_new_method_call(d->bus, &call, "org.freedesktop.PolicyKit1",
+                                               "/org/freedesktop/PolicyKit1/Authority",
+                                               "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action,
+                                          0, (uint32_t) sd_bus_message_get_allow_interactive_authorization(m), "");
+        if (r >= 0)
+                r = sd_bus_call_async(d->bus, &q->slot, call, on_check_reply, q, 0);
+        if (r < 0) {
+                query_free(q);
+                return r;
+        }
+        q->next = d->polkit_queries;
+        d->polkit_queries = q;
+        return -EINPROGRESS;
+}
+
+void polkit_queries_free(Daemon *d) {
+        while (d->polkit_queries) {
+                PolkitQuery *q = d->polkit_queries;
+                d->polkit_queries = q->next;
+                query_free(q);
+        }
+}

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: MIT
+# Owners, authority and least privilege (issue #5): two real users, alice
+# and bob, made inside the sandbox (its /etc is a private overlay).
+
+setup_users() {
+	ensure_user alice
+	ensure_user bob
+	BGRUN=$(command -v bgrun)
+}
+
+# ucall USER METHOD GVARIANT-ARGS...: gdbus call on the Manager as USER.
+ucall() {
+	local user=$1 method=$2
+	shift 2
+	as_user "$user" gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method "org.bgrun.Runtime1.Manager.$method" "$@"
+}
+
+alice_job() { # COMMAND: launch as alice in her home, print the id
+	as_user alice "$BGRUN" run -C /home/alice -- "$1"
+}
+
+test_other_users_see_nothing_of_a_job() {
+	setup_users
+	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
+	assert_eq "$(id -u alice)" "$(jget "$id" .owner)" "owner"
+	for call in "Get '$id'" "Kill '$id'" "ReadOutput '$id' 0 100" "OpenOutput '$id'" "Wait '$id' 0" "Forget '$id'"; do
+		# shellcheck disable=SC2086
+		eval "expect_fail ucall bob $call"
+		assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.NoSuchJob "bob: $call"
+	done
+	# ... the same answer as for a job that does not exist at all.
+	expect_fail ucall bob Get "'zzzzzzzzzz'"
+	assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.NoSuchJob "bob: Get of an unknown id"
+	list=$(ucall bob ListJobs "''")
+	assert_not_contains "$list" "$id" "bob's ListJobs"
+	expect_fail as_user bob busctl get-property org.bgrun.Runtime1 "/org/bgrun/Runtime1/job/$id" org.bgrun.Runtime1.Job status
+	assert_not_contains "$(as_user bob busctl tree org.bgrun.Runtime1 2>&1)" "$id" "bob's busctl tree"
+	assert_eq running "$(job_status "$id")" "status after bob's attempts"
+	# alice sees her own, root sees and kills it.
+	assert_contains "$(ucall alice ListJobs "''")" "$id" "alice's ListJobs"
+	assert_contains "$(bgrun list)" "$id" "root's list"
+	res=$(bgrun kill "$id" --json)
+	assert_eq true "$(jq -r .killed <<<"$res")" "root's kill"
+}
+
+test_jobs_run_as_their_owner_without_capabilities() {
+	setup_users
+	id=$(alice_job 'id -u; id -g; id -G; echo HOME=$HOME USER=$USER LOGNAME=$LOGNAME SHELL=$SHELL; grep -E "^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs)" /proc/self/status; touch owned-by-alice')
+	bgrun wait "$id" >/dev/null
+	out=$(bgrun logs "$id")
+	mapfile -t lines <<<"$out"
+	assert_eq "$(id -u alice)" "${lines[0]}" uid
+	assert_eq "$(id -g alice)" "${lines[1]}" gid
+	assert_eq "$(id -G alice)" "${lines[2]}" groups
+	assert_contains "$out" "HOME=/home/alice USER=alice LOGNAME=alice SHELL=/bin/bash" environment
+	for cap in CapInh CapPrm CapEff CapBnd CapAmb; do
+		assert_contains "$out" "$(printf '%s:\t0000000000000000' "$cap")" "$cap"
+	done
+	assert_contains "$out" "$(printf 'NoNewPrivs:\t1')" NoNewPrivs
+	assert_eq alice "$(stat -c %U /home/alice/owned-by-alice)" "owner of a file the job made"
+	# root's jobs have no capabilities either.
+	id=$(bgrun run -- 'grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status')
+	bgrun wait "$id" >/dev/null
+	assert_eq 3 "$(bgrun logs "$id" | grep -c '0000000000000000')" "root job's empty capability sets"
+}
+
+test_only_root_may_choose_the_user() {
+	setup_users
+	for who in root bob; do
+		expect_fail ucall alice Launch "'touch /tmp/alice-as-$who'" "''" "'/'" "{'User': <'$who'>}"
+		assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.AccessDenied "alice asking for User=$who"
+	done
+	sleep 0.3
+	[[ ! -e /tmp/alice-as-root && ! -e /tmp/alice-as-bob ]] || fail "a refused job ran"
+	out=$(gcall Launch "'id -un'" "''" "'/'" "{'User': <'bob'>}") || fail "root cannot choose User=bob"
+	id=$(sed -E "s/^\('([a-z0-9]+)'.*/\1/" <<<"$out")
+	bgrun wait "$id" >/dev/null
+	assert_eq bob "$(bgrun logs "$id")" "User=bob chosen by root"
+	assert_eq 0 "$(jget "$id" .owner)" "owner stays root"
+}
+
+test_state_is_private() {
+	assert_eq 700 "$(stat -c %a /var/lib/bgrun)" "state directory mode"
+	id=$(bgrun run -- 'echo secret')
+	bgrun wait "$id" >/dev/null
+	assert_eq 600 "$(stat -c %a /var/lib/bgrun/jobs/$id/output)" "output file mode"
+}
+
+test_hostile_ids_touch_no_file() {
+	setup_users
+	sum_before=$(md5sum /etc/passwd)
+	for id in '../../etc/passwd' '../jobs' 'a/b' '.' '..' "$(printf 'x\tz')"; do
+		for m in Get Kill Forget OpenOutput; do
+			expect_fail ucall alice $m "'$id'"
+			assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.NoSuchJob "$m '$id'"
+		done
+	done
+	assert_eq "$sum_before" "$(md5sum /etc/passwd)" "/etc/passwd"
+}
+
+test_polkit_rule_makes_a_group_member_admin() {
+	command -v /usr/lib/polkit-1/polkitd >/dev/null || skip "polkitd is not installed"
+	setup_users
+	getent group bgrun-admins >/dev/null || groupadd bgrun-admins
+	usermod -aG bgrun-admins bob
+	rules=/etc/polkit-1/rules.d/50-bgrun-test.rules
+	trap 'rm -f '"$rules"'; systemctl restart polkit.service' EXIT
+	rm -f "$rules"
+	systemctl restart polkit.service || skip "polkit.service does not start here"
+	id=$(alice_job 'sleep 300')
+	# Without a rule bob is no admin.
+	assert_not_contains "$(ucall bob ListJobs "''")" "$id" "bob's list without the rule"
+	expect_fail ucall bob Kill "'$id'"
+	assert_contains "$ERR_OUT" NoSuchJob "bob's kill without the rule"
+	expect_fail ucall bob Reap
+	assert_contains "$ERR_OUT" AccessDenied "bob's Reap without the rule"
+	# With it he is.
+	cat >"$rules" <<-'RULES'
+	polkit.addRule(function(action, subject) {
+		if (action.id == "org.bgrun.manage-any" && subject.isInGroup("bgrun-admins"))
+			return polkit.Result.YES;
+	});
+	RULES
+	chmod 644 "$rules"
+	systemctl restart polkit.service
+	assert_contains "$(ucall bob ListJobs "''")" "$id" "bob's list with the rule"
+	out=$(ucall bob Kill "'$id'") || fail "bob's kill with the rule failed: $out"
+	assert_contains "$out" "'killed': <true>" "bob's kill with the rule"
+	assert_eq killed "$(job_status "$id")" "status after bob's kill"
+	# alice is not in the group: still no admin.
+	assert_not_contains "$(ucall alice ListJobs "''")" "zzz" "alice's list"
+	bid=$(as_user bob "$BGRUN" run -C /home/bob -- 'sleep 300')
+	expect_fail ucall alice Kill "'$bid'"
+	assert_contains "$ERR_OUT" NoSuchJob "alice's kill of bob's job"
+	bgrun kill "$bid" >/dev/null
+}
+
+test_garbage_calls_from_an_ordinary_user_cannot_hurt_bgrund() {
+	setup_users
+	keep=$(bgrun run -- 'sleep 300')
+	pid=$(bgrund_pid)
+	B=(busctl --system call "${MGR[@]}")
+	calls=(
+		"Launch s x" "Launch sssa{sv} '' '' '' 0" "Launch sssa{sv} x y / 1 '' s ''"
+		"Launch sssa{sv} true '' / 1 Environment as 3 = == ="
+		"Launch sssa{sv} true '' / 1 MemoryMax t 0" "Launch sssa{sv} true '' / 1 TasksMax s many"
+		"Launch sssa{sv} true '' /proc/self/fd 0" "Launch sssa{sv} true '' //// 0"
+		"Get s ''" "Get u 5" "Get" "ListJobs s ../.." "ListJobs" "Kill s $keep" "Kill s ''"
+		"ReadOutput stu $keep 18446744073709551615 4294967295" "ReadOutput stu zzzzzzzzzz 0 0"
+		"OpenOutput s ''" "Wait st $keep 18446744073709551615x" "Wait st zzzzzzzzzz 1"
+		"Forget s $keep" "Reap" "Reap s x" "NoSuchMethod" "Launch sssa{sv} $(printf 'x%.0s' {1..300}) '' / 0"
+	)
+	for i in 1 2 3; do
+		for c in "${calls[@]}"; do
+			eval "as_user bob timeout 5 ${B[*]} $c" >/dev/null 2>&1
+		done
+	done
+	for m in Launch Get ListJobs Kill ReadOutput OpenOutput Wait Forget Reap; do
+		as_user bob timeout 5 gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+			--method "org.bgrun.Runtime1.Manager.$m" "'$(head -c 200 /dev/urandom | tr -dc 'a-zA-Z0-9/._-' | head -c 60)'" >/dev/null 2>&1
+	done
+	assert_eq "$pid" "$(bgrund_pid)" "bgrund pid after garbage calls"
+	assert_eq running "$(job_status "$keep")" "root's job after bob's garbage"
+	busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping || fail "bgrund does not answer"
+	bgrun kill "$keep" >/dev/null
+}
