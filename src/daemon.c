@@ -416,6 +416,10 @@ static int try_next_backend(Job *j, unsigned start_index);
 
 static void job_discard(Job *j) {
         Daemon *d = j->daemon;
+        /* Kill or Wait calls made while it was starting: it never existed. */
+        for (Waiter *w = j->live->waiters; w; w = w->next)
+                (void) sd_bus_reply_method_errorf(w->message, BGRUN_ERROR_NO_SUCH_JOB,
+                                                  "No such job: %s never started", j->id);
         (void) job_table_remove(&d->jobs, j->id);
         (void) job_store_remove(d->jobs_fd, j->id);
         d->n_running--;
@@ -585,7 +589,8 @@ static int job_add_waiter(Job *j, sd_bus_message *m, bool is_kill, uint64_t time
         if (!w)
                 return -ENOMEM;
         *w = (Waiter) { .job = j, .message = sd_bus_message_ref(m), .is_kill = is_kill };
-        if (timeout_usec != UINT64_MAX) {
+        /* Anything past a century is forever (and would overflow the clock). */
+        if (timeout_usec < 100ULL * 365 * 24 * 3600 * USEC_PER_SEC) {
                 int r = sd_event_add_time_relative(j->daemon->event, &w->timer, CLOCK_MONOTONIC, timeout_usec, 0,
                                                    on_wait_timeout, w);
                 if (r < 0) {
