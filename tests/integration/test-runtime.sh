@@ -153,7 +153,8 @@ test_busctl_launch_and_introspect() {
 	assert_eq '"exited"' "$(busctl get-property org.bgrun.Runtime1 "/org/bgrun/Runtime1/job/$id" org.bgrun.Runtime1.Job status | cut -d' ' -f2)" "job status property"
 	assert_contains "$(busctl tree org.bgrun.Runtime1)" "/org/bgrun/Runtime1/job/$id" "busctl tree"
 	list=$(busctl --json=short call "${MGR[@]}" ListJobs s mysession)
-	assert_eq "$id" "$(jq -r '.data[0][0][0]' <<<"$list")" "ListJobs by session"
+	assert_eq "$id mysession exited" "$(jq -r --arg id "$id" '.data[0][] | select(.[0] == $id) | "\(.[0]) \(.[1]) \(.[2])"' <<<"$list")" "ListJobs by session"
+	assert_eq 0 "$(jq -r '[.data[0][] | select(.[1] != "mysession")] | length' <<<"$list")" "jobs of other sessions listed"
 }
 
 test_wait_does_not_block_other_callers() {
