@@ -133,6 +133,8 @@ int daemon_reap(Daemon *d, ReapCounts *ret);
 int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimits *limits, sd_bus_error *error);
 
 int job_view(Job *j, JobView *ret);
+/* Answer call with the job's record (a{sv}). */
+int job_reply_record(Job *j, sd_bus_message *call);
 int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error);
 int job_wait(Job *j, sd_bus_message *m, uint64_t timeout_usec, sd_bus_error *error);
 int job_forget(Job *j, sd_bus_error *error);

@@ -168,7 +168,7 @@ static int reply_launch(Job *j) {
         return sd_bus_reply_method_return(m, "so", j->id, j->path);
 }
 
-static int reply_record(sd_bus_message *call, Job *j) {
+int job_reply_record(Job *j, sd_bus_message *call) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         JobView v;
         int r = job_view(j, &v);
@@ -246,7 +246,7 @@ static void job_end(Job *j, JobStatus status) {
                 if (w->is_kill)
                         (void) reply_kill(w->message, j, status == JOB_KILLED);
                 else
-                        (void) reply_record(w->message, j);
+                        (void) job_reply_record(j, w->message);
                 waiter_free(w);
         }
         log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
@@ -579,7 +579,7 @@ static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                         *p = w->next;
                         break;
                 }
-        (void) reply_record(w->message, j);
+        (void) job_reply_record(j, w->message);
         waiter_free(w);
         return 0;
 }
@@ -627,7 +627,7 @@ int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
 
 int job_wait(Job *j, sd_bus_message *m, uint64_t timeout_usec, sd_bus_error *error) {
         if (j->phase == JOB_PHASE_ENDED || timeout_usec == 0)
-                return reply_record(m, j);
+                return job_reply_record(j, m);
         int r = job_add_waiter(j, m, false, timeout_usec);
         return r < 0 ? r : 1;
 }

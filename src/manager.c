@@ -252,28 +252,19 @@ static int method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return daemon_launch(d, m, &spec, &o.limits, error);
 }
 
-static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Daemon *d = userdata;
+/* Read a method's leading job id argument and resolve it for the caller. */
+static int read_job(Daemon *d, sd_bus_message *m, Job **ret, sd_bus_error *error) {
         const char *id;
-        Job *j;
         int r = sd_bus_message_read(m, "s", &id);
-        if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+        return r < 0 ? r : bus_find_job(d, m, id, ret, error);
+}
+
+static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Job *j;
+        int r = read_job(userdata, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
-        if (r < 0)
-                return r;
-
-        JobView v;
-        r = job_view(j, &v);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot read the record of job %s: %m", id);
-
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = bus_append_record(reply, &v);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return r < 0 ? r : job_reply_record(j, m);
 }
 
 static int compare_jobs(const void *a, const void *b) {
@@ -324,11 +315,8 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
 
 static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Daemon *d = userdata;
-        const char *id;
         Job *j;
-        int r = sd_bus_message_read(m, "s", &id);
-        if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+        int r = read_job(d, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         return r < 0 ? r : job_kill(j, m, error);
@@ -336,13 +324,12 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
 static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Daemon *d = userdata;
-        const char *id;
         uint64_t offset;
         uint32_t max;
         Job *j;
-        int r = sd_bus_message_read(m, "stu", &id, &offset, &max);
+        int r = read_job(d, m, &j, error);
         if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+                r = sd_bus_message_read(m, "tu", &offset, &max);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r < 0)
@@ -358,7 +345,7 @@ static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *e
         _cleanup_close_ int fd = -EBADF;
         r = job_open_output(j, &fd);
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", id);
+                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return -errno;
@@ -368,7 +355,7 @@ static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *e
                 return -ENOMEM;
         ssize_t n = max ? pread(fd, buf, max, (off_t) offset) : 0;
         if (n < 0)
-                return sd_bus_error_set_errnof(error, errno, "Cannot read the output of job %s: %m", id);
+                return sd_bus_error_set_errnof(error, errno, "Cannot read the output of job %s: %m", j->id);
         uint64_t next = offset + (uint64_t) n;
         bool complete = ended && next >= (uint64_t) st.st_size;
 
@@ -381,11 +368,8 @@ static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 static int method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Daemon *d = userdata;
-        const char *id;
         Job *j;
-        int r = sd_bus_message_read(m, "s", &id);
-        if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+        int r = read_job(d, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r < 0)
@@ -393,18 +377,17 @@ static int method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *e
         _cleanup_close_ int fd = -EBADF;
         r = job_open_output(j, &fd);
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", id);
+                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
         return sd_bus_reply_method_return(m, "h", fd);
 }
 
 static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Daemon *d = userdata;
-        const char *id;
         uint64_t timeout;
         Job *j;
-        int r = sd_bus_message_read(m, "st", &id, &timeout);
+        int r = read_job(d, m, &j, error);
         if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+                r = sd_bus_message_read(m, "t", &timeout);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         return r < 0 ? r : job_wait(j, m, timeout, error);
@@ -412,11 +395,8 @@ static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
 static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Daemon *d = userdata;
-        const char *id;
         Job *j;
-        int r = sd_bus_message_read(m, "s", &id);
-        if (r >= 0)
-                r = bus_find_job(d, m, id, &j, error);
+        int r = read_job(d, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r >= 0)
