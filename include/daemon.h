@@ -139,6 +139,8 @@ int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error);
 int job_wait(Job *j, sd_bus_message *m, uint64_t timeout_usec, sd_bus_error *error);
 int job_forget(Job *j, sd_bus_error *error);
 int job_open_output(Job *j, int *ret_fd);
+/* An ended job's spec, read from the store. */
+int job_read_spec(Job *j, JobSpec *ret);
 
 /* Called by the containment backends. */
 void job_started(Job *j);

@@ -151,6 +151,12 @@ int job_view(Job *j, JobView *ret) {
         return 0;
 }
 
+int job_read_spec(Job *j, JobSpec *ret) {
+        _cleanup_close_ int dir_fd = -EBADF;
+        int r = job_store_open_job(j->daemon->jobs_fd, j->id, &dir_fd);
+        return r < 0 ? r : job_store_read_spec(dir_fd, ret);
+}
+
 int job_open_output(Job *j, int *ret_fd) {
         if (j->live && j->live->dir_fd >= 0)
                 return job_store_open_output(j->live->dir_fd, O_RDONLY, ret_fd);
