@@ -34,6 +34,8 @@ typedef struct JobSpec {
         uid_t owner;       /* the caller's uid, from the bus */
         uid_t uid;         /* who the command runs as */
         gid_t gid;
+        gid_t *groups;     /* supplementary groups, gid first; resolved by bgrund */
+        size_t n_groups;
         char *user;        /* user name of uid, for HOME/USER/LOGNAME */
         char *home;
         char *shell;

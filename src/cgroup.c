@@ -143,6 +143,11 @@ int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
         if (r < 0)
                 return r;
 
+        /* The kernel rate-limits cgroup.events notifications (one per ~10 ms,
+         * the rest deferred by a timer), so besides the inotify watch the
+         * file is re-read after short, growing pauses: a few wakeups, not a
+         * busy loop, and no waiting on a deferred notification. */
+        uint64_t step_ms = 1;
         struct timespec start;
         clock_gettime(CLOCK_MONOTONIC, &start);
         for (;;) {
@@ -158,9 +163,12 @@ int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
                 if (elapsed >= timeout_usec)
                         return -ETIMEDOUT;
                 uint64_t left_ms = (timeout_usec - elapsed + 999) / 1000;
+                uint64_t wait_ms = left_ms < step_ms ? left_ms : step_ms;
+                if (step_ms < 64)
+                        step_ms *= 2;
 
                 struct pollfd p = { .fd = ifd, .events = POLLIN };
-                r = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int) left_ms);
+                r = poll(&p, 1, (int) wait_ms);
                 if (r < 0 && errno != EINTR)
                         return negative_errno();
                 char buf[4096];

@@ -48,6 +48,7 @@ void job_spec_done(JobSpec *s) {
         free(s->home);
         free(s->shell);
         free(s->unit);
+        free(s->groups);
         strv_free(s->environment);
         *s = (JobSpec) {};
 }
@@ -72,6 +73,11 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         int r = json_add(o, "environment", env);
         for (char **e = s->environment; r >= 0 && e && *e; e++)
                 r = json_object_array_add(env, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
+
+        json_object *groups = json_object_new_array();
+        if (r >= 0) r = json_add(o, "groups", groups);
+        for (size_t i = 0; r >= 0 && i < s->n_groups; i++)
+                r = json_object_array_add(groups, json_object_new_uint64(s->groups[i])) < 0 ? -ENOMEM : 0;
 
         if (r >= 0) r = json_add_str(o, "id", s->id);
         if (r >= 0) r = json_add_str(o, "session_id", s->session_id);
@@ -171,6 +177,24 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 if (!s.environment[i])
                         return -ENOMEM;
         }
+
+        json_object *groups;
+        if (!json_object_object_get_ex(o, "groups", &groups) || !json_object_is_type(groups, json_type_array))
+                return -EBADMSG;
+        n = json_object_array_length(groups);
+        if (n > 65536)
+                return -EBADMSG;
+        s.groups = calloc(n + 1, sizeof(gid_t));
+        if (!s.groups)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *g = json_object_array_get_idx(groups, i);
+                if (!json_object_is_type(g, json_type_int) || json_object_get_int64(g) < 0 ||
+                    json_object_get_int64(g) > UINT32_MAX)
+                        return -EBADMSG;
+                s.groups[i] = (gid_t) json_object_get_int64(g);
+        }
+        s.n_groups = n;
 
         *ret = s;
         s = (JobSpec) {};

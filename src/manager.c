@@ -17,6 +17,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "privilege.h"
 
 /* The kernel's MAX_ARG_STRLEN (128 KiB with the NUL): sh -c cannot take more. */
 #define COMMAND_MAX (128 * 1024 - 1)
@@ -191,7 +192,16 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, sd_bus_error
                 spec->home = strdup(found->pw_dir && *found->pw_dir ? found->pw_dir : "/");
                 spec->shell = strdup(found->pw_shell && *found->pw_shell ? found->pw_shell : "/bin/sh");
         }
-        return spec->user && spec->home && spec->shell ? 0 : -ENOMEM;
+        if (!spec->user || !spec->home || !spec->shell)
+                return -ENOMEM;
+
+        /* Resolved here, so the supervisor started per job needs no NSS. */
+        int n;
+        r = user_groups(found ? spec->user : NULL, spec->gid, &spec->groups, &n);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot look up the groups of user %s: %m", spec->user);
+        spec->n_groups = (size_t) n;
+        return 0;
 }
 
 static int method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {

@@ -30,13 +30,13 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <systemd/sd-daemon.h>
 
 #include "cgroup.h"
 #include "grant.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "notify.h"
 #include "pidref.h"
 #include "privilege.h"
 #include "process-tree.h"
@@ -54,8 +54,6 @@ typedef struct Supervisor {
         int payload_fd;
         int output_fd;
         int ready_fd; /* process-group mechanism: readiness pipe to bgrund */
-        gid_t *groups;
-        int n_groups;
         PidRef child;
 } Supervisor;
 
@@ -67,7 +65,6 @@ static void supervisor_done(Supervisor *s) {
         job_spec_done(&s->spec);
         free(s->unit_cgroup);
         free(s->payload_path);
-        free(s->groups);
         pidref_done(&s->child);
 }
 
@@ -203,7 +200,7 @@ static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
                 goto fail;
         }
 
-        r = drop_privileges(s->spec.uid, s->spec.gid, s->groups, s->n_groups);
+        r = drop_privileges(s->spec.uid, s->spec.gid, s->spec.groups, (int) s->spec.n_groups);
         if (r < 0) {
                 f = (ChildFailure) { r, "drop privileges" };
                 goto fail;
@@ -320,9 +317,6 @@ static int supervise(Supervisor *s) {
         if (r < 0)
                 return publish_setup_failure(s, r, "open the output file");
 
-        r = user_groups(s->spec.user, s->spec.gid, &s->groups, &s->n_groups);
-        if (r < 0)
-                return publish_setup_failure(s, r, "look up the owner's groups");
 
         _cleanup_strv_free_ char **env = build_environment(&s->spec);
         if (!env)
@@ -395,7 +389,11 @@ static int supervise(Supervisor *s) {
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Running job %s (pid %d)", s->spec.id, (int) pid);
+        char state[128];
+        snprintf(state, sizeof state, "READY=1\nSTATUS=Running job %s (pid %d)", s->spec.id, (int) pid);
+        r = notify_send(state);
+        if (r < 0)
+                log_warning_errno(r, "Cannot tell systemd the job runs: %m");
         if (s->ready_fd >= 0) {
                 (void) !write(s->ready_fd, "R", 1);
                 s->ready_fd = safe_close(s->ready_fd);

@@ -6,12 +6,14 @@
 
 Test(job_record, spec_roundtrip) {
         char *env[] = { (char *) "A=1", (char *) "B=two words", NULL };
+        gid_t groups[] = { 100, 27, 4294967294U };
         JobSpec s = {
                 .id = "abc0123456",
                 .session_id = (char *) "sess",
                 .command = (char *) "printf 'x\"y'\n",
                 .cwd = (char *) "/tmp",
                 .owner = 1000, .uid = 1000, .gid = 100,
+                .groups = groups, .n_groups = 3,
                 .user = (char *) "alice", .home = (char *) "/home/alice", .shell = (char *) "/bin/sh",
                 .environment = env,
                 .max_runtime_usec = 5000000,
@@ -28,6 +30,9 @@ Test(job_record, spec_roundtrip) {
         cr_assert_str_eq(t.environment[1], "B=two words");
         cr_assert_null(t.environment[2]);
         cr_assert_eq(t.owner, 1000);
+        cr_assert_eq(t.n_groups, 3);
+        cr_assert_eq(t.groups[1], 27);
+        cr_assert_eq(t.groups[2], 4294967294U);
         cr_assert_eq(t.mechanism, MECHANISM_PROCESS_GROUP);
         cr_assert_eq(t.max_runtime_usec, 5000000);
         job_spec_done(&t);
