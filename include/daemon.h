@@ -144,5 +144,5 @@ int job_read_spec(Job *j, JobSpec *ret);
 
 /* Called by the containment backends. */
 void job_started(Job *j);
-void job_start_failed(Job *j, const char *bus_error, const char *message);
+void job_start_failed(Job *j, const char *message);
 

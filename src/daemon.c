@@ -432,7 +432,7 @@ static void job_discard(Job *j) {
         job_free(j);
 }
 
-void job_start_failed(Job *j, const char *bus_error, const char *message) {
+void job_start_failed(Job *j, const char *message) {
         Daemon *d = j->daemon;
         JobResult res = {};
 
@@ -447,6 +447,19 @@ void job_start_failed(Job *j, const char *bus_error, const char *message) {
         }
 
         log_warning("Job %s: %s", j->id, message);
+
+        /* If the command was exec'd (run.json exists) before the start failed,
+         * it must never run a second time through another mechanism: release
+         * whatever is left of it and record the job as failed. */
+        if (job_store_read_run(j->live->dir_fd, &j->live->run) >= 0) {
+                j->live->have_run = true;
+                j->phase = JOB_PHASE_RUNNING;
+                (void) sd_bus_emit_signal(d->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", "so",
+                                          j->id, j->path);
+                d->reaped.released++;
+                job_reap(j); /* answers Launch with the job when it ends */
+                return;
+        }
 
         /* Try the next mechanism the operator allows. */
         for (unsigned i = 0; i < d->config.n_mechanisms; i++)

@@ -31,7 +31,7 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
         if (n == 1)
                 job_started(j);
         else
-                job_start_failed(j, NULL, "the supervisor exited before the command ran");
+                job_start_failed(j, "the supervisor exited before the command ran");
         return 0;
 }
 

@@ -317,7 +317,6 @@ static int supervise(Supervisor *s) {
         if (r < 0)
                 return publish_setup_failure(s, r, "open the output file");
 
-
         _cleanup_strv_free_ char **env = build_environment(&s->spec);
         if (!env)
                 return publish_setup_failure(s, -ENOMEM, "build the environment");

@@ -58,7 +58,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         else {
                 char msg[256];
                 snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%s'", unit, result);
-                job_start_failed(j, NULL, msg);
+                job_start_failed(j, msg);
         }
         return 0;
 }
@@ -71,7 +71,7 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (e) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "systemd refused the job's unit: %s", e->message ?: e->name);
-                job_start_failed(j, e->name, msg);
+                job_start_failed(j, msg);
         }
         /* On success the answer comes with JobRemoved. */
         return 0;
