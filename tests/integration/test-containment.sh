@@ -161,6 +161,22 @@ impostor_at() {
 	return 1
 }
 
+# restart_with_impostor_at PID JOB: with bgrund stopped and JOB's process
+# gone, put a signal-recording process at PID, start bgrund, Kill and Reap:
+# the process must live and have received nothing.
+restart_with_impostor_at() {
+	local pid=$1 id=$2 log=$PWD/signals.log imp res
+	imp=$(impostor_at "$pid" "$log") || { systemctl start bgrund; skip "could not place a process at pid $pid (pids busy)"; }
+	systemctl start bgrund.service
+	res=$(bgrun kill "$id" --json)
+	assert_eq false "$(jq -r .killed <<<"$res")" "killed reported for a recycled pid"
+	busctl call "${MGR[@]}" Reap >/dev/null
+	sleep 0.3
+	pid_alive "$imp" || fail "the process now at pid $imp was killed"
+	[[ ! -s $log ]] || fail "the process now at pid $imp got signals: $(cat "$log")"
+	kill -9 "$imp"
+}
+
 test_recycled_supervisor_pid_is_never_signalled() {
 	private_proc || skip "cannot mount a private proc to write ns_last_pid"
 	trap 'umount proc.rw' EXIT
@@ -169,17 +185,8 @@ test_recycled_supervisor_pid_is_never_signalled() {
 	systemctl stop bgrund.service
 	systemctl kill -s KILL "bgrun-job-$id.service"
 	wait_until 10 bash -c "! [[ -e /proc/$sup ]]" || fail "supervisor $sup did not die"
-	log=$PWD/signals.log
-	imp=$(impostor_at "$sup" "$log") || { systemctl start bgrund; skip "could not place a process at pid $sup (pids busy)"; }
-	systemctl start bgrund.service
-	res=$(bgrun kill "$id" --json)
-	assert_eq false "$(jq -r .killed <<<"$res")" "killed reported for a recycled pid"
-	busctl call "${MGR[@]}" Reap >/dev/null
-	sleep 0.3
-	pid_alive "$imp" || fail "the process now at pid $imp was killed"
-	[[ ! -s $log ]] || fail "the process now at pid $imp got signals: $(cat "$log")"
+	restart_with_impostor_at "$sup" "$id"
 	assert_eq failed "$(job_status "$id")" "status of the job whose supervisor vanished"
-	kill -9 "$imp"
 }
 
 test_recycled_process_group_leader_is_never_signalled() {
@@ -193,14 +200,5 @@ test_recycled_process_group_leader_is_never_signalled() {
 	# The whole job goes (its group holds the leader's pid while it lives).
 	kill -9 "$sup" -- "-$leader"
 	wait_until 10 bash -c "! [[ -e /proc/$leader || -e /proc/$sup ]]" || fail "leader $leader and supervisor $sup not reaped"
-	log=$PWD/signals.log
-	imp=$(impostor_at "$leader" "$log") || { systemctl start bgrund; skip "could not place a process at pid $leader (pids busy)"; }
-	systemctl start bgrund.service
-	res=$(bgrun kill "$id" --json)
-	assert_eq false "$(jq -r .killed <<<"$res")" "killed reported for a recycled pid"
-	busctl call "${MGR[@]}" Reap >/dev/null
-	sleep 0.3
-	pid_alive "$imp" || fail "the process now at pid $imp was killed"
-	[[ ! -s $log ]] || fail "the process now at pid $imp got signals: $(cat "$log")"
-	kill -9 "$imp"
+	restart_with_impostor_at "$leader" "$id"
 }
