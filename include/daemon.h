@@ -63,6 +63,7 @@ typedef struct JobLive {
         sd_bus_slot *start_slot;        /* the StartTransientUnit call in flight */
         Waiter *waiters;
         bool kill_requested;
+        sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
 
         /* Releasing a job whose supervisor is lost. */
         int teardown_cgroup_fd;

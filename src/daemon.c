@@ -28,6 +28,9 @@
 #include "reaper.h"
 
 #define REAP_TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
+/* How long a supervisor may take to answer a Kill before bgrund kills its
+ * whole unit itself; a healthy one answers within milliseconds. */
+#define KILL_WATCHDOG_USEC (5 * USEC_PER_SEC)
 
 
 /* --- jobs in memory ---------------------------------------------------- */
@@ -75,6 +78,7 @@ static void job_release_live_state(Job *j) {
         sd_event_source_disable_unref(l->ready_source);
         sd_event_source_disable_unref(l->teardown_source);
         sd_event_source_disable_unref(l->teardown_timer);
+        sd_event_source_disable_unref(l->kill_watchdog);
         sd_bus_slot_unref(l->start_slot);
         safe_close(l->teardown_cgroup_fd);
         safe_close(l->dir_fd);
@@ -261,8 +265,9 @@ static void job_end(Job *j, JobStatus status) {
 /* The supervisor is gone without a result, or cannot be verified: kill the
  * job's whole containment, confirm it empty, and record why it ended. */
 static void job_reap_finish(Job *j, bool dead, const char *method) {
+        bool killed = j->live->kill_requested;
         JobResult res = {
-                .status = JOB_FAILED,
+                .status = killed ? JOB_KILLED : JOB_FAILED,
                 .exit_code = -1,
                 .executed = j->live->have_run,
                 .contained = j->live->spec.mechanism == MECHANISM_SYSTEMD && j->live->have_run,
@@ -270,14 +275,15 @@ static void job_reap_finish(Job *j, bool dead, const char *method) {
                 .dead = dead,
                 .method = (char *) method,
                 .confirmed_at = dead ? now_realtime_usec() : 0,
-                .reason = (char *) "the job's supervisor was lost; its containment was released",
+                .reason = (char *) (killed ? "killed by bgrund: its supervisor did not answer"
+                                           : "the job's supervisor was lost; its containment was released"),
         };
         int r = job_store_write_result(j->live->dir_fd, &res);
         if (r < 0)
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
         else
                 job_finish_grant(j->live->dir_fd, &res);
-        job_end(j, JOB_FAILED);
+        job_end(j, res.status);
 }
 
 static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -305,6 +311,10 @@ static void job_reap(Job *j) {
         int r;
 
         log_info("Job %s: supervisor not verified, releasing its containment", j->id);
+        /* From here the reaper owns the end: the supervisor's exit, which the
+         * kill below may cause, is no news. */
+        j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
+        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
 
         if (j->live->spec.mechanism == MECHANISM_PROCESS_GROUP) {
                 /* Signal only a verified leader; a group whose leader is gone
@@ -622,6 +632,17 @@ static int job_add_waiter(Job *j, sd_bus_message *m, bool is_kill, uint64_t time
         return 0;
 }
 
+static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+        if (j->phase != JOB_PHASE_RUNNING || j->live->teardown_cgroup_fd >= 0)
+                return 0;
+        log_warning("Job %s: supervisor did not answer the kill; killing its unit", j->id);
+        j->daemon->reaped.released++;
+        job_reap(j);
+        return 0;
+}
+
 int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
         if (j->phase == JOB_PHASE_ENDED)
                 return reply_kill(m, j, false);
@@ -641,6 +662,10 @@ int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
                 if (r < 0 && r != -ESRCH)
                         log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
         }
+        r = sd_event_add_time_relative(j->daemon->event, &j->live->kill_watchdog, CLOCK_MONOTONIC,
+                                       KILL_WATCHDOG_USEC, 0, on_kill_watchdog, j);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
         return 1;
 }
 

@@ -202,3 +202,20 @@ test_recycled_process_group_leader_is_never_signalled() {
 	wait_until 10 bash -c "! [[ -e /proc/$leader || -e /proc/$sup ]]" || fail "leader $leader and supervisor $sup not reaped"
 	restart_with_impostor_at "$leader" "$id"
 }
+
+test_kill_of_a_job_whose_supervisor_hangs() {
+	id=$(bgrun run -- 'setsid sleep 321 & echo "pid $!"; echo "pid $$"; sleep 322')
+	wait_until 5 bash -c "[[ \$(bgrun logs $id | grep -c '^pid') == 2 ]]" || fail "no pids reported"
+	pids=$(bgrun logs "$id" | awk '/^pid/ {print $2}')
+	sup=$(systemctl show -P MainPID "bgrun-job-$id.service")
+	kill -STOP "$sup"
+	start=$(date +%s%N)
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_eq true "$(jq -r .killed <<<"$res")" killed
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	assert_le "$ms" 15000 "ms until a kill with a stopped supervisor answered"
+	for p in $pids $sup; do ! pid_alive "$p" || fail "pid $p survived"; done
+	assert_eq killed "$(job_status "$id")" status
+	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
+}
