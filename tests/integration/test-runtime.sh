@@ -196,3 +196,22 @@ test_forget_removes_record_and_output() {
 	[[ ! -e /var/lib/bgrun/jobs/$id ]] || fail "record of $id still on disk"
 	expect_fail bgrun status "$id"
 }
+
+test_limits_reach_the_unit() {
+	id=$(bgrun run -p MemoryMax=64M -p TasksMax=32 -p CPUQuotaPerSecUSec=50% -t 1h -- 'sleep 30')
+	unit=bgrun-job-$id.service
+	assert_eq 67108864 "$(systemctl show -P MemoryMax "$unit")" MemoryMax
+	assert_eq 32 "$(systemctl show -P TasksMax "$unit")" TasksMax
+	assert_eq 500ms "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" CPUQuotaPerSecUSec
+	# The wall-clock limit is the supervisor's; systemd gets a backstop after it.
+	assert_eq "1h 1min" "$(systemctl show -P RuntimeMaxUSec "$unit")" RuntimeMaxUSec
+	bgrun kill "$id" >/dev/null
+}
+
+test_memory_limit_is_enforced() {
+	grep -qw memory "$CG/cgroup.controllers" ||
+		skip "no memory controller in this cgroup v2 hierarchy (hybrid layout): MemoryMax is recorded, not enforced"
+	id=$(bgrun run -p MemoryMax=32M -- 'sleep 30')
+	assert_eq 33554432 "$(cat "$CG/bgrun.slice/bgrun-job-$id.service/memory.max")" "the kernel's memory.max for the job"
+	bgrun kill "$id" >/dev/null
+}
