@@ -176,71 +176,61 @@ done:
         return 0;
 }
 
-int pidref_set_pid(PidRef *ref, pid_t pid) {
+/* Open a pidfd for pid and read its token. /proc is read by pid, not
+ * through the pidfd, so the pidfd is checked alive afterwards: had the
+ * process died, the pid might have been reused in between and the token
+ * might describe a stranger. -ESRCH when the process is gone. */
+static int pidfd_open_with_token(pid_t pid, int *ret_fd, char token[static PIDREF_TOKEN_MAX]) {
         _cleanup_close_ int fd = -EBADF;
-        char token[PIDREF_TOKEN_MAX];
-        int r;
-
-        if (!ref || pid <= 0)
-                return -EINVAL;
-
-        r = pidfd_open_checked(pid, &fd);
+        int r = pidfd_open_checked(pid, &fd);
         if (r < 0)
                 return r;
-
-        r = process_start_token(pid, fd, token, sizeof(token));
+        r = process_start_token(pid, fd, token, PIDREF_TOKEN_MAX);
         if (r < 0)
                 return r;
-
-        /* /proc was read by pid, not through the pidfd: if the process the
-         * pidfd holds is dead now, the pid may have been reused in between
-         * and the token may describe a stranger. */
         r = pidfd_is_alive(fd);
         if (r < 0)
                 return r;
         if (r == 0)
                 return -ESRCH;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
 
+static void pidref_fill(PidRef *ref, pid_t pid, int fd, const char token[static PIDREF_TOKEN_MAX]) {
         ref->pid = pid;
-        ref->fd = TAKE_FD(fd);
-        memcpy(ref->token, token, sizeof(token));
+        ref->fd = fd;
+        memcpy(ref->token, token, PIDREF_TOKEN_MAX);
+}
+
+int pidref_set_pid(PidRef *ref, pid_t pid) {
+        _cleanup_close_ int fd = -EBADF;
+        char token[PIDREF_TOKEN_MAX];
+
+        if (!ref || pid <= 0)
+                return -EINVAL;
+        int r = pidfd_open_with_token(pid, &fd, token);
+        if (r < 0)
+                return r;
+        pidref_fill(ref, pid, TAKE_FD(fd), token);
         return 0;
 }
 
 int pidref_verify(pid_t pid, const char *expected_token, PidRef *ret) {
         _cleanup_close_ int fd = -EBADF;
         char token[PIDREF_TOKEN_MAX];
-        int r;
 
         if (pid <= 0 || !expected_token)
                 return -EINVAL;
-
-        r = pidfd_open_checked(pid, &fd);
+        int r = pidfd_open_with_token(pid, &fd, token);
         if (r == -ESRCH)
                 return PIDREF_GONE;
         if (r < 0)
                 return r;
-
-        r = process_start_token(pid, fd, token, sizeof(token));
-        if (r == -ESRCH)
-                return PIDREF_GONE;
-        if (r < 0)
-                return r;
-
-        r = pidfd_is_alive(fd);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return PIDREF_GONE;
-
         if (!pidref_tokens_match(token, expected_token))
                 return PIDREF_FOREIGN;
-
-        if (ret) {
-                ret->pid = pid;
-                ret->fd = TAKE_FD(fd);
-                memcpy(ret->token, token, sizeof(token));
-        }
+        if (ret)
+                pidref_fill(ret, pid, TAKE_FD(fd), token);
         return PIDREF_OWNED;
 }
 
