@@ -125,16 +125,16 @@ int job_view(Job *j, JobView *ret) {
                 return 0;
         }
 
+        _cleanup_close_ int dir_fd = -EBADF;
+        r = job_store_open_job(d->jobs_fd, j->id, &dir_fd);
+        if (r < 0)
+                return r;
+
         if (!streq(d->cached_id, j->id)) {
                 cache_drop(d);
-                _cleanup_close_ int dir_fd = -EBADF;
-                r = job_store_open_job(d->jobs_fd, j->id, &dir_fd);
-                if (r < 0)
-                        return r;
                 r = job_store_read_spec(dir_fd, &d->cached_spec);
-                if (r < 0)
-                        return r;
-                r = job_store_read_result(dir_fd, &d->cached_result);
+                if (r >= 0)
+                        r = job_store_read_result(dir_fd, &d->cached_result);
                 if (r < 0) {
                         cache_drop(d);
                         return r;
@@ -149,9 +149,7 @@ int job_view(Job *j, JobView *ret) {
                 .result = &d->cached_result,
                 .status = d->cached_result.status,
         };
-        _cleanup_close_ int dir_fd = -EBADF;
-        if (job_store_open_job(d->jobs_fd, j->id, &dir_fd) >= 0)
-                (void) job_store_output_size(dir_fd, &ret->output_bytes);
+        (void) job_store_output_size(dir_fd, &ret->output_bytes);
         return 0;
 }
 
@@ -178,26 +176,33 @@ static int reply_launch(Job *j) {
         return sd_bus_reply_method_return(m, "so", j->id, j->path);
 }
 
+/* Start the answer to call with the job's record at hand. When the record
+ * cannot be read, call is answered with that error and *ret stays NULL. */
+static int begin_record_reply(Job *j, sd_bus_message *call, JobView *v, sd_bus_message **ret) {
+        *ret = NULL;
+        int r = job_view(j, v);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        return sd_bus_message_new_method_return(call, ret);
+}
+
 int job_reply_record(Job *j, sd_bus_message *call) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         JobView v;
-        int r = job_view(j, &v);
-        if (r < 0)
-                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = bus_append_record(reply, &v);
+        int r = begin_record_reply(j, call, &v, &reply);
+        if (r < 0 || !reply)
+                return r;
+        r = bus_append_record(reply, &v);
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
 static int reply_kill(sd_bus_message *call, Job *j, bool killed) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         JobView v;
-        int r = job_view(j, &v);
-        if (r < 0)
-                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        int r = begin_record_reply(j, call, &v, &reply);
+        if (r < 0 || !reply)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r >= 0) r = sd_bus_message_append(reply, "{sv}", "killed", "b", (int) killed);
         if (r >= 0) r = sd_bus_message_open_container(reply, 'e', "sv");
         if (r >= 0) r = sd_bus_message_append(reply, "s", "teardown");
