@@ -14,7 +14,8 @@
 enum { LOG_LEVEL_ERR = 3, LOG_LEVEL_WARNING = 4, LOG_LEVEL_INFO = 6, LOG_LEVEL_DEBUG = 7 };
 
 void log_set_program(const char *name);
-void log_set_max_level(int level);
+/* SYSTEMD_LOG_LEVEL=debug turns on debug messages. */
+void log_parse_environment(void);
 
 /* Prints the message with %m expanded for -error, and returns error (which is
  * normalised to be negative), so callers can `return log_error_errno(r, …)`. */

@@ -750,6 +750,7 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
                 counts->background_kept++;
                 return 0;
         }
+        log_debug("Job %s: %s (supervisor check: %d)", id, reap_decision_to_string(decision), supervisor);
         counts->released++;
         job_reap(j);
         return 0;

@@ -11,8 +11,11 @@ void log_set_program(const char *name) {
         program = name;
 }
 
-void log_set_max_level(int level) {
-        max_level = level;
+void log_parse_environment(void) {
+        /* The variable systemd's own tools honour, for the same purpose. */
+        const char *e = getenv("SYSTEMD_LOG_LEVEL");
+        if (e && (streq(e, "debug") || streq(e, "7")))
+                max_level = LOG_LEVEL_DEBUG;
 }
 
 int log_internal(int level, int error, const char *fmt, ...) {

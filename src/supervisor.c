@@ -531,5 +531,6 @@ static int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
         log_set_program("bgrun-supervisor");
+        log_parse_environment();
         return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
