@@ -14,7 +14,12 @@ test_system_bus_has_systemd_and_bgrun() {
 	assert_eq 'as 2 "systemd" "process_group"' "$(busctl get-property "${MGR[0]}" "${MGR[1]}" "${MGR[2]}" Mechanisms)" "mechanisms"
 }
 
-test_sandbox_tmp_is_private() {
-	# The host's /tmp marker of tools/test must not be visible in here.
+test_sandbox_tmp_and_state_are_private() {
+	# Its own mounts, not the host's directories...
+	for d in /tmp /run /var/lib/bgrun; do
+		mountpoint -q "$d" || fail "$d is not a mount of the sandbox's own"
+	done
+	assert_eq tmpfs "$(stat -f -c %T /tmp)" "file system of /tmp"
+	# ...so tools/test's marker in the host's /tmp is not visible in here.
 	[[ -z $(ls /tmp/bgrun-test-marker.* 2>/dev/null) ]] || fail "the host's /tmp is visible inside the sandbox"
 }
