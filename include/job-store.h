@@ -32,6 +32,7 @@ int job_store_open_job(int jobs_fd, const char *id, int *ret_dir_fd);
 int job_store_read_spec(int dir_fd, JobSpec *ret);
 int job_store_read_run(int dir_fd, JobRun *ret);       /* -ENOENT until written */
 int job_store_read_result(int dir_fd, JobResult *ret); /* -ENOENT while running */
+int job_store_write_spec(int dir_fd, const JobSpec *spec); /* a changed mechanism */
 int job_store_write_run(int dir_fd, const JobRun *run);
 int job_store_write_result(int dir_fd, const JobResult *res);
 

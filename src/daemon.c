@@ -16,7 +16,6 @@
 #include "cgroup.h"
 #include "containment.h"
 #include "daemon.h"
-#include "fileio.h"
 #include "grant.h"
 #include "job-object.h"
 #include "job-store.h"
@@ -491,30 +490,36 @@ void job_start_failed(Job *j, const char *message) {
                                                   "No containment for the job (%s); nothing was run", message);
 }
 
+/* The first backend from config.mechanisms[from] on that may run a job now:
+ * available, and containing unless the mode is report-only. Its index, or
+ * -1 when there is none. */
+static int first_usable_backend(Daemon *d, unsigned from) {
+        for (unsigned i = from; i < d->config.n_mechanisms; i++) {
+                const ContainmentBackend *b = containment_backend(d->config.mechanisms[i]);
+                if (b && b->available(d) && (b->contains || d->config.mode == CONTAINMENT_REPORT_ONLY))
+                        return (int) i;
+        }
+        return -1;
+}
+
 /* Start j with the first usable backend from config.mechanisms[start_index]
- * on. In enforcing mode only containing backends count. */
+ * on, falling further back when one fails to start. */
 static int try_next_backend(Job *j, unsigned start_index) {
         Daemon *d = j->daemon;
 
-        for (unsigned i = start_index; i < d->config.n_mechanisms; i++) {
+        for (int i = first_usable_backend(d, start_index); i >= 0; i = first_usable_backend(d, (unsigned) i + 1)) {
                 const ContainmentBackend *b = containment_backend(d->config.mechanisms[i]);
-                if (!b || !b->available(d))
-                        continue;
-                if (!b->contains && d->config.mode == CONTAINMENT_ENFORCING)
-                        continue;
+                int r = 0;
 
-                Mechanism old = j->live->spec.mechanism;
-                j->live->spec.mechanism = b->mechanism;
-                if (b->mechanism != MECHANISM_SYSTEMD) {
+                /* Only a fallback changes the spec written at Launch. */
+                if (j->live->spec.mechanism != b->mechanism) {
+                        j->live->spec.mechanism = b->mechanism;
                         free(j->live->spec.unit);
-                        j->live->spec.unit = strdup("");
-                }
-                int r = j->live->spec.unit ? 0 : -ENOMEM;
-                if (r >= 0 && old != b->mechanism) {
-                        _cleanup_free_ char *json = NULL;
-                        r = job_spec_to_json(&j->live->spec, &json);
+                        j->live->spec.unit = NULL;
+                        r = b->mechanism == MECHANISM_SYSTEMD ? job_unit_name(j->id, &j->live->spec.unit)
+                                                              : (j->live->spec.unit = strdup("")) ? 0 : -ENOMEM;
                         if (r >= 0)
-                                r = write_file_atomic_at(j->live->dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
+                                r = job_store_write_spec(j->live->dir_fd, &j->live->spec);
                 }
                 /* The grant is on disk before anything of the job can run. */
                 _cleanup_free_ char *cgroup = NULL;
@@ -535,17 +540,10 @@ static int try_next_backend(Job *j, unsigned start_index) {
 int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimits *limits, sd_bus_error *error) {
         int r;
 
-        /* Pick the first mechanism that may run this job before creating
-         * anything, so a refusal leaves no trace. */
-        bool any = false;
-        for (unsigned i = 0; i < d->config.n_mechanisms; i++) {
-                const ContainmentBackend *b = containment_backend(d->config.mechanisms[i]);
-                if (b && b->available(d) && (b->contains || d->config.mode == CONTAINMENT_REPORT_ONLY)) {
-                        any = true;
-                        break;
-                }
-        }
-        if (!any)
+        /* Pick the mechanism before creating anything, so a refusal leaves
+         * no trace and the spec is written once. */
+        int first = first_usable_backend(d, 0);
+        if (first < 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "Containment mode is enforcing and no containing mechanism is available; nothing was run");
 
@@ -558,10 +556,11 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
                 if (attempt > 16)
                         return -EEXIST;
         }
-        r = job_unit_name(spec->id, &spec->unit);
+        spec->mechanism = d->config.mechanisms[first];
+        r = spec->mechanism == MECHANISM_SYSTEMD ? job_unit_name(spec->id, &spec->unit)
+                                                 : (spec->unit = strdup("")) ? 0 : -ENOMEM;
         if (r < 0)
                 return r;
-        spec->mechanism = MECHANISM_SYSTEMD; /* provisional, fixed by try_next_backend */
         spec->created_at = now_realtime_usec();
 
         Job *j = job_new(d, spec->id, spec->session_id);
@@ -592,7 +591,7 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
         d->n_running++;
         j->live->launch = sd_bus_message_ref(m);
 
-        r = try_next_backend(j, 0);
+        r = try_next_backend(j, (unsigned) first);
         if (r < 0) {
                 j->live->launch = sd_bus_message_unref(j->live->launch);
                 job_discard(j);

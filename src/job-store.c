@@ -90,6 +90,12 @@ int job_store_read_result(int dir_fd, JobResult *ret) {
         return r < 0 ? r : job_result_from_json(json, ret);
 }
 
+int job_store_write_spec(int dir_fd, const JobSpec *spec) {
+        _cleanup_free_ char *json = NULL;
+        int r = job_spec_to_json(spec, &json);
+        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
+}
+
 int job_store_write_run(int dir_fd, const JobRun *run) {
         _cleanup_free_ char *json = NULL;
         int r = job_run_to_json(run, &json);
