@@ -219,3 +219,30 @@ test_kill_of_a_job_whose_supervisor_hangs() {
 	assert_eq killed "$(job_status "$id")" status
 	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
 }
+
+test_report_only_falls_back_when_systemd_refuses_the_unit() {
+	with_config ContainmentMode=report-only "Mechanisms=systemd process_group"
+	# A bgrun.slice whose start asserts something false fails every job
+	# unit's start job: systemd refuses the unit, nothing of it runs.
+	# (The drop-in goes beside the unit, in the sandbox's own unit path.)
+	dropin=$(dirname "$(systemctl show -P FragmentPath bgrun.slice)")/bgrun.slice.d
+	restore="rm -rf '$dropin'; systemctl daemon-reload; rm -f /etc/bgrun/bgrund.conf.d/90-test.conf; systemctl reset-failed bgrund.service; systemctl restart bgrund.service"
+	trap "$restore" EXIT
+	mkdir -p "$dropin"
+	printf '[Unit]\nAssertPathExists=/nonexistent/bgrun-test\n' >"$dropin/refuse.conf"
+	systemctl daemon-reload
+	systemctl stop bgrun.slice
+	id=$(bgrun run -- 'echo fell back') || fail "launch failed"
+	bgrun wait "$id" >/dev/null
+	assert_eq "fell back" "$(bgrun logs "$id")" "output, run exactly once"
+	assert_eq process_group "$(jget "$id" .containment.mechanism)" mechanism
+	assert_eq false "$(jget "$id" .containment.contained)" contained
+	assert_eq process_group "$(jq -r .mechanism <<<"$(grant_of "$id")")" "grant mechanism"
+	# The same refusal in enforcing mode runs nothing.
+	with_config ContainmentMode=enforcing "Mechanisms=systemd process_group"
+	trap "$restore" EXIT
+	expect_fail gcall Launch "'touch $PWD/must-not-exist'" "''" "'$PWD'" '@a{sv} {}'
+	assert_contains "$ERR_OUT" ContainmentRefused "error in enforcing mode"
+	sleep 0.3
+	[[ ! -e must-not-exist ]] || fail "a refused command ran"
+}
