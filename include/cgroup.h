@@ -25,10 +25,12 @@ int cgroup_create_child(int parent_fd, const char *name, int *ret_fd);
 int cgroup_attach(int cgroup_fd, pid_t pid);
 
 /* SIGKILL every process in the cgroup and its descendants at once through
- * cgroup.kill. -EOPNOTSUPP on kernels without it (before 5.14). */
+ * cgroup.kill. -EOPNOTSUPP on kernels without it (before 5.14); 0 when the
+ * cgroup was removed already (it was empty then). */
 int cgroup_kill(int cgroup_fd);
 
-/* 1 when the cgroup or a descendant holds a process, 0 when empty. */
+/* 1 when the cgroup or a descendant holds a process, 0 when empty or
+ * removed: a cgroup can only be removed once empty. */
 int cgroup_is_populated(int cgroup_fd);
 
 /* An inotify fd that becomes readable whenever cgroup.events changes, for an

@@ -103,15 +103,29 @@ int cgroup_attach(int cgroup_fd, pid_t pid) {
         return write_attribute(cgroup_fd, "cgroup.procs", buf);
 }
 
+/* Every v2 cgroup has cgroup.procs; once the directory is removed, lookups
+ * in it fail with ENOENT. */
+static bool cgroup_is_removed(int cgroup_fd) {
+        struct stat st;
+        return fstatat(cgroup_fd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 int cgroup_kill(int cgroup_fd) {
         int r = write_attribute(cgroup_fd, "cgroup.kill", "1");
-        return r == -ENOENT ? -EOPNOTSUPP : r;
+        if (r == -ENOENT)
+                return cgroup_is_removed(cgroup_fd) ? 0 : -EOPNOTSUPP;
+        return r;
 }
 
 int cgroup_is_populated(int cgroup_fd) {
         /* read_file_at wants regular files; cgroupfs files are, with size 0,
          * so read directly. */
         _cleanup_close_ int fd = openat(cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        /* The kernel refuses to remove a populated cgroup, so one that is
+         * gone (systemd collects a unit's cgroup as soon as it empties) is
+         * empty. */
+        if (fd < 0 && errno == ENOENT && cgroup_is_removed(cgroup_fd))
+                return 0;
         if (fd < 0)
                 return negative_errno();
         char buf[256];
