@@ -3,7 +3,7 @@
 
 /* Containment backends behind one small table of operations, so the daemon
  * never branches on which one runs a job.
- *   systemd        a transient service per job (systemd-unit.c): contained
+ *   systemd        a transient scope per job (systemd-unit.c): contained
  *   process_group  a detached supervisor, the job in its own session and
  *                  process group (process-group.c): NOT contained */
 
@@ -32,7 +32,7 @@ const ContainmentBackend *containment_backend(Mechanism m);
 /* systemd backend plumbing: Subscribe() and the JobRemoved match. */
 int systemd_unit_setup(Daemon *d);
 
-/* "bgrun-job-<id>.service" */
+/* "bgrun-job-<id>.scope" */
 int job_unit_name(const char *id, char **ret);
-/* The cgroup path of a job's unit, "/bgrun.slice/bgrun-job-<id>.service". */
+/* The cgroup path of a job's unit, "/bgrun.slice/bgrun-job-<id>.scope". */
 int job_unit_cgroup(const char *id, char **ret);

@@ -58,7 +58,9 @@ typedef struct JobLive {
         LaunchLimits limits;
         PidRef supervisor;
         sd_event_source *supervisor_source;
-        sd_event_source *ready_source;  /* process-group mechanism: readiness pipe */
+        sd_event_source *ready_source;  /* the spawned supervisor's readiness pipe */
+        int spawned_pidfd;              /* the supervisor bgrund spawned, until it is ready */
+        int go_fd;                      /* a held supervisor's go pipe (supervisor-spawn.h) */
         sd_bus_message *launch;         /* the Launch call to answer */
         sd_bus_slot *start_slot;        /* the StartTransientUnit call in flight */
         Waiter *waiters;
@@ -97,6 +99,7 @@ struct Daemon {
         bool systemd_available;
         ReapCounts reaped;             /* releases since start */
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
+        struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
 
         /* One-entry cache of an ended job's record, for property reads. */
         char cached_id[JOB_ID_MAX];

@@ -25,6 +25,7 @@
 #include "polkit.h"
 #include "process-tree.h"
 #include "reaper.h"
+#include "supervisor-spawn.h"
 
 #define REAP_TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
 /* How long a supervisor may take to answer a Kill before bgrund kills its
@@ -57,6 +58,8 @@ static int job_make_live(Job *j) {
                 .dir_fd = -EBADF,
                 .supervisor = PIDREF_NULL,
                 .teardown_cgroup_fd = -EBADF,
+                .spawned_pidfd = -EBADF,
+                .go_fd = -EBADF,
         };
         return 0;
 }
@@ -80,6 +83,8 @@ static void job_release_live_state(Job *j) {
         sd_event_source_disable_unref(l->kill_watchdog);
         sd_bus_slot_unref(l->start_slot);
         safe_close(l->teardown_cgroup_fd);
+        safe_close(l->spawned_pidfd);
+        safe_close(l->go_fd);
         safe_close(l->dir_fd);
         pidref_done(&l->supervisor);
         job_spec_done(&l->spec);
@@ -413,6 +418,7 @@ void job_started(Job *j) {
                 r = pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token, &j->live->supervisor);
         }
         j->phase = JOB_PHASE_RUNNING;
+        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
 
         if (r == PIDREF_OWNED)
                 r = job_watch_supervisor(j);
@@ -449,6 +455,11 @@ static void job_discard(Job *j) {
 void job_start_failed(Job *j, const char *message) {
         Daemon *d = j->daemon;
         JobResult res = {};
+
+        /* Nothing of the failed attempt may go on: no answer from systemd
+         * for it, no supervisor of it. */
+        j->live->start_slot = sd_bus_slot_unref(j->live->start_slot);
+        supervisor_abort(j);
 
         /* A supervisor that failed its own setup published a result: the job
          * exists and is failed, nothing of the command ran. */
@@ -768,7 +779,8 @@ static unsigned kill_orphan_units(Daemon *d) {
         struct dirent *de;
         while ((de = readdir(dir))) {
                 const char *n = de->d_name;
-                if (!startswith_s(n, "bgrun-job-") || strlen(n) != strlen("bgrun-job-.service") + JOB_ID_LEN)
+                if (!startswith_s(n, "bgrun-job-") || strlen(n) != strlen("bgrun-job-.scope") + JOB_ID_LEN ||
+                    !streq(n + strlen("bgrun-job-") + JOB_ID_LEN, ".scope"))
                         continue;
                 char id[JOB_ID_MAX];
                 memcpy(id, n + strlen("bgrun-job-"), JOB_ID_LEN);
@@ -900,6 +912,7 @@ Daemon *daemon_free(Daemon *d) {
         job_table_clear(&d->jobs);
         cache_drop(d);
         polkit_queries_free(d);
+        supervisor_children_free(d);
         sd_bus_flush_close_unref(d->bus);
         sd_event_unref(d->event);
         safe_close(d->jobs_fd);

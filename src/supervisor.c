@@ -6,17 +6,19 @@
  * wall-clock limit, and at the end kills whatever is left, confirms the
  * containment empty and writes result.json.
  *
- * Systemd mechanism: started as the main process of a transient service with
- * Delegate=yes. It moves itself into <unit>/supervisor and the command into
- * <unit>/payload, so a teardown by cgroup.kill of payload never hits it.
+ * bgrund spawns it (supervisor-spawn.c) with a readiness pipe: one byte once
+ * the command was exec'd and run.json written, EOF without it when setup
+ * failed. SIGTERM means "kill the job", and the supervisor's own exit (seen
+ * through its pidfd) means result.json is final.
  *
- * Process-group mechanism: started detached by bgrund; the command leads its
- * own session and process group, which is all there is to kill. Not
- * contained: anything that calls setsid() escapes it.
+ * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
+ * has moved it into the job's transient scope (Delegate=yes). It moves itself
+ * into <scope>/supervisor and the command into <scope>/payload, so a teardown
+ * by cgroup.kill of payload never hits it.
  *
- * Protocol with bgrund: run.json is written before READY=1 (so Launch can
- * answer with the pid), SIGTERM means "kill the job", and the supervisor's
- * own exit (seen through its pidfd) means result.json is final.
+ * Process-group mechanism: the command leads its own session and process
+ * group, which is all there is to kill. Not contained: anything that calls
+ * setsid() escapes it.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -36,7 +38,6 @@
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
-#include "notify.h"
 #include "pidref.h"
 #include "privilege.h"
 #include "process-tree.h"
@@ -53,7 +54,7 @@ typedef struct Supervisor {
         char *payload_path; /* its payload child */
         int payload_fd;
         int output_fd;
-        int ready_fd; /* process-group mechanism: readiness pipe to bgrund */
+        int ready_fd; /* readiness pipe to bgrund */
         PidRef child;
 } Supervisor;
 
@@ -102,6 +103,11 @@ static int setup_cgroups(Supervisor *s) {
         int r = cgroup_path_of_pid(0, &s->unit_cgroup);
         if (r < 0)
                 return r;
+        /* Never split a cgroup that is not the job's own scope (bgrund's,
+         * say, had the move not happened). */
+        const char *base = strrchr(s->unit_cgroup, '/');
+        if (!base || !streq(base + 1, s->spec.unit))
+                return -EREMCHG;
 
         _cleanup_close_ int unit_fd = -EBADF, sup_fd = -EBADF;
         r = cgroup_open(s->unit_cgroup, &unit_fd);
@@ -309,6 +315,8 @@ static int supervise(Supervisor *s) {
 
         if (s->spec.mechanism == MECHANISM_SYSTEMD) {
                 r = setup_cgroups(s);
+                if (r == -EREMCHG)
+                        return publish_setup_failure(s, -EPERM, "set up the job's cgroup: the supervisor is not in the job's scope");
                 if (r < 0)
                         return publish_setup_failure(s, r, "set up the job's cgroup");
         }
@@ -388,11 +396,6 @@ static int supervise(Supervisor *s) {
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
-        char state[128];
-        snprintf(state, sizeof state, "READY=1\nSTATUS=Running job %s (pid %d)", s->spec.id, (int) pid);
-        r = notify_send(state);
-        if (r < 0)
-                log_warning_errno(r, "Cannot tell systemd the job runs: %m");
         if (s->ready_fd >= 0) {
                 (void) !write(s->ready_fd, "R", 1);
                 s->ready_fd = safe_close(s->ready_fd);
@@ -487,25 +490,44 @@ static int supervise(Supervisor *s) {
         return 0;
 }
 
+/* Held until bgrund says the containment is ready. EOF means bgrund gave the
+ * attempt up or died: nothing ran, so there is nothing to publish, and a
+ * restarted bgrund records the job as never started. */
+static int wait_for_go(int go_fd) {
+        char c;
+        ssize_t n;
+        do
+                n = read(go_fd, &c, 1);
+        while (n < 0 && errno == EINTR);
+        safe_close(go_fd);
+        if (n == 1)
+                return 0;
+        log_info("bgrund gave up the job before its containment was ready; nothing was run");
+        return -ECANCELED;
+}
+
 static int run(int argc, char **argv) {
         static const struct option options[] = {
                 { "job", required_argument, NULL, 'j' },
                 { "state-dir", required_argument, NULL, 'd' },
                 { "ready-fd", required_argument, NULL, 'r' },
+                { "go-fd", required_argument, NULL, 'g' },
                 {}
         };
         const char *id = NULL, *state_dir = BGRUN_STATE_DIR;
-        int ready_fd = -EBADF;
+        int ready_fd = -EBADF, go_fd = -EBADF;
         int c;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
                 case 'j': id = optarg; break;
                 case 'd': state_dir = optarg; break;
                 case 'r': ready_fd = atoi(optarg); break;
+                case 'g': go_fd = atoi(optarg); break;
                 default: return -EINVAL;
                 }
         if (!job_id_is_valid(id))
-                return log_error_errno(-EINVAL, "Usage: bgrun-supervisor --job ID [--state-dir DIR]");
+                return log_error_errno(-EINVAL,
+                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD]");
 
         _cleanup_(supervisor_done) Supervisor s = {
                 .dir_fd = -EBADF, .payload_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
@@ -526,6 +548,11 @@ static int run(int argc, char **argv) {
         if (r < 0)
                 return publish_setup_failure(&s, r, "read the job's spec");
 
+        if (go_fd >= 0) {
+                r = wait_for_go(go_fd);
+                if (r < 0)
+                        return r;
+        }
         return supervise(&s);
 }
 

@@ -110,4 +110,7 @@ with_config() {
 
 grant_of() { cat "/var/lib/bgrun/jobs/$1/grant.json"; }
 
+# The pid of a running job's supervisor, from the record it wrote.
+supervisor_pid() { jq -r .supervisor_pid "/var/lib/bgrun/jobs/$1/run.json"; }
+
 open_grants() { grep -l '"state":"open"' /var/lib/bgrun/jobs/*/grant.json 2>/dev/null | wc -l; }

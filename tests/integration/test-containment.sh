@@ -9,7 +9,7 @@ test_twenty_concurrent_jobs_twenty_released_grants() {
 	for id in $(cat ids); do
 		g=$(grant_of "$id") || fail "job $id has no grant"
 		assert_eq systemd "$(jq -r .mechanism <<<"$g")" "grant mechanism of $id"
-		assert_eq "/bgrun.slice/bgrun-job-$id.service" "$(jq -r .cgroup <<<"$g")" "grant cgroup of $id"
+		assert_eq "/bgrun.slice/bgrun-job-$id.scope" "$(jq -r .cgroup <<<"$g")" "grant cgroup of $id"
 	done
 	for id in $(cat ids); do bgrun wait "$id" >/dev/null; done
 	for id in $(cat ids); do
@@ -103,11 +103,32 @@ test_supervisor_with_a_corrupt_spec_publishes_failure() {
 	rm -rf "$st"
 }
 
+test_held_supervisor_runs_nothing_unless_in_its_scope() {
+	# A real job's spec, replayed by hand on a private store with a command
+	# that leaves a trace.
+	id=$(bgrun run -- true) && bgrun wait "$id" >/dev/null || fail "launch failed"
+	st=$(mktemp -d /var/tmp/bgrun-store.XXXXXX)
+	mkdir -p "$st/jobs/$id" && touch "$st/jobs/$id/output"
+	jq -c --arg c "touch $PWD/must-not-exist" '.command = $c' "/var/lib/bgrun/jobs/$id/spec.json" >"$st/jobs/$id/spec.json"
+	# bgrund gone before the scope was ready: the go pipe closes.
+	bgrun-supervisor --job "$id" --state-dir "$st" --go-fd 3 3< <(true) 2>err &&
+		fail "a supervisor whose go pipe closed succeeded"
+	[[ ! -e $st/jobs/$id/result.json && ! -e $st/jobs/$id/run.json ]] || fail "a supervisor that never went on wrote a record"
+	# Let go, but not inside the job's scope (here: this shell's cgroup).
+	bgrun-supervisor --job "$id" --state-dir "$st" --go-fd 3 3< <(printf G) 2>err &&
+		fail "a supervisor outside its scope succeeded"
+	res=$(cat "$st/jobs/$id/result.json") || fail "no result published"
+	assert_eq false "$(jq -r .executed <<<"$res")" executed
+	assert_contains "$(jq -r .reason <<<"$res")" "not in the job's scope" reason
+	[[ ! -e must-not-exist ]] || fail "the command ran"
+	rm -rf "$st"
+}
+
 test_reap_after_bgrund_and_a_supervisor_are_killed() {
 	ids=()
 	for i in 1 2 3 4; do ids+=("$(bgrun run -- "echo job$i; sleep 300")"); done
 	lost=${ids[3]}
-	sup=$(systemctl show -P MainPID "bgrun-job-$lost.service")
+	sup=$(supervisor_pid "$lost")
 	[[ $sup -gt 0 ]] || fail "no supervisor pid for $lost"
 	old=$(bgrund_pid)
 	systemctl reset-failed bgrund.service # earlier tests' restarts count toward the start limit
@@ -122,7 +143,7 @@ test_reap_after_bgrund_and_a_supervisor_are_killed() {
 	rec=$(bgrun status "$lost" --json)
 	assert_eq failed "$(jq -r .status <<<"$rec")" "status of the lost job"
 	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "dead of the lost job"
-	[[ ! -e $CG/bgrun.slice/bgrun-job-$lost.service ]] || [[ -z $(find "$CG/bgrun.slice/bgrun-job-$lost.service" -name cgroup.procs -exec cat {} +) ]] ||
+	[[ ! -e $CG/bgrun.slice/bgrun-job-$lost.scope ]] || [[ -z $(find "$CG/bgrun.slice/bgrun-job-$lost.scope" -name cgroup.procs -exec cat {} +) ]] ||
 		fail "cgroup of the lost job still has processes"
 	for id in "${ids[@]}"; do
 		[[ -e /var/lib/bgrun/jobs/$id/spec.json ]] || fail "record of $id lost"
@@ -181,9 +202,9 @@ test_recycled_supervisor_pid_is_never_signalled() {
 	private_proc || skip "cannot mount a private proc to write ns_last_pid"
 	trap 'umount proc.rw' EXIT
 	id=$(bgrun run -- 'sleep 300')
-	sup=$(systemctl show -P MainPID "bgrun-job-$id.service")
+	sup=$(supervisor_pid "$id")
 	systemctl stop bgrund.service
-	systemctl kill -s KILL "bgrun-job-$id.service"
+	systemctl kill -s KILL "bgrun-job-$id.scope"
 	wait_until 10 bash -c "! [[ -e /proc/$sup ]]" || fail "supervisor $sup did not die"
 	restart_with_impostor_at "$sup" "$id"
 	assert_eq failed "$(job_status "$id")" "status of the job whose supervisor vanished"
@@ -195,7 +216,7 @@ test_recycled_process_group_leader_is_never_signalled() {
 	trap 'umount proc.rw; rm -f /etc/bgrun/bgrund.conf.d/90-test.conf; systemctl restart bgrund.service' EXIT
 	id=$(bgrun run -- 'sleep 300')
 	leader=$(jget "$id" .pid)
-	sup=$(jq -r .supervisor_pid "/var/lib/bgrun/jobs/$id/run.json")
+	sup=$(supervisor_pid "$id")
 	systemctl stop bgrund.service
 	# The whole job goes (its group holds the leader's pid while it lives).
 	kill -9 "$sup" -- "-$leader"
@@ -207,7 +228,7 @@ test_kill_of_a_job_whose_supervisor_hangs() {
 	id=$(bgrun run -- 'setsid sleep 321 & echo "pid $!"; echo "pid $$"; sleep 322')
 	wait_until 5 bash -c "[[ \$(bgrun logs $id | grep -c '^pid') == 2 ]]" || fail "no pids reported"
 	pids=$(bgrun logs "$id" | awk '/^pid/ {print $2}')
-	sup=$(systemctl show -P MainPID "bgrun-job-$id.service")
+	sup=$(supervisor_pid "$id")
 	kill -STOP "$sup"
 	start=$(date +%s%N)
 	res=$(bgrun kill "$id" --json) || fail "kill failed"

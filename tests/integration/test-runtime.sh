@@ -13,13 +13,13 @@ test_captured_output_and_record() {
 	assert_eq true "$(jq -r .containment.contained <<<"$rec")" contained
 	assert_eq true "$(jq -r .containment.executed <<<"$rec")" executed
 	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
-	assert_eq "bgrun-job-$id.service" "$(jq -r .containment.unit <<<"$rec")" unit
+	assert_eq "bgrun-job-$id.scope" "$(jq -r .containment.unit <<<"$rec")" unit
 	assert_eq 8 "$(jq -r .output_bytes <<<"$rec")" output_bytes
 	assert_eq 0 "$(jq -r .owner <<<"$rec")" owner
 	[[ $(jq -r .finished_at <<<"$rec") -ge $(jq -r .started_at <<<"$rec") ]] || fail "finished before started"
 	# The unit is collected once the job ended.
 	wait_until 5 bash -c "! systemctl list-units --all --plain --no-legend | grep -q bgrun-job-$id" ||
-		fail "unit bgrun-job-$id.service still loaded"
+		fail "unit bgrun-job-$id.scope still loaded"
 }
 
 test_output_readable_while_running() {
@@ -199,7 +199,7 @@ test_forget_removes_record_and_output() {
 
 test_limits_reach_the_unit() {
 	id=$(bgrun run -p MemoryMax=64M -p TasksMax=32 -p CPUQuotaPerSecUSec=50% -t 1h -- 'sleep 30')
-	unit=bgrun-job-$id.service
+	unit=bgrun-job-$id.scope
 	assert_eq 67108864 "$(systemctl show -P MemoryMax "$unit")" MemoryMax
 	assert_eq 32 "$(systemctl show -P TasksMax "$unit")" TasksMax
 	assert_eq 500ms "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" CPUQuotaPerSecUSec
@@ -212,6 +212,24 @@ test_memory_limit_is_enforced() {
 	grep -qw memory "$CG/cgroup.controllers" ||
 		skip "no memory controller in this cgroup v2 hierarchy (hybrid layout): MemoryMax is recorded, not enforced"
 	id=$(bgrun run -p MemoryMax=32M -- 'sleep 30')
-	assert_eq 33554432 "$(cat "$CG/bgrun.slice/bgrun-job-$id.service/memory.max")" "the kernel's memory.max for the job"
+	assert_eq 33554432 "$(cat "$CG/bgrun.slice/bgrun-job-$id.scope/memory.max")" "the kernel's memory.max for the job"
 	bgrun kill "$id" >/dev/null
+}
+
+test_job_runs_in_its_own_scope_outside_bgrund() {
+	id=$(bgrun run -- 'sleep 30') || fail "launch failed"
+	scope=bgrun-job-$id.scope
+	assert_eq active "$(systemctl is-active "$scope")" "state of $scope"
+	assert_eq bgrun.slice "$(systemctl show -P Slice "$scope")" slice
+	sup=$(supervisor_pid "$id")
+	pid=$(jget "$id" .pid)
+	assert_eq "0::/bgrun.slice/$scope/supervisor" "$(grep '^0::' "/proc/$sup/cgroup")" "supervisor's cgroup"
+	assert_eq "0::/bgrun.slice/$scope/payload" "$(grep '^0::' "/proc/$pid/cgroup")" "command's cgroup"
+	# bgrund spawns the supervisor, so nothing of bgrund's own sandbox may
+	# reach the job: it shares PID 1's mount and UTS namespaces.
+	for ns in mnt uts; do
+		assert_eq "$(readlink /proc/1/ns/$ns)" "$(readlink "/proc/$pid/ns/$ns")" "the job's $ns namespace"
+	done
+	bgrun kill "$id" >/dev/null
+	wait_until 5 bash -c "! systemctl is-active -q $scope" || fail "$scope still active after the kill"
 }

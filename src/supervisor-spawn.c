@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+
+#include "build-config.h"
+#include "daemon.h"
+#include "log.h"
+#include "macro.h"
+#include "supervisor-spawn.h"
+
+/* A spawned supervisor that is still bgrund's child: reaped as soon as its
+ * pidfd says it exited, so no zombie stays behind, whichever way its job
+ * ended (or whether bgrund still knows the job at all). */
+typedef struct SpawnedChild {
+        struct SpawnedChild *next, *prev;
+        Daemon *daemon;
+        sd_event_source *source;
+} SpawnedChild;
+
+static void spawned_child_free(SpawnedChild *c) {
+        Daemon *d = c->daemon;
+        if (c->prev)
+                c->prev->next = c->next;
+        else
+                d->children = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        sd_event_source_disable_unref(c->source);
+        free(c);
+}
+
+static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        (void) waitid(P_PIDFD, (id_t) fd, &(siginfo_t) {}, WEXITED | WNOHANG);
+        spawned_child_free(userdata);
+        return 0;
+}
+
+static int watch_child(Daemon *d, int pidfd) {
+        _cleanup_close_ int fd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return negative_errno();
+        SpawnedChild *c = calloc(1, sizeof(SpawnedChild));
+        if (!c)
+                return -ENOMEM;
+        int r = sd_event_add_io(d->event, &c->source, fd, EPOLLIN, on_child_exit, c);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        (void) sd_event_source_set_io_fd_own(c->source, true);
+        TAKE_FD(fd);
+        c->daemon = d;
+        c->next = d->children;
+        if (c->next)
+                c->next->prev = c;
+        d->children = c;
+        return 0;
+}
+
+void supervisor_children_free(Daemon *d) {
+        while (d->children)
+                spawned_child_free(d->children);
+}
+
+static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+
+        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+        j->live->go_fd = safe_close(j->live->go_fd);
+        if (n == 1)
+                job_started(j);
+        else
+                job_start_failed(j, "the supervisor exited before the command ran");
+        return 0;
+}
+
+int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid) {
+        Daemon *d = j->daemon;
+        int ready[2], go[2] = { -EBADF, -EBADF };
+        int r;
+
+        if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0)
+                return negative_errno();
+        _cleanup_close_ int ready_read = ready[0], ready_write = ready[1];
+        if (hold && pipe2(go, O_CLOEXEC) < 0)
+                return negative_errno();
+        _cleanup_close_ int go_read = go[0], go_write = go[1];
+
+        char ready_arg[16], go_arg[16];
+        snprintf(ready_arg, sizeof ready_arg, "%d", ready_write);
+        snprintf(go_arg, sizeof go_arg, "%d", go_read);
+        char *argv[] = { (char *) BGRUN_SUPERVISOR_PATH, (char *) "--job", j->id,
+                         (char *) "--state-dir", (char *) d->state_dir,
+                         (char *) "--ready-fd", ready_arg,
+                         hold ? (char *) "--go-fd" : NULL, go_arg, NULL };
+        char *envp[] = { NULL, NULL };
+        const char *log_level = getenv("SYSTEMD_LOG_LEVEL");
+        _cleanup_free_ char *log_env = NULL;
+        if (log_level && asprintf(&log_env, "SYSTEMD_LOG_LEVEL=%s", log_level) >= 0)
+                envp[0] = log_env;
+
+        /* A new session, default signal dispositions and an empty mask (sd-event
+         * blocks some in bgrund); stdin and stdout on /dev/null, stderr stays
+         * bgrund's (the journal). adddup2 of an fd onto itself clears its
+         * FD_CLOEXEC in the child only. */
+        posix_spawnattr_t attr;
+        posix_spawn_file_actions_t fa;
+        r = -posix_spawnattr_init(&attr);
+        if (r < 0)
+                return r;
+        r = -posix_spawn_file_actions_init(&fa);
+        if (r < 0) {
+                posix_spawnattr_destroy(&attr);
+                return r;
+        }
+        sigset_t none, all;
+        sigemptyset(&none);
+        sigfillset(&all);
+        int e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        if (!e) e = posix_spawnattr_setsigmask(&attr, &none);
+        if (!e) e = posix_spawnattr_setsigdefault(&attr, &all);
+        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_write, ready_write);
+        if (!e && hold) e = posix_spawn_file_actions_adddup2(&fa, go_read, go_read);
+        pid_t pid = 0;
+        if (!e) e = posix_spawn(&pid, BGRUN_SUPERVISOR_PATH, &fa, &attr, argv, envp);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&attr);
+        if (e)
+                return -e;
+
+        /* Our own unreaped child: its PID cannot have been recycled, so this
+         * pidfd is certainly it. */
+        _cleanup_close_ int pidfd = pidfd_open(pid, 0);
+        if (pidfd < 0) {
+                r = negative_errno();
+                /* Without a pidfd it is never signalled: a held one leaves on
+                 * EOF, and it is reaped here, still our child. */
+                go_write = safe_close(go_write);
+                if (hold)
+                        (void) waitpid(pid, NULL, 0);
+                return r;
+        }
+        r = watch_child(d, pidfd);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: its supervisor will not be reaped: %m", j->id);
+
+        r = sd_event_add_io(d->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
+        if (r < 0) {
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                return r;
+        }
+        (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
+        TAKE_FD(ready_read);
+        j->live->spawned_pidfd = TAKE_FD(pidfd);
+        j->live->go_fd = TAKE_FD(go_write);
+        *ret_pid = pid;
+        return 0;
+}
+
+int supervisor_release_hold(Job *j) {
+        if (j->live->go_fd < 0)
+                return -EBADF;
+        ssize_t n = write(j->live->go_fd, "G", 1);
+        int r = n == 1 ? 0 : n < 0 ? negative_errno() : -EIO;
+        j->live->go_fd = safe_close(j->live->go_fd);
+        return r;
+}
+
+void supervisor_abort(Job *j) {
+        /* Killed before its go pipe closes: a held supervisor runs nothing
+         * until it reads from that pipe. */
+        if (j->live->spawned_pidfd >= 0)
+                (void) pidfd_send_signal(j->live->spawned_pidfd, SIGKILL, NULL, 0);
+        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
+        j->live->go_fd = safe_close(j->live->go_fd);
+        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+}
