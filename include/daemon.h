@@ -59,8 +59,10 @@ typedef struct JobLive {
         PidRef supervisor;
         sd_event_source *supervisor_source;
         sd_event_source *ready_source;  /* the spawned supervisor's readiness pipe */
+        sd_event_source *start_timer;   /* for a supervisor that never reports readiness */
         int spawned_pidfd;              /* the supervisor bgrund spawned, until it is ready */
         int go_fd;                      /* a held supervisor's go pipe (supervisor-spawn.h) */
+        bool let_go;                    /* the supervisor may have started the command */
         sd_bus_message *launch;         /* the Launch call to answer */
         sd_bus_slot *start_slot;        /* the StartTransientUnit call in flight */
         Waiter *waiters;

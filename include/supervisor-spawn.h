@@ -17,11 +17,12 @@
 typedef struct Daemon Daemon;
 typedef struct Job Job;
 
-/* Spawn j's supervisor; its pid in *ret_pid. */
-int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid);
+/* Spawn j's supervisor, held; its pid in *ret_pid. */
+int supervisor_spawn(Job *j, pid_t *ret_pid);
 
-/* Let a held supervisor go on: its containment is ready. */
-int supervisor_release_hold(Job *j);
+/* Let the held supervisor go on: its containment is ready. From here on the
+ * command may run, so a failure never falls back to another mechanism. */
+int supervisor_let_go(Job *j);
 
 /* Kill a held supervisor that will never be let go (through its pidfd) and
  * stop listening to it, before anything else starts the job. */

@@ -78,6 +78,7 @@ static void job_release_live_state(Job *j) {
                 return;
         sd_event_source_disable_unref(l->supervisor_source);
         sd_event_source_disable_unref(l->ready_source);
+        sd_event_source_disable_unref(l->start_timer);
         sd_event_source_disable_unref(l->teardown_source);
         sd_event_source_disable_unref(l->teardown_timer);
         sd_event_source_disable_unref(l->kill_watchdog);
@@ -473,11 +474,13 @@ void job_start_failed(Job *j, const char *message) {
 
         log_warning("Job %s: %s", j->id, message);
 
-        /* If the command was exec'd (run.json exists) before the start failed,
-         * it must never run a second time through another mechanism: release
-         * whatever is left of it and record the job as failed. */
-        if (job_store_read_run(j->live->dir_fd, &j->live->run) >= 0) {
-                j->live->have_run = true;
+        /* If the command may have been exec'd (run.json exists, or the
+         * supervisor was let go and died before saying) it must never run a
+         * second time through another mechanism: release whatever is left of
+         * it and record the job as failed. */
+        bool ran = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        if (ran || j->live->let_go) {
+                j->live->have_run = ran;
                 j->phase = JOB_PHASE_RUNNING;
                 (void) sd_bus_emit_signal(d->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", "so",
                                           j->id, j->path);
@@ -871,6 +874,9 @@ int daemon_new(Daemon **ret, const char *state_dir, const BgrunConfig *config) {
         sigprocmask(SIG_BLOCK, &ss, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
+        /* A supervisor that died leaves its go pipe without a reader; that is
+         * an EPIPE to handle, never a reason for bgrund to die. */
+        (void) signal(SIGPIPE, SIG_IGN);
 
         const char *address = getenv("BGRUN_BUS_ADDRESS");
         if (address) {

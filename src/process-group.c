@@ -14,7 +14,14 @@ static bool process_group_available(Daemon *d) {
 
 static int process_group_start(Job *j) {
         pid_t pid;
-        return supervisor_spawn(j, false, &pid);
+        int r = supervisor_spawn(j, &pid);
+        if (r < 0)
+                return r;
+        /* Nothing to set up around it: it may go at once. */
+        r = supervisor_let_go(j);
+        if (r < 0)
+                supervisor_abort(j);
+        return r;
 }
 
 const ContainmentBackend process_group_backend = {

@@ -12,6 +12,9 @@
 #include "macro.h"
 #include "supervisor-spawn.h"
 
+/* From spawn to readiness: what the supervisor's setup may take at most. */
+#define START_TIMEOUT_USEC (30 * USEC_PER_SEC)
+
 /* A spawned supervisor that is still bgrund's child: reaped as soon as its
  * pidfd says it exited, so no zombie stays behind, whichever way its job
  * ended (or whether bgrund still knows the job at all). */
@@ -74,6 +77,7 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
                 return 0;
 
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         j->live->go_fd = safe_close(j->live->go_fd);
         if (n == 1)
                 job_started(j);
@@ -82,15 +86,22 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
         return 0;
 }
 
-int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid) {
+static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+        job_start_failed(j, "the supervisor did not report readiness in time");
+        return 0;
+}
+
+int supervisor_spawn(Job *j, pid_t *ret_pid) {
         Daemon *d = j->daemon;
-        int ready[2], go[2] = { -EBADF, -EBADF };
+        int ready[2], go[2];
         int r;
 
         if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0)
                 return negative_errno();
         _cleanup_close_ int ready_read = ready[0], ready_write = ready[1];
-        if (hold && pipe2(go, O_CLOEXEC) < 0)
+        if (pipe2(go, O_CLOEXEC) < 0)
                 return negative_errno();
         _cleanup_close_ int go_read = go[0], go_write = go[1];
 
@@ -99,8 +110,7 @@ int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid) {
         snprintf(go_arg, sizeof go_arg, "%d", go_read);
         char *argv[] = { (char *) BGRUN_SUPERVISOR_PATH, (char *) "--job", j->id,
                          (char *) "--state-dir", (char *) d->state_dir,
-                         (char *) "--ready-fd", ready_arg,
-                         hold ? (char *) "--go-fd" : NULL, go_arg, NULL };
+                         (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg, NULL };
         char *envp[] = { NULL, NULL };
         const char *log_level = getenv("SYSTEMD_LOG_LEVEL");
         _cleanup_free_ char *log_env = NULL;
@@ -130,7 +140,7 @@ int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid) {
         if (!e) e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         if (!e) e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
         if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_write, ready_write);
-        if (!e && hold) e = posix_spawn_file_actions_adddup2(&fa, go_read, go_read);
+        if (!e) e = posix_spawn_file_actions_adddup2(&fa, go_read, go_read);
         pid_t pid = 0;
         if (!e) e = posix_spawn(&pid, BGRUN_SUPERVISOR_PATH, &fa, &attr, argv, envp);
         posix_spawn_file_actions_destroy(&fa);
@@ -143,33 +153,41 @@ int supervisor_spawn(Job *j, bool hold, pid_t *ret_pid) {
         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
         if (pidfd < 0) {
                 r = negative_errno();
-                /* Without a pidfd it is never signalled: a held one leaves on
-                 * EOF, and it is reaped here, still our child. */
+                /* Without a pidfd it is never signalled: held, it leaves on
+                 * EOF having run nothing, and is reaped here, still our child. */
                 go_write = safe_close(go_write);
-                if (hold)
-                        (void) waitpid(pid, NULL, 0);
+                (void) waitpid(pid, NULL, 0);
                 return r;
         }
         r = watch_child(d, pidfd);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: its supervisor will not be reaped: %m", j->id);
-
-        r = sd_event_add_io(d->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r < 0) {
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                (void) waitpid(pid, NULL, 0);
                 return r;
         }
-        (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
-        TAKE_FD(ready_read);
+
+        r = sd_event_add_io(d->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
+        if (r >= 0) {
+                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
+                TAKE_FD(ready_read);
+                r = sd_event_add_time_relative(d->event, &j->live->start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
+                                               0, on_start_timeout, j);
+        }
+        if (r < 0) {
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+                return r;
+        }
         j->live->spawned_pidfd = TAKE_FD(pidfd);
         j->live->go_fd = TAKE_FD(go_write);
         *ret_pid = pid;
         return 0;
 }
 
-int supervisor_release_hold(Job *j) {
+int supervisor_let_go(Job *j) {
         if (j->live->go_fd < 0)
                 return -EBADF;
+        j->live->let_go = true;
         ssize_t n = write(j->live->go_fd, "G", 1);
         int r = n == 1 ? 0 : n < 0 ? negative_errno() : -EIO;
         j->live->go_fd = safe_close(j->live->go_fd);
@@ -184,4 +202,5 @@ void supervisor_abort(Job *j) {
         j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
         j->live->go_fd = safe_close(j->live->go_fd);
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
 }

@@ -51,12 +51,13 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         job_id[JOB_ID_LEN] = '\0';
 
         Job *j = job_table_get(&d->jobs, job_id);
-        if (!j || j->phase != JOB_PHASE_STARTING || j->live->spec.mechanism != MECHANISM_SYSTEMD)
+        /* Only the scope's start job matters, once. */
+        if (!j || j->phase != JOB_PHASE_STARTING || j->live->spec.mechanism != MECHANISM_SYSTEMD || j->live->let_go)
                 return 0;
 
         /* The supervisor is in the scope now: let it run the command. Its
          * readiness (or its failure) comes through its own pipe. */
-        int r = streq(result, "done") ? supervisor_release_hold(j) : -ECANCELED;
+        int r = streq(result, "done") ? supervisor_let_go(j) : -ECANCELED;
         if (r < 0) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%s'", unit, result);
@@ -135,7 +136,7 @@ static int start_transient_scope(Job *j, pid_t pid) {
 
 static int systemd_start(Job *j) {
         pid_t pid;
-        int r = supervisor_spawn(j, true, &pid);
+        int r = supervisor_spawn(j, &pid);
         if (r < 0)
                 return r;
         r = start_transient_scope(j, pid);
