@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Write all of data to fd, retrying short writes and EINTR. */
+int loop_write(int fd, const void *data, size_t len);
+
 /* Crash-safe replace of dirfd/name: write a temp file in the same directory,
  * fsync it, rename it over name, fsync the directory. A reader sees either the
  * old or the new content, never a torn one. Returns 0 or -errno. */

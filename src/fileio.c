@@ -14,7 +14,7 @@
 #include "fileio.h"
 #include "macro.h"
 
-static int loop_write(int fd, const void *data, size_t len) {
+int loop_write(int fd, const void *data, size_t len) {
         const uint8_t *p = data;
 
         while (len > 0) {

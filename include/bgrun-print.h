@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Printing for people on stdout: a job's record as labelled lines, the job
+ * list as a table (or as JSON). */
+
+#include <stddef.h>
+
+#include "bgrun-record.h"
+
+typedef struct JobListEntry {
+        const char *id, *session, *status, *command, *path;
+} JobListEntry;
+
+/* Prints s with control characters shown as spaces, cut to max_columns
+ * (SIZE_MAX: no limit) with "..." at the end. Columns are counted per UTF-8
+ * character, which is right for everything but wide glyphs. */
+void print_cell(const char *s, size_t max_columns);
+
+/* id names the job if the record does not. */
+void print_record(const JobRecord *rec, const char *id);
+
+int print_job_list(const JobListEntry *jobs, size_t n);
+int print_job_list_json(const JobListEntry *jobs, size_t n);

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* The connection to bgrund and the calls on its Manager, each failure told
+ * in one line that says what the user can do about it. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bgrun-bus.h"
+#include "bgrun-log.h"
+#include "bus-errors.h"
+#include "macro.h"
+
+/* What dbus-daemon answers when activating a service took too long. */
+#define DBUS_ERROR_TIMED_OUT "org.freedesktop.DBus.Error.TimedOut"
+
+/* Margin on top of a server-side wait, so the reply has time to arrive. */
+#define CALL_MARGIN_USEC (25 * USEC_PER_SEC)
+
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+                return 0;
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+}
+
+static bool bus_error_means_daemon_missing(const sd_bus_error *error) {
+        if (!sd_bus_error_is_set(error))
+                return false;
+
+        /* Nobody owns the name and activation is not set up, failed, or timed
+         * out (only the bus daemon sends TimedOut; bgrund itself never does). */
+        return sd_bus_error_has_names(error,
+                                      SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                      SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                      DBUS_ERROR_TIMED_OUT) ||
+                startswith_s(error->name, "org.freedesktop.DBus.Error.Spawn.");
+}
+
+static const char *bus_error_text(const sd_bus_error *error, int r) {
+        if (sd_bus_error_is_set(error) && error->message && error->message[0])
+                return error->message;
+        return strerror(r < 0 ? -r : r);
+}
+
+static void log_daemon_missing(void) {
+        log_error("bgrund is not running (start it with: systemctl start bgrund.service)");
+}
+
+int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r) {
+        if (r >= 0)
+                r = -EIO;
+
+        if (bus_error_means_daemon_missing(error)) {
+                log_daemon_missing();
+                return r;
+        }
+
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB)) {
+                if (id)
+                        log_error("Job %s not found.", id);
+                else
+                        log_error("Job not found: %s", bus_error_text(error, r));
+        } else if (sd_bus_error_has_names(error,
+                                          BGRUN_ERROR_ACCESS_DENIED,
+                                          SD_BUS_ERROR_ACCESS_DENIED,
+                                          SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                log_error("Access denied: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
+                log_error("Containment refused, nothing was started: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
+                log_error("Job %s is still running; kill it or wait for it first.", id ? id : "");
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS))
+                log_error("Invalid argument: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
+                log_error("bgrund did not answer %s in time.", method);
+        else if (sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT,
+                                        SD_BUS_ERROR_UNKNOWN_INTERFACE))
+                log_error("bgrund does not support %s (is it the same version as bgrun?): %s",
+                          method, bus_error_text(error, r));
+        else
+                log_error("%s failed: %s", method, bus_error_text(error, r));
+
+        return r;
+}
+
+int bus_connect(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *address;
+        int r;
+
+        address = getenv("BGRUN_BUS_ADDRESS");
+        if (address && address[0]) {
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to allocate bus: %m");
+                r = sd_bus_set_address(bus, address);
+                if (r < 0)
+                        return log_error_errno(r, "Invalid bus address '%s': %m", address);
+                r = sd_bus_set_bus_client(bus, true);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set bus client mode: %m");
+                r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+
+        if (r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN) {
+                /* No bus at all: for the user that is the same as no bgrund. */
+                log_daemon_missing();
+                return r;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the %s bus: %m", address ? "bgrun" : "system");
+
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE,
+                                           method);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create %s call: %m", method);
+
+        /* Let polkit ask for a password when a person is there to type it. */
+        r = sd_bus_message_set_allow_interactive_authorization(m, isatty(STDIN_FILENO) > 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set interactive authorization: %m");
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id,
+                 sd_bus_message **ret_reply) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call(bus, m, timeout, &error, ret_reply);
+        if (r < 0)
+                return log_call_error(sd_bus_message_get_member(m), id, &error, r);
+        return 0;
+}
+
+int log_parse_error(const char *method, int r) {
+        return log_error_errno(r, "Failed to parse the reply to %s: %m", method);
+}
+
+int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                 uint64_t call_timeout, const FieldMap *map, void *base) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r;
+
+        r = manager_new_call(bus, method, &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_basic(m, 's', id);
+        if (r >= 0 && wait_timeout)
+                r = sd_bus_message_append_basic(m, 't', wait_timeout);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build %s call: %m", method);
+
+        r = manager_call(bus, m, call_timeout, id, &reply);
+        if (r < 0)
+                return r;
+
+        r = dict_read(reply, map, base);
+        if (r < 0) {
+                dict_done(map, base);
+                return log_parse_error(method, r);
+        }
+        return 0;
+}
+
+int get_record(sd_bus *bus, const char *id, JobRecord *ret) {
+        return call_id_dict(bus, "Get", id, NULL, 0, record_map, ret);
+}
+
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret) {
+        uint64_t call_timeout;
+
+        if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - CALL_MARGIN_USEC - 1)
+                call_timeout = USEC_INFINITY;
+        else
+                call_timeout = timeout + CALL_MARGIN_USEC;
+
+        return call_id_dict(bus, "Wait", id, &timeout, call_timeout, record_map, ret);
+}
+
+int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret) {
+        uint64_t deadline = USEC_INFINITY, remaining = timeout;
+        int r;
+
+        if (timeout != USEC_INFINITY && timeout < USEC_INFINITY - now_monotonic_usec())
+                deadline = now_monotonic_usec() + timeout;
+
+        for (;;) {
+                JobRecord rec = {};
+                uint64_t now;
+
+                r = wait_record(bus, id, remaining, &rec);
+                if (r < 0)
+                        return r;
+
+                now = now_monotonic_usec();
+                if (!record_is_running(&rec) || (deadline != USEC_INFINITY && now >= deadline)) {
+                        *ret = rec;
+                        return 0;
+                }
+                job_record_done(&rec);
+
+                if (deadline != USEC_INFINITY)
+                        remaining = deadline - now;
+        }
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsers for option values: strict numbers, byte sizes, CPU percentages. */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bgrun-parse.h"
+#include "macro.h"
+
+int parse_uint64_strict(const char *s, uint64_t *ret, const char **ret_end) {
+        char *end = NULL;
+        unsigned long long v;
+
+        /* strtoull() accepts leading blanks and a sign; we do not. */
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno != 0 || end == s)
+                return -EINVAL;
+        if (!ret_end && *end != '\0')
+                return -EINVAL;
+
+        *ret = (uint64_t) v;
+        if (ret_end)
+                *ret_end = end;
+        return 0;
+}
+
+int parse_size_bytes(const char *s, uint64_t *ret) {
+        static const struct {
+                char suffix;
+                unsigned shift;
+        } suffixes[] = {
+                { 'K', 10 },
+                { 'M', 20 },
+                { 'G', 30 },
+                { 'T', 40 },
+        };
+        const char *end;
+        uint64_t v;
+        int r;
+
+        if (streq(s, "infinity")) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+
+        r = parse_uint64_strict(s, &v, &end);
+        if (r < 0)
+                return r;
+        if (*end == '\0') {
+                *ret = v;
+                return 0;
+        }
+        if (end[1] != '\0')
+                return -EINVAL;
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (*end == suffixes[i].suffix) {
+                        if (v > (UINT64_MAX >> suffixes[i].shift))
+                                return -ERANGE;
+                        *ret = v << suffixes[i].shift;
+                        return 0;
+                }
+
+        return -EINVAL;
+}
+
+int parse_cpu_percent(const char *s, uint64_t *ret) {
+        const char *end;
+        uint64_t whole, fraction = 0, scale = 10000;
+        int r;
+
+        r = parse_uint64_strict(s, &whole, &end);
+        if (r < 0)
+                return r;
+        if (*end == '.') {
+                end++;
+                if (*end < '0' || *end > '9')
+                        return -EINVAL;
+                for (; *end >= '0' && *end <= '9'; end++) {
+                        if (scale == 1)
+                                return -EINVAL; /* finer than 1 µs */
+                        scale /= 10;
+                        fraction += (uint64_t) (*end - '0') * scale;
+                }
+        }
+        if (!streq(end, "%"))
+                return -EINVAL;
+        if (whole > (UINT64_MAX - fraction) / 10000)
+                return -ERANGE;
+
+        *ret = whole * 10000 + fraction;
+        return 0;
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* What each verb does: run, status, logs, kill, list, wait, forget, reap. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bgrun-args.h"
+#include "bgrun-bus.h"
+#include "bgrun-dict.h"
+#include "bgrun-log.h"
+#include "bgrun-output.h"
+#include "bgrun-print.h"
+#include "bgrun-record.h"
+#include "bgrun-verbs.h"
+#include "duration.h"
+#include "macro.h"
+
+/* Kill returns only once the teardown is confirmed; give it time. */
+#define KILL_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)
+
+static char *join_words(char *const *words) {
+        size_t len = 1;
+        char *s, *p;
+
+        for (char *const *w = words; *w; w++)
+                len += strlen(*w) + 1;
+
+        s = p = malloc(len);
+        if (!s)
+                return NULL;
+        *p = '\0';
+        for (char *const *w = words; *w; w++) {
+                if (w != words)
+                        *p++ = ' ';
+                p = stpcpy(p, *w);
+        }
+        return s;
+}
+
+static int get_directory(char **ret) {
+        _cleanup_free_ char *cwd = NULL;
+
+        cwd = getcwd(NULL, 0);
+        if (!cwd)
+                return log_error_errno(errno, "Failed to get the current directory: %m");
+
+        if (!arg_directory) {
+                *ret = TAKE_PTR(cwd);
+                return 0;
+        }
+        if (arg_directory[0] == '/') {
+                *ret = strdup(arg_directory);
+                return *ret ? 0 : log_oom();
+        }
+        /* The daemon has its own working directory: send an absolute path. */
+        if (asprintf(ret, "%s/%s", streq(cwd, "/") ? "" : cwd, arg_directory) < 0)
+                return log_oom();
+        return 0;
+}
+
+static int append_launch_options(sd_bus_message *m) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+
+        if (arg_max_runtime_set) {
+                r = sd_bus_message_append(m, "{sv}", "MaxRuntimeUSec", "t", arg_max_runtime_usec);
+                if (r < 0)
+                        return r;
+        }
+        if (arg_n_environment > 0) {
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', "Environment");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', "as");
+                if (r >= 0)
+                        r = sd_bus_message_append_strv(m, arg_environment);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (arg_memory_max_set) {
+                r = sd_bus_message_append(m, "{sv}", "MemoryMax", "t", arg_memory_max);
+                if (r < 0)
+                        return r;
+        }
+        if (arg_tasks_max_set) {
+                r = sd_bus_message_append(m, "{sv}", "TasksMax", "t", arg_tasks_max);
+                if (r < 0)
+                        return r;
+        }
+        if (arg_cpu_quota_set) {
+                r = sd_bus_message_append(m, "{sv}", "CPUQuotaPerSecUSec", "t", arg_cpu_quota_per_sec_usec);
+                if (r < 0)
+                        return r;
+        }
+        if (arg_user) {
+                r = sd_bus_message_append(m, "{sv}", "User", "s", arg_user);
+                if (r < 0)
+                        return r;
+        }
+
+        return sd_bus_message_close_container(m);
+}
+
+/* Tells on stderr how a job we waited for ended, if not plainly. */
+static void note_outcome(const JobRecord *rec, const char *id) {
+        char buf[128];
+
+        if (record_timed_out(rec) || record_signal(rec) > 0) {
+                format_outcome(rec, buf, sizeof buf);
+                log_error("Job %s %s.", record_id(rec, id), buf);
+        }
+}
+
+static int wait_and_stream(sd_bus *bus, const char *id) {
+        _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
+        _cleanup_(job_record_done) JobRecord rec = {};
+        int r;
+
+        r = output_open(bus, id, &src);
+        if (r < 0)
+                return r;
+
+        r = output_follow(bus, &src, &rec);
+        if (r < 0)
+                return r;
+
+        note_outcome(&rec, id);
+        return record_exit_status(&rec);
+}
+
+int verb_run(sd_bus *bus, char **args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_free_ char *command = NULL, *directory = NULL;
+        const char *id, *path;
+        int r;
+
+        command = join_words(args + 1);
+        if (!command)
+                return log_oom();
+
+        r = get_directory(&directory);
+        if (r < 0)
+                return r;
+
+        r = manager_new_call(bus, "Launch", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "sss", command, arg_session ? arg_session : "", directory);
+        if (r >= 0)
+                r = append_launch_options(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build Launch call: %m");
+
+        r = manager_call(bus, m, 0, NULL, &reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_read(reply, "so", &id, &path);
+        if (r < 0)
+                return log_parse_error("Launch", r);
+
+        if (arg_wait && !arg_json)
+                return wait_and_stream(bus, id);
+
+        if (arg_json) {
+                _cleanup_(job_record_done) JobRecord rec = {};
+
+                /* With --json, --wait prints the final record instead of the
+                 * output: mixing both would not be JSON. */
+                if (arg_wait)
+                        r = wait_until_ended(bus, id, USEC_INFINITY, &rec);
+                else
+                        r = get_record(bus, id, &rec);
+                if (r < 0)
+                        return r;
+
+                r = print_dict_json(record_map, &rec);
+                if (r < 0)
+                        return r;
+                return arg_wait ? record_exit_status(&rec) : EXIT_SUCCESS;
+        }
+
+        if (puts(id) == EOF)
+                return log_error_errno(errno, "Failed to write job id: %m");
+        return EXIT_SUCCESS;
+}
+
+int verb_status(sd_bus *bus, char **args) {
+        _cleanup_(job_record_done) JobRecord rec = {};
+        int r;
+
+        r = get_record(bus, args[1], &rec);
+        if (r < 0)
+                return r;
+
+        if (arg_json)
+                return print_dict_json(record_map, &rec);
+
+        print_record(&rec, args[1]);
+        return EXIT_SUCCESS;
+}
+
+int verb_logs(sd_bus *bus, char **args) {
+        _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
+        int r;
+
+        r = output_open(bus, args[1], &src);
+        if (r < 0)
+                return r;
+
+        if (arg_follow) {
+                _cleanup_(job_record_done) JobRecord rec = {};
+
+                r = output_follow(bus, &src, &rec);
+        } else
+                r = output_pump(bus, &src, 0);
+        if (r < 0)
+                return r;
+
+        return EXIT_SUCCESS;
+}
+
+int verb_kill(sd_bus *bus, char **args) {
+        _cleanup_(kill_result_done) KillResult result = {};
+        const char *id = args[1];
+        const Teardown *t = &result.teardown;
+        bool confirmed;
+        int r;
+
+        r = call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, kill_map, &result);
+        if (r < 0)
+                return r;
+
+        if (arg_json)
+                return print_dict_json(kill_map, &result);
+
+        confirmed = SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && t->dead;
+
+        if (SUB_HAS(&result, KILL_KILLED) && result.killed)
+                printf("Job %s killed", id);
+        else
+                printf("Job %s was not running", id);
+        if (confirmed)
+                printf(", nothing of it is left alive");
+        if (SUB_HAS(t, TEARDOWN_METHOD) && t->method[0]) {
+                fputs(" (", stdout);
+                print_cell(t->method, SIZE_MAX);
+                putchar(')');
+        }
+        puts(".");
+
+        if (SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && !t->dead)
+                log_error("Warning: the teardown of job %s is not confirmed; processes of it may still be alive.", id);
+
+        return EXIT_SUCCESS;
+}
+
+int verb_list(sd_bus *bus, char **args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_free_ JobListEntry *jobs = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        r = manager_new_call(bus, "ListJobs", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_basic(m, 's', arg_session ? arg_session : "");
+        if (r < 0)
+                return log_error_errno(r, "Failed to build ListJobs call: %m");
+
+        r = manager_call(bus, m, 0, NULL, &reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(sssso)");
+        if (r < 0)
+                return log_parse_error("ListJobs", r);
+
+        for (;;) {
+                JobListEntry e;
+
+                r = sd_bus_message_read(reply, "(sssso)", &e.id, &e.session, &e.status, &e.command, &e.path);
+                if (r < 0)
+                        return log_parse_error("ListJobs", r);
+                if (r == 0)
+                        break;
+
+                if (n >= allocated) {
+                        size_t new_allocated = allocated ? allocated * 2 : 16;
+                        JobListEntry *p = reallocarray(jobs, new_allocated, sizeof *jobs);
+
+                        if (!p)
+                                return log_oom();
+                        jobs = p;
+                        allocated = new_allocated;
+                }
+                jobs[n++] = e;
+        }
+
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return log_parse_error("ListJobs", r);
+
+        if (arg_json)
+                return print_job_list_json(jobs, n);
+        return print_job_list(jobs, n);
+}
+
+int verb_wait(sd_bus *bus, char **args) {
+        _cleanup_(job_record_done) JobRecord rec = {};
+        const char *id = args[1];
+        char buf[128];
+        int r;
+
+        r = wait_until_ended(bus, id, arg_timeout_usec, &rec);
+        if (r < 0)
+                return r;
+
+        if (arg_json) {
+                r = print_dict_json(record_map, &rec);
+                if (r < 0)
+                        return r;
+        }
+
+        if (record_is_running(&rec)) {
+                log_error("Job %s still running after %s.", record_id(&rec, id),
+                          arg_timeout_string ? arg_timeout_string : format_duration(buf, sizeof buf, arg_timeout_usec));
+                return EXIT_FAILURE;
+        }
+
+        if (!arg_json) {
+                format_outcome(&rec, buf, sizeof buf);
+                printf("Job %s %s.\n", record_id(&rec, id), buf);
+        }
+        return record_exit_status(&rec);
+}
+
+int verb_forget(sd_bus *bus, char **args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = manager_new_call(bus, "Forget", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_basic(m, 's', args[1]);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build Forget call: %m");
+
+        r = manager_call(bus, m, 0, args[1], NULL);
+        if (r < 0)
+                return r;
+        return EXIT_SUCCESS;
+}
+
+int verb_reap(sd_bus *bus, char **args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        ReapResult result = {};
+        int r;
+
+        r = manager_new_call(bus, "Reap", &m);
+        if (r < 0)
+                return r;
+
+        r = manager_call(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &reply);
+        if (r < 0)
+                return r;
+
+        r = dict_read(reply, reap_map, &result);
+        if (r < 0)
+                return log_parse_error("Reap", r);
+
+        if (arg_json)
+                return print_dict_json(reap_map, &result);
+
+        printf("Background jobs kept:    %" PRIu32 "\n"
+               "Containments released:   %" PRIu32 "\n"
+               "Orphans killed:          %" PRIu32 "\n",
+               result.background_kept, result.released, result.orphans_killed);
+        return EXIT_SUCCESS;
+}
