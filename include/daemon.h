@@ -102,6 +102,7 @@ struct Daemon {
         ReapCounts reaped;             /* releases since start */
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
         struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
+        struct JobListing *listings;        /* ListJobs answers being built */
 
         /* One-entry cache of an ended job's record, for property reads. */
         char cached_id[JOB_ID_MAX];

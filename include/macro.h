@@ -71,6 +71,7 @@ static inline void strv_freep(char ***l) {
         })
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define startswith_s(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
 

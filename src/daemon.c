@@ -17,6 +17,7 @@
 #include "containment.h"
 #include "daemon.h"
 #include "grant.h"
+#include "job-listing.h"
 #include "job-object.h"
 #include "job-store.h"
 #include "log.h"
@@ -919,6 +920,7 @@ Daemon *daemon_free(Daemon *d) {
         cache_drop(d);
         polkit_queries_free(d);
         supervisor_children_free(d);
+        job_listings_free(d);
         sd_bus_flush_close_unref(d->bus);
         sd_event_unref(d->event);
         safe_close(d->jobs_fd);

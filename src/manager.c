@@ -16,6 +16,7 @@
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "job-listing.h"
 #include "manager.h"
 #include "privilege.h"
 
@@ -306,27 +307,8 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
                         list[n++] = j;
         qsort(list, n, sizeof(Job *), compare_jobs);
 
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                Job *j = list[i];
-                _cleanup_(job_spec_done) JobSpec spec = {};
-                const char *command;
-                /* Status is in memory; an ended job's command costs one read. */
-                if (j->live)
-                        command = j->live->spec.command;
-                else if (job_read_spec(j, &spec) >= 0)
-                        command = spec.command;
-                else
-                        continue; /* a record that vanished from disk is not listed */
-                r = sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
-                                          job_status_to_string(j->live ? JOB_RUNNING : j->status), command, j->path);
-        }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        r = job_listing_start(d, m, list, n);
+        return r < 0 ? r : 1;
 }
 
 static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {

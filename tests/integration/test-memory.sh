@@ -17,9 +17,13 @@ test_rss_flat_over_2000_finished_jobs() {
 	growth=$((after - before))
 	echo "NOTE: bgrund RSS ${before} kB -> ${after} kB after 2000 more finished jobs (+${growth} kB)"
 	assert_le "$growth" 5120 "kB of RSS growth over 2000 finished jobs"
+	# ListJobs answers this many in batches: every record once, oldest first.
 	ids=$(bgrun list --json | jq -r '.[].id')
 	total=$(wc -l <<<"$ids")
 	((total >= 2100)) || fail "only $total jobs listed"
+	assert_eq "$total" "$(sort -u <<<"$ids" | wc -l)" "distinct ids listed"
+	assert_eq "$(jq -rs 'sort_by(.created_at, .id) | .[].id' /var/lib/bgrun/jobs/*/spec.json)" "$ids" \
+		"the list against the store, by creation time"
 	# Leave the store as we found it for the tests after this one.
 	xargs -P 4 -n 50 sh -c 'for id; do bgrun forget "$id"; done' _ <<<"$ids" || fail "forget failed"
 }

@@ -8,8 +8,8 @@
 #include "duration.h"
 #include "macro.h"
 
-#define MIN (60 * USEC_PER_SEC)
-#define HOUR (60 * MIN)
+#define MINUTE (60 * USEC_PER_SEC)
+#define HOUR (60 * MINUTE)
 #define DAY (24 * HOUR)
 
 static const struct {
@@ -20,13 +20,13 @@ static const struct {
         { "90",              90 * USEC_PER_SEC },
         { "90s",             90 * USEC_PER_SEC },
         { "500ms",           500 * USEC_PER_MSEC },
-        { "5min",            5 * MIN },
-        { "1h30min",         HOUR + 30 * MIN },
-        { "1h 30min",        HOUR + 30 * MIN },
-        { "  1h   30min  ",  HOUR + 30 * MIN },
+        { "5min",            5 * MINUTE },
+        { "1h30min",         HOUR + 30 * MINUTE },
+        { "1h 30min",        HOUR + 30 * MINUTE },
+        { "  1h   30min  ",  HOUR + 30 * MINUTE },
         { "1.5s",            1500 * USEC_PER_MSEC },
         { "1.5",             1500 * USEC_PER_MSEC },
-        { "0.5h",            30 * MIN },
+        { "0.5h",            30 * MINUTE },
         { ".25s",            250 * USEC_PER_MSEC },
         { "1.0000015s",      1000001 },
         { "2d",              2 * DAY },
@@ -35,13 +35,13 @@ static const struct {
         { "10us",            10 },
         { "10usec",          10 },
         { "7msec",           7 * USEC_PER_MSEC },
-        { "2m",              2 * MIN },
+        { "2m",              2 * MINUTE },
         { "1hr",             HOUR },
         { "2hours",          2 * HOUR },
-        { "1minute 1second", MIN + USEC_PER_SEC },
+        { "1minute 1second", MINUTE + USEC_PER_SEC },
         { "5 s",             5 * USEC_PER_SEC },
         { "1min30",          90 * USEC_PER_SEC },
-        { "1d2h3min4s5ms6us", DAY + 2 * HOUR + 3 * MIN + 4 * USEC_PER_SEC + 5 * USEC_PER_MSEC + 6 },
+        { "1d2h3min4s5ms6us", DAY + 2 * HOUR + 3 * MINUTE + 4 * USEC_PER_SEC + 5 * USEC_PER_MSEC + 6 },
         { "infinity",        UINT64_MAX },
         { " infinity ",      UINT64_MAX },
 };
@@ -120,10 +120,10 @@ static const struct {
         { 1500 * USEC_PER_MSEC,                  "1.500s" },
         { 1000001,                               "1.000001s" },
         { 90 * USEC_PER_SEC,                     "1min 30s" },
-        { HOUR + 30 * MIN,                       "1h 30min" },
+        { HOUR + 30 * MINUTE,                       "1h 30min" },
         { DAY + HOUR,                            "1d 1h" },
         { 8 * DAY,                               "1w 1d" },
-        { MIN + 500 * USEC_PER_MSEC,             "1min 500ms" },
+        { MINUTE + 500 * USEC_PER_MSEC,             "1min 500ms" },
         { HOUR + 1,                              "1h 1us" },
 };
 
@@ -157,7 +157,7 @@ Test(duration, format_truncates_safely) {
         char buf[8];
 
         memset(buf, 'x', sizeof(buf));
-        format_duration(buf, sizeof(buf), DAY + HOUR + MIN + USEC_PER_SEC);
+        format_duration(buf, sizeof(buf), DAY + HOUR + MINUTE + USEC_PER_SEC);
         cr_assert(memchr(buf, '\0', sizeof(buf)) != NULL, "not NUL-terminated");
         cr_assert_str_eq(buf, "1d 1h");
 

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon.h"
+#include "job-listing.h"
+#include "log.h"
+#include "macro.h"
+
+/* Records per turn of the event loop: a few milliseconds of disk reads. */
+#define LISTING_BATCH 128
+
+typedef struct JobListing {
+        struct JobListing *next, *prev;
+        Daemon *daemon;
+        sd_bus_message *call;
+        sd_bus_message *reply;
+        char (*ids)[JOB_ID_MAX]; /* what is left to list, by id: a job may be forgotten meanwhile */
+        size_t n_ids, done;
+        sd_event_source *source;
+} JobListing;
+
+static void job_listing_free(JobListing *l) {
+        Daemon *d = l->daemon;
+        if (l->prev)
+                l->prev->next = l->next;
+        else
+                d->listings = l->next;
+        if (l->next)
+                l->next->prev = l->prev;
+        sd_event_source_disable_unref(l->source);
+        sd_bus_message_unref(l->call);
+        sd_bus_message_unref(l->reply);
+        free(l->ids);
+        free(l);
+}
+
+void job_listings_free(Daemon *d) {
+        while (d->listings)
+                job_listing_free(d->listings);
+}
+
+static int append_job(sd_bus_message *reply, Job *j) {
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        const char *command;
+        /* Status is in memory; an ended job's command costs one read. */
+        if (j->live)
+                command = j->live->spec.command;
+        else if (job_read_spec(j, &spec) >= 0)
+                command = spec.command;
+        else
+                return 0; /* a record that vanished from disk is not listed */
+        return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
+                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), command, j->path);
+}
+
+static int send_reply(sd_bus_message *call, sd_bus_message *reply, int r) {
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        if (r < 0)
+                (void) sd_bus_reply_method_errnof(call, r, "Cannot list the jobs: %m");
+        return r;
+}
+
+static int on_batch(sd_event_source *s, void *userdata) {
+        JobListing *l = userdata;
+        int r = 0;
+        for (size_t end = MIN(l->n_ids, l->done + LISTING_BATCH); r >= 0 && l->done < end; l->done++) {
+                Job *j = job_table_get(&l->daemon->jobs, l->ids[l->done]);
+                if (j)
+                        r = append_job(l->reply, j);
+        }
+        if (r < 0 || l->done == l->n_ids) {
+                (void) send_reply(l->call, l->reply, r);
+                job_listing_free(l);
+        }
+        return 0;
+}
+
+int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
+        size_t i = 0;
+        for (; r >= 0 && i < MIN(n, (size_t) LISTING_BATCH); i++)
+                r = append_job(reply, jobs[i]);
+        if (r < 0)
+                return r;
+        if (i == n)
+                return send_reply(call, reply, 0);
+
+        /* The rest between other work. */
+        JobListing *l = calloc(1, sizeof(JobListing));
+        if (!l)
+                return -ENOMEM;
+        *l = (JobListing) { .daemon = d, .n_ids = n - i };
+        l->ids = calloc(l->n_ids, sizeof *l->ids);
+        if (!l->ids) {
+                free(l);
+                return -ENOMEM;
+        }
+        for (size_t k = 0; k < l->n_ids; k++)
+                memcpy(l->ids[k], jobs[i + k]->id, JOB_ID_MAX);
+        l->next = d->listings;
+        if (l->next)
+                l->next->prev = l;
+        d->listings = l;
+
+        r = sd_event_add_defer(d->event, &l->source, on_batch, l);
+        if (r >= 0)
+                r = sd_event_source_set_priority(l->source, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(l->source, SD_EVENT_ON);
+        if (r < 0) {
+                job_listing_free(l);
+                return r;
+        }
+        l->call = sd_bus_message_ref(call);
+        l->reply = TAKE_PTR(reply);
+        return 1;
+}
