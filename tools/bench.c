@@ -1569,10 +1569,38 @@ static void measure_list(unsigned calls, double budget_s, Samples *s, unsigned *
         }
 }
 
+static int on_list_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        *(bool *) userdata = true;
+        return 0;
+}
+
+/* Peer.Ping round trips to bgrund while a ListJobs("") at many records is
+ * being answered: whether one big answer holds up everyone else. */
+static void measure_ping_during_list(unsigned rounds, Samples *s) {
+        for (unsigned i = 0; i < rounds; i++) {
+                bool done = false;
+                sd_bus_slot *slot = NULL;
+                int r = sd_bus_call_method_async(bus, &slot, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "ListJobs",
+                                                 on_list_reply, &done, "s", "");
+                if (r < 0)
+                        die("ListJobs: %s", strerror(-r));
+                while (!done) {
+                        sd_bus_error e = SD_BUS_ERROR_NULL;
+                        uint64_t t0 = now_ns();
+                        if (sd_bus_call_method(bus, BGRUN_NAME, BGRUN_PATH, "org.freedesktop.DBus.Peer", "Ping", &e,
+                                               NULL, "") >= 0)
+                                sample_add(s, ms_since(t0));
+                        sd_bus_error_free(&e);
+                        bus_drain();
+                }
+                sd_bus_slot_unref(slot);
+        }
+}
+
 static void bench_records(void) {
         size_t total = S.finished_b;
         JobId *ids = xcalloc(total, sizeof(JobId));
-        Samples g10 = {}, l10 = {}, gN = {}, lN = {}, p10 = {}, pN = {};
+        Samples g10 = {}, l10 = {}, gN = {}, lN = {}, p10 = {}, pN = {}, pL = {};
         unsigned e10 = 0, eN = 0;
         size_t failed = 0, f;
         pid_t dpid = bgrund_pid();
@@ -1610,6 +1638,7 @@ static void bench_records(void) {
         progress("6. Get and ListJobs at %u records", S.finished_b);
         measure_get(ids, total, S.get_calls, &gN, &pN);
         measure_list(S.get_calls, S.list_budget_s, &lN, &eN);
+        measure_ping_during_list(5, &pL);
 
         double growth_mb = (double) (rb - r0) / KIB;
         row(fmt("bgrund VmRSS after 0 / %u / %u finished jobs (records kept)", S.finished_a, S.finished_b),
@@ -1632,13 +1661,17 @@ static void bench_records(void) {
             lat_str(&lN), fmt("at %u records: %s", e10, lat_str(&l10)), ratio_str(med(&lN), med(&l10)),
             fmt("– (grows with what it returns; %.1f µs per record)",
                 lN.n && l10.n && eN > e10 ? 1000 * (med(&lN) - med(&l10)) / (double) (eN - e10) : -1.0));
+        row(fmt("Peer.Ping to bgrund while a ListJobs(\"\") of %u records is answered; median / max (n=%zu)", eN, pL.n),
+            fmt("%s / %s", ms_str(med(&pL)), ms_str(pct(&pL, 100))),
+            fmt("the same Ping, interleaved with Get: %s", ms_str(med(&pN))), ratio_str(med(&pL), med(&pN)),
+            fmt("– (one big answer does not hold up other callers)"));
 
         progress("   forgetting %zu records", total);
         uint64_t t0 = now_ns();
         batch("Forget", ids, total, 64);
         progress("   ... in %.1f s", s_since(t0));
         free(ids);
-        free(g10.v), free(l10.v), free(gN.v), free(lN.v), free(p10.v), free(pN.v);
+        free(g10.v), free(l10.v), free(gN.v), free(lN.v), free(p10.v), free(pN.v), free(pL.v);
 }
 
 /* --- setup and cleanup -------------------------------------------------- */
