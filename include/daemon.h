@@ -64,7 +64,6 @@ typedef struct JobLive {
         int go_fd;                      /* a held supervisor's go pipe (supervisor-spawn.h) */
         bool let_go;                    /* the supervisor may have started the command */
         sd_bus_message *launch;         /* the Launch call to answer */
-        sd_bus_slot *start_slot;        /* the StartTransientUnit call in flight */
         Waiter *waiters;
         bool kill_requested;
         sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
@@ -103,6 +102,7 @@ struct Daemon {
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
         struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
         struct JobListing *listings;        /* ListJobs answers being built */
+        uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
 
         /* One-entry cache of an ended job's record, for property reads. */
         char cached_id[JOB_ID_MAX];

@@ -71,7 +71,9 @@ static inline void strv_freep(char ***l) {
         })
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define startswith_s(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
 

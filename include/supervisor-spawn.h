@@ -17,8 +17,13 @@
 typedef struct Daemon Daemon;
 typedef struct Job Job;
 
-/* Spawn j's supervisor, held; its pid in *ret_pid. */
-int supervisor_spawn(Job *j, pid_t *ret_pid);
+/* Spawn j's supervisor, held; its pid in *ret_pid. With pin, it is not
+ * reaped (its PID not freed) before supervisor_unpin(), even if it dies. */
+int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid);
+
+/* systemd is done with the PID of job_id's supervisor: it was moved into the
+ * scope, or will never be. */
+void supervisor_unpin(Daemon *d, const char *job_id);
 
 /* Let the held supervisor go on: its containment is ready. From here on the
  * command may run, so a failure never falls back to another mechanism. */

@@ -154,6 +154,8 @@ int cgroup_events_watch(int cgroup_fd, int *ret_inotify_fd) {
 int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
         _cleanup_close_ int ifd = -EBADF;
         int r = cgroup_events_watch(cgroup_fd, &ifd);
+        if (r == -ENOENT && cgroup_is_populated(cgroup_fd) == 0)
+                return 0; /* removed already, so empty */
         if (r < 0)
                 return r;
 

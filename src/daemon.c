@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 
 #include "build-config.h"
 #include "bus-errors.h"
@@ -83,7 +84,6 @@ static void job_release_live_state(Job *j) {
         sd_event_source_disable_unref(l->teardown_source);
         sd_event_source_disable_unref(l->teardown_timer);
         sd_event_source_disable_unref(l->kill_watchdog);
-        sd_bus_slot_unref(l->start_slot);
         safe_close(l->teardown_cgroup_fd);
         safe_close(l->spawned_pidfd);
         safe_close(l->go_fd);
@@ -330,8 +330,10 @@ static void job_reap(Job *j) {
         if (j->live->spec.mechanism == MECHANISM_PROCESS_GROUP) {
                 /* Signal only a verified leader; a group whose leader is gone
                  * cannot be told apart from a stranger's, so it is left alone
-                 * and the record says the teardown is unconfirmed. */
-                bool dead = true;
+                 * and the record says the teardown is unconfirmed. So does
+                 * it for a supervisor let go without a run.json: it may have
+                 * left a command behind that nothing can find. */
+                bool dead = !j->live->let_go;
                 if (j->live->have_run) {
                         PidRef leader = PIDREF_NULL;
                         if (pidref_verify(j->live->run.pid, j->live->run.start_token, &leader) == PIDREF_OWNED) {
@@ -458,9 +460,8 @@ void job_start_failed(Job *j, const char *message) {
         Daemon *d = j->daemon;
         JobResult res = {};
 
-        /* Nothing of the failed attempt may go on: no answer from systemd
-         * for it, no supervisor of it. */
-        j->live->start_slot = sd_bus_slot_unref(j->live->start_slot);
+        /* Nothing of the failed attempt may go on: no supervisor of it. (A
+         * late answer from systemd about it finds the job moved on.) */
         supervisor_abort(j);
 
         /* A supervisor that failed its own setup published a result: the job
@@ -878,6 +879,16 @@ int daemon_new(Daemon **ret, const char *state_dir, const BgrunConfig *config) {
         /* A supervisor that died leaves its go pipe without a reader; that is
          * an EPIPE to handle, never a reason for bgrund to die. */
         (void) signal(SIGPIPE, SIG_IGN);
+        /* Each running job holds a few descriptors here, and a soft limit of
+         * 1024 would cap bgrund near 300 of them. The hard limit is the
+         * operator's; supervisors put the soft one back for the command. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0) {
+                d->nofile_soft = rl.rlim_cur;
+                rl.rlim_cur = rl.rlim_max;
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        log_warning_errno(negative_errno(), "Cannot raise the soft limit of open files: %m");
+        }
 
         const char *address = getenv("BGRUN_BUS_ADDRESS");
         if (address) {

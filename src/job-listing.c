@@ -51,14 +51,24 @@ static int append_job(sd_bus_message *reply, Job *j) {
                                      job_status_to_string(j->live ? JOB_RUNNING : j->status), command, j->path);
 }
 
-static int send_reply(sd_bus_message *call, sd_bus_message *reply, int r) {
+/* Send the reply, or an error in its place: the call is answered either way. */
+static void send_reply(sd_bus_message *call, sd_bus_message *reply, int r) {
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         if (r < 0)
                 (void) sd_bus_reply_method_errnof(call, r, "Cannot list the jobs: %m");
-        return r;
+}
+
+static int on_batch(sd_event_source *s, void *userdata);
+
+/* A new defer source per batch, at normal priority: a fresh one queues
+ * behind whatever is already pending (bus traffic included), so neither the
+ * listing nor other callers can starve the other. */
+static int schedule_batch(JobListing *l) {
+        l->source = sd_event_source_disable_unref(l->source);
+        return sd_event_add_defer(l->daemon->event, &l->source, on_batch, l);
 }
 
 static int on_batch(sd_event_source *s, void *userdata) {
@@ -69,8 +79,10 @@ static int on_batch(sd_event_source *s, void *userdata) {
                 if (j)
                         r = append_job(l->reply, j);
         }
+        if (r >= 0 && l->done < l->n_ids)
+                r = schedule_batch(l);
         if (r < 0 || l->done == l->n_ids) {
-                (void) send_reply(l->call, l->reply, r);
+                send_reply(l->call, l->reply, r);
                 job_listing_free(l);
         }
         return 0;
@@ -86,8 +98,10 @@ int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t 
                 r = append_job(reply, jobs[i]);
         if (r < 0)
                 return r;
-        if (i == n)
-                return send_reply(call, reply, 0);
+        if (i == n) {
+                send_reply(call, reply, 0);
+                return 1;
+        }
 
         /* The rest between other work. */
         JobListing *l = calloc(1, sizeof(JobListing));
@@ -106,11 +120,7 @@ int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t 
                 l->next->prev = l;
         d->listings = l;
 
-        r = sd_event_add_defer(d->event, &l->source, on_batch, l);
-        if (r >= 0)
-                r = sd_event_source_set_priority(l->source, SD_EVENT_PRIORITY_IDLE);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(l->source, SD_EVENT_ON);
+        r = schedule_batch(l);
         if (r < 0) {
                 job_listing_free(l);
                 return r;

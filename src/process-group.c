@@ -14,7 +14,7 @@ static bool process_group_available(Daemon *d) {
 
 static int process_group_start(Job *j) {
         pid_t pid;
-        int r = supervisor_spawn(j, &pid);
+        int r = supervisor_spawn(j, false, &pid);
         if (r < 0)
                 return r;
         /* Nothing to set up around it: it may go at once. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -15,13 +16,20 @@
 /* From spawn to readiness: what the supervisor's setup may take at most. */
 #define START_TIMEOUT_USEC (30 * USEC_PER_SEC)
 
-/* A spawned supervisor that is still bgrund's child: reaped as soon as its
- * pidfd says it exited, so no zombie stays behind, whichever way its job
- * ended (or whether bgrund still knows the job at all). */
+/* A spawned supervisor that is still bgrund's child, reaped as soon as its
+ * pidfd says it exited, whichever way its job ended (or whether bgrund still
+ * knows the job at all), so no zombie stays behind.
+ *
+ * Except while it is pinned: systemd may still move its PID into a scope
+ * (StartTransientUnit with PIDs=), and a reaped PID could by then belong to
+ * someone else. An exited pinned child stays a zombie, holding its PID,
+ * until supervisor_unpin() says systemd is done with it. */
 typedef struct SpawnedChild {
         struct SpawnedChild *next, *prev;
         Daemon *daemon;
         sd_event_source *source;
+        char job_id[JOB_ID_MAX];
+        bool pinned, exited;
 } SpawnedChild;
 
 static void spawned_child_free(SpawnedChild *c) {
@@ -36,13 +44,24 @@ static void spawned_child_free(SpawnedChild *c) {
         free(c);
 }
 
+static void spawned_child_reap(SpawnedChild *c) {
+        (void) waitid(P_PIDFD, (id_t) sd_event_source_get_io_fd(c->source), &(siginfo_t) {}, WEXITED | WNOHANG);
+        spawned_child_free(c);
+}
+
 static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        (void) waitid(P_PIDFD, (id_t) fd, &(siginfo_t) {}, WEXITED | WNOHANG);
-        spawned_child_free(userdata);
+        SpawnedChild *c = userdata;
+        if (c->pinned) {
+                /* Readable for as long as it is a zombie: stop listening. */
+                c->exited = true;
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return 0;
+        }
+        spawned_child_reap(c);
         return 0;
 }
 
-static int watch_child(Daemon *d, int pidfd) {
+static int watch_child(Daemon *d, int pidfd, const char *job_id, bool pin) {
         _cleanup_close_ int fd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return negative_errno();
@@ -57,6 +76,8 @@ static int watch_child(Daemon *d, int pidfd) {
         (void) sd_event_source_set_io_fd_own(c->source, true);
         TAKE_FD(fd);
         c->daemon = d;
+        strcpy(c->job_id, job_id);
+        c->pinned = pin;
         c->next = d->children;
         if (c->next)
                 c->next->prev = c;
@@ -64,18 +85,23 @@ static int watch_child(Daemon *d, int pidfd) {
         return 0;
 }
 
+void supervisor_unpin(Daemon *d, const char *job_id) {
+        for (SpawnedChild *c = d->children; c; c = c->next)
+                if (c->pinned && streq(c->job_id, job_id)) {
+                        c->pinned = false;
+                        if (c->exited)
+                                spawned_child_reap(c);
+                        return;
+                }
+}
+
 void supervisor_children_free(Daemon *d) {
         while (d->children)
                 spawned_child_free(d->children);
 }
 
-static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Job *j = userdata;
-        char c;
-        ssize_t n = read(fd, &c, 1);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-
+/* n: what a read of the readiness pipe gave (1 byte: ready). */
+static void ready_done(Job *j, ssize_t n) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         j->live->go_fd = safe_close(j->live->go_fd);
@@ -83,17 +109,32 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
                 job_started(j);
         else
                 job_start_failed(j, "the supervisor exited before the command ran");
+}
+
+static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        ready_done(userdata, n);
         return 0;
 }
 
 static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
+        /* Readiness that came in the same turn of the loop still counts. */
+        char c;
+        ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), &c, 1);
+        if (n >= 0) {
+                ready_done(j, n);
+                return 0;
+        }
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         job_start_failed(j, "the supervisor did not report readiness in time");
         return 0;
 }
 
-int supervisor_spawn(Job *j, pid_t *ret_pid) {
+int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid) {
         Daemon *d = j->daemon;
         int ready[2], go[2];
         int r;
@@ -105,12 +146,14 @@ int supervisor_spawn(Job *j, pid_t *ret_pid) {
                 return negative_errno();
         _cleanup_close_ int go_read = go[0], go_write = go[1];
 
-        char ready_arg[16], go_arg[16];
+        char ready_arg[16], go_arg[16], nofile_arg[32];
         snprintf(ready_arg, sizeof ready_arg, "%d", ready_write);
         snprintf(go_arg, sizeof go_arg, "%d", go_read);
+        snprintf(nofile_arg, sizeof nofile_arg, "%" PRIu64, d->nofile_soft);
         char *argv[] = { (char *) BGRUN_SUPERVISOR_PATH, (char *) "--job", j->id,
                          (char *) "--state-dir", (char *) d->state_dir,
-                         (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg, NULL };
+                         (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg,
+                         (char *) "--nofile-soft", nofile_arg, NULL };
         char *envp[] = { NULL, NULL };
         const char *log_level = getenv("SYSTEMD_LOG_LEVEL");
         _cleanup_free_ char *log_env = NULL;
@@ -159,7 +202,7 @@ int supervisor_spawn(Job *j, pid_t *ret_pid) {
                 (void) waitpid(pid, NULL, 0);
                 return r;
         }
-        r = watch_child(d, pidfd);
+        r = watch_child(d, pidfd, j->id, pin);
         if (r < 0) {
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
                 (void) waitpid(pid, NULL, 0);
@@ -180,6 +223,7 @@ int supervisor_spawn(Job *j, pid_t *ret_pid) {
         }
         j->live->spawned_pidfd = TAKE_FD(pidfd);
         j->live->go_fd = TAKE_FD(go_write);
+        j->live->let_go = false;
         *ret_pid = pid;
         return 0;
 }
@@ -187,16 +231,19 @@ int supervisor_spawn(Job *j, pid_t *ret_pid) {
 int supervisor_let_go(Job *j) {
         if (j->live->go_fd < 0)
                 return -EBADF;
-        j->live->let_go = true;
+        /* A failed write means the supervisor is gone and never read the
+         * byte: it ran nothing, so another mechanism may still try. */
         ssize_t n = write(j->live->go_fd, "G", 1);
         int r = n == 1 ? 0 : n < 0 ? negative_errno() : -EIO;
+        j->live->let_go = r >= 0;
         j->live->go_fd = safe_close(j->live->go_fd);
         return r;
 }
 
 void supervisor_abort(Job *j) {
-        /* Killed before its go pipe closes: a held supervisor runs nothing
-         * until it reads from that pipe. */
+        /* Killed before its go pipe closes, so one still held runs nothing;
+         * one already let go may have started the command, and its caller
+         * releases the containment (job_start_failed). */
         if (j->live->spawned_pidfd >= 0)
                 (void) pidfd_send_signal(j->live->spawned_pidfd, SIGKILL, NULL, 0);
         j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);

@@ -28,10 +28,13 @@
 #include <stdio.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/keyctl.h>
 
 #include "cgroup.h"
 #include "grant.h"
@@ -103,10 +106,13 @@ static int setup_cgroups(Supervisor *s) {
         int r = cgroup_path_of_pid(0, &s->unit_cgroup);
         if (r < 0)
                 return r;
-        /* Never split a cgroup that is not the job's own scope (bgrund's,
-         * say, had the move not happened). */
-        const char *base = strrchr(s->unit_cgroup, '/');
-        if (!base || !streq(base + 1, s->spec.unit))
+        /* Never split a cgroup that is not the job's own scope, the one its
+         * grant names (bgrund's, say, had the move not happened). */
+        _cleanup_(grant_done) Grant g = {};
+        r = grant_read(s->dir_fd, &g);
+        if (r < 0)
+                return r;
+        if (!g.cgroup || !streq(g.cgroup, s->unit_cgroup))
                 return -EREMCHG;
 
         _cleanup_close_ int unit_fd = -EBADF, sup_fd = -EBADF;
@@ -184,8 +190,9 @@ static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        /* The usual default, whatever the supervisor was started with. */
-        umask(0022);
+        /* An ignored signal stays ignored across exec; the command gets the
+         * usual SIGPIPE. */
+        signal(SIGPIPE, SIG_DFL);
 
         if (s->payload_fd >= 0) {
                 r = cgroup_attach(s->payload_fd, 0);
@@ -196,6 +203,12 @@ static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
         }
         if (setsid() < 0) {
                 f = (ChildFailure) { negative_errno(), "start a session" };
+                goto fail;
+        }
+        /* A session keyring of its own: bgrund's (which every supervisor
+         * inherits) must not be shared between jobs, or between owners. */
+        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS) {
+                f = (ChildFailure) { negative_errno(), "join a new session keyring" };
                 goto fail;
         }
 
@@ -512,6 +525,7 @@ static int run(int argc, char **argv) {
                 { "state-dir", required_argument, NULL, 'd' },
                 { "ready-fd", required_argument, NULL, 'r' },
                 { "go-fd", required_argument, NULL, 'g' },
+                { "nofile-soft", required_argument, NULL, 'n' },
                 {}
         };
         const char *id = NULL, *state_dir = BGRUN_STATE_DIR;
@@ -523,11 +537,20 @@ static int run(int argc, char **argv) {
                 case 'd': state_dir = optarg; break;
                 case 'r': ready_fd = atoi(optarg); break;
                 case 'g': go_fd = atoi(optarg); break;
+                case 'n': {
+                        /* bgrund raised its own; the command gets what bgrund got. */
+                        struct rlimit rl;
+                        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0) {
+                                rl.rlim_cur = MIN((rlim_t) strtoull(optarg, NULL, 10), rl.rlim_max);
+                                (void) setrlimit(RLIMIT_NOFILE, &rl);
+                        }
+                        break;
+                }
                 default: return -EINVAL;
                 }
         if (!job_id_is_valid(id))
                 return log_error_errno(-EINVAL,
-                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD]");
+                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N]");
 
         _cleanup_(supervisor_done) Supervisor s = {
                 .dir_fd = -EBADF, .payload_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
@@ -557,6 +580,11 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+        /* What bgrund runs with is not ours to keep: the usual umask for the
+         * cgroups and files made here and for the command, and no death by
+         * SIGPIPE when bgrund, the other end of the readiness pipe, is gone. */
+        umask(0022);
+        signal(SIGPIPE, SIG_IGN);
         log_set_program("bgrun-supervisor");
         log_parse_environment();
         return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -50,6 +50,10 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         memcpy(job_id, unit + plen, JOB_ID_LEN);
         job_id[JOB_ID_LEN] = '\0';
 
+        /* The scope's start job is over: systemd will not move the
+         * supervisor's PID anywhere any more. */
+        supervisor_unpin(d, job_id);
+
         Job *j = job_table_get(&d->jobs, job_id);
         /* Only the scope's start job matters, once. */
         if (!j || j->phase != JOB_PHASE_STARTING || j->live->spec.mechanism != MECHANISM_SYSTEMD || j->live->let_go)
@@ -57,26 +61,42 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         /* The supervisor is in the scope now: let it run the command. Its
          * readiness (or its failure) comes through its own pipe. */
-        int r = streq(result, "done") ? supervisor_let_go(j) : -ECANCELED;
-        if (r < 0) {
-                char msg[256];
+        char msg[256];
+        int r;
+        if (!streq(result, "done"))
                 snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%s'", unit, result);
-                job_start_failed(j, msg);
-        }
+        else if ((r = supervisor_let_go(j)) < 0)
+                snprintf(msg, sizeof msg, "the supervisor was gone when %s was ready: %s", unit, strerror(-r));
+        else
+                return 0;
+        job_start_failed(j, msg);
         return 0;
 }
 
-static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Job *j = userdata;
-        j->live->start_slot = sd_bus_slot_unref(j->live->start_slot);
+/* The StartTransientUnit call outlives its job if need be: its answer still
+ * says whether systemd will ever move the supervisor's PID. */
+typedef struct StartCall {
+        Daemon *daemon;
+        char job_id[JOB_ID_MAX];
+} StartCall;
 
+static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_free_ StartCall *c = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        if (e) {
+        if (!e)
+                return 0; /* the rest comes with JobRemoved */
+
+        /* Refused: no scope, no start job, the PID stays where it is. No
+         * answer in time is no such promise: systemd may still act on the
+         * call, and its JobRemoved will unpin. */
+        if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
+                supervisor_unpin(c->daemon, c->job_id);
+        Job *j = job_table_get(&c->daemon->jobs, c->job_id);
+        if (j && j->phase == JOB_PHASE_STARTING && j->live->spec.mechanism == MECHANISM_SYSTEMD && !j->live->let_go) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "systemd refused the job's unit: %s", e->message ?: e->name);
                 job_start_failed(j, msg);
         }
-        /* On success the answer comes with JobRemoved. */
         return 0;
 }
 
@@ -131,17 +151,29 @@ static int start_transient_scope(Job *j, pid_t pid) {
         if (r < 0)
                 return r;
 
-        return sd_bus_call_async(d->bus, &j->live->start_slot, m, on_start_reply, j, 0);
+        StartCall *c = malloc(sizeof(StartCall));
+        if (!c)
+                return -ENOMEM;
+        c->daemon = d;
+        strcpy(c->job_id, j->id);
+        /* A floating slot: the bus owns it until the answer comes. */
+        r = sd_bus_call_async(d->bus, NULL, m, on_start_reply, c, 0);
+        if (r < 0)
+                free(c);
+        return r;
 }
 
 static int systemd_start(Job *j) {
         pid_t pid;
-        int r = supervisor_spawn(j, &pid);
+        int r = supervisor_spawn(j, true, &pid);
         if (r < 0)
                 return r;
         r = start_transient_scope(j, pid);
-        if (r < 0)
+        if (r < 0) {
+                /* Never sent: systemd will not move it. */
                 supervisor_abort(j);
+                supervisor_unpin(j->daemon, j->id);
+        }
         return r;
 }
 

@@ -109,6 +109,7 @@ test_held_supervisor_runs_nothing_unless_in_its_scope() {
 	id=$(bgrun run -- true) && bgrun wait "$id" >/dev/null || fail "launch failed"
 	st=$(mktemp -d /var/tmp/bgrun-store.XXXXXX)
 	mkdir -p "$st/jobs/$id" && touch "$st/jobs/$id/output"
+	cp "/var/lib/bgrun/jobs/$id/grant.json" "$st/jobs/$id/" # names the scope's cgroup
 	jq -c --arg c "touch $PWD/must-not-exist" '.command = $c' "/var/lib/bgrun/jobs/$id/spec.json" >"$st/jobs/$id/spec.json"
 	# bgrund gone before the scope was ready: the go pipe closes.
 	bgrun-supervisor --job "$id" --state-dir "$st" --go-fd 3 3< <(true) 2>err &&

@@ -233,3 +233,39 @@ test_job_runs_in_its_own_scope_outside_bgrund() {
 	bgrun kill "$id" >/dev/null
 	wait_until 5 bash -c "! systemctl is-active -q $scope" || fail "$scope still active after the kill"
 }
+
+# What bgrund's own process carries (umask, ignored signals, its session
+# keyring, its raised open-files limit) must not reach the command: the
+# supervisor is bgrund's child, no longer a fresh process from PID 1.
+test_job_gets_a_clean_process_state() {
+	id=$(bgrun run -- 'umask; sleep 30') || fail "launch failed"
+	pid=$(jget "$id" .pid)
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/output ]]" || fail "no output"
+	assert_eq 0022 "$(bgrun logs "$id")" "the command's umask"
+	scope=$CG/bgrun.slice/bgrun-job-$id.scope
+	assert_eq 755 "$(stat -c %a "$scope/payload")" "mode of the payload cgroup"
+	ign=$(awk '/^SigIgn:/ {print $2}' "/proc/$pid/status")
+	(((0x$ign >> 12) & 1)) && fail "SIGPIPE is ignored in the job (SigIgn $ign)"
+	soft() { awk '/^Max open files/ {print $4}' "/proc/$1/limits"; }
+	hard() { awk '/^Max open files/ {print $5}' "/proc/$1/limits"; }
+	assert_eq "$(hard "$(bgrund_pid)")" "$(soft "$(bgrund_pid)")" "bgrund's raised soft limit of open files"
+	assert_eq 1024 "$(soft "$pid")" "the command's soft limit of open files"
+	bgrun kill "$id" >/dev/null
+}
+
+test_each_job_has_its_own_session_keyring() {
+	case $(uname -m) in
+	x86_64) nr=250 ;; aarch64) nr=219 ;;
+	*) skip "no keyctl syscall number known for $(uname -m)" ;;
+	esac
+	# keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)
+	cmd="python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall($nr, 0, -3, 0))'; sleep 30"
+	a=$(bgrun run -- "$cmd") && b=$(bgrun run -- "$cmd") || fail "launch failed"
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$a/output && -s /var/lib/bgrun/jobs/$b/output ]]" ||
+		fail "no keyring ids printed"
+	ka=$(bgrun logs "$a") kb=$(bgrun logs "$b")
+	[[ $ka =~ ^[0-9]+$ && $kb =~ ^[0-9]+$ ]] || fail "keyring ids: '$ka' '$kb'"
+	[[ $ka != "$kb" ]] || fail "two jobs share session keyring $ka"
+	bgrun kill "$a" >/dev/null
+	bgrun kill "$b" >/dev/null
+}

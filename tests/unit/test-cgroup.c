@@ -54,6 +54,7 @@ Test(cgroup, a_removed_cgroup_is_empty) {
         cr_assert_eq(rmdir(tmpdir), 0);
         cr_assert_eq(cgroup_is_populated(dfd), 0);
         cr_assert_eq(cgroup_kill(dfd), 0);
+        cr_assert_eq(cgroup_wait_empty(dfd, USEC_PER_SEC), 0);
 }
 
 /* A cgroup that exists but has no cgroup.kill is an old kernel. */
