@@ -797,11 +797,15 @@ static unsigned kill_orphan_units(Daemon *d) {
                 _cleanup_close_ int fd = openat(slice_fd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
                 if (fd < 0 || cgroup_is_populated(fd) != 1)
                         continue;
+                /* No record to confirm anything in: kill it and go on, never
+                 * waiting on the event loop. systemd collects the scope once
+                 * it is empty. */
                 log_info("Killing orphaned job unit %s", n);
-                if (cgroup_kill(fd) >= 0) {
-                        (void) cgroup_wait_empty(fd, USEC_PER_SEC);
+                int r = cgroup_kill(fd);
+                if (r >= 0)
                         killed++;
-                }
+                else
+                        log_warning_errno(r, "Cannot kill orphaned job unit %s: %m", n);
         }
         return killed;
 }

@@ -268,3 +268,19 @@ test_report_only_falls_back_when_systemd_refuses_the_unit() {
 	sleep 0.3
 	[[ ! -e must-not-exist ]] || fail "a refused command ran"
 }
+
+test_scope_without_a_record_is_killed_at_start() {
+	# A job scope that no record accounts for (its record lost while bgrund
+	# was down) is killed when bgrund starts, and Reap counts it.
+	id=$(bgrun run -- 'setsid sleep 301 & sleep 302') || fail "launch failed"
+	pid=$(jget "$id" .pid)
+	scope=bgrun-job-$id.scope
+	systemctl stop bgrund.service
+	rm -rf "/var/lib/bgrun/jobs/$id"
+	systemctl start bgrund.service
+	wait_until 10 bash -c "! systemctl is-active -q $scope" || fail "$scope still active"
+	! pid_alive "$pid" || fail "the orphan's process $pid survived"
+	[[ -z $(pgrep -f 'sleep 30[12]') ]] || fail "a process of the orphan survived: $(pgrep -af 'sleep 30[12]')"
+	out=$(busctl --json=short call "${MGR[@]}" Reap)
+	(($(jq -r '.data[0].orphans_killed.data' <<<"$out") >= 1)) || fail "Reap does not count the orphan: $out"
+}
