@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun-bench: bgrun's jobs over the bus: Launch, Get and Wait (the job
+ * record), Forget, many calls at a time, and bgrund itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+
+/* --- the job record ---------------------------------------------------- */
+
+/* Walk an a{sv} (the record, or Kill's reply) and pick out what we use;
+ * nested a{sv} (containment, teardown) are walked the same way. */
+int read_rec(sd_bus_message *m, Rec *rec) {
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *contents, *s;
+                r = sd_bus_message_read(m, "s", &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(m, NULL, &contents);
+                if (r < 0)
+                        return r;
+                if (streq(key, "status") && streq(contents, "s")) {
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0)
+                                snprintf(rec->status, sizeof rec->status, "%s", s);
+                } else if (streq(key, "cgroup") && streq(contents, "s")) {
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0)
+                                snprintf(rec->cgroup, sizeof rec->cgroup, "%s", s);
+                } else if (streq(key, "output_bytes") && streq(contents, "t"))
+                        r = sd_bus_message_read(m, "v", "t", &rec->output_bytes);
+                else if (streq(key, "started_at") && streq(contents, "t"))
+                        r = sd_bus_message_read(m, "v", "t", &rec->started_at);
+                else if (streq(key, "confirmed_at") && streq(contents, "t"))
+                        r = sd_bus_message_read(m, "v", "t", &rec->confirmed_at);
+                else if (streq(key, "dead") && streq(contents, "b"))
+                        r = sd_bus_message_read(m, "v", "b", &rec->dead);
+                else if (streq(key, "killed") && streq(contents, "b"))
+                        r = sd_bus_message_read(m, "v", "b", &rec->killed);
+                else if (streq(contents, "a{sv}")) {
+                        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
+                        if (r >= 0)
+                                r = read_rec(m, rec);
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(m);
+                } else
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* --- bgrun operations -------------------------------------------------- */
+
+bool launch(const char *command, JobId *ret, double *ret_ms) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint64_t t0 = now_ns();
+        sd_bus_message *reply = bgrun_call("Launch", CALL_TIMEOUT, &e, "sssa{sv}", command, session, "/", 0);
+        double ms = ms_since(t0);
+        if (!reply) {
+                progress("Launch failed: %s", errmsg(&e));
+                sd_bus_error_free(&e);
+                return false;
+        }
+        const char *id, *path;
+        int r = sd_bus_message_read(reply, "so", &id, &path);
+        if (r < 0)
+                die("Launch: unexpected reply: %s", strerror(-r));
+        snprintf(ret->s, sizeof ret->s, "%s", id);
+        sd_bus_message_unref(reply);
+        if (ret_ms)
+                *ret_ms = ms;
+        return true;
+}
+
+/* Get (timeout 0) or Wait for the job's end. */
+bool record(const char *member, const char *id, uint64_t timeout_usec, Rec *rec) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply;
+        *rec = (Rec) {};
+        if (streq(member, "Wait"))
+                reply = bgrun_call("Wait", timeout_usec + CALL_TIMEOUT, &e, "st", id, timeout_usec);
+        else
+                reply = bgrun_call("Get", CALL_TIMEOUT, &e, "s", id);
+        if (!reply) {
+                progress("%s %s failed: %s", member, id, errmsg(&e));
+                sd_bus_error_free(&e);
+                return false;
+        }
+        int r = read_rec(reply, rec);
+        sd_bus_message_unref(reply);
+        if (r < 0)
+                die("%s: unexpected reply: %s", member, strerror(-r));
+        return true;
+}
+
+bool forget(const char *id) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = bgrun_call("Forget", CALL_TIMEOUT, &e, "s", id);
+        if (!reply) {
+                progress("Forget %s failed: %s", id, errmsg(&e));
+                sd_bus_error_free(&e);
+                return false;
+        }
+        sd_bus_message_unref(reply);
+        return true;
+}
+
+/* Many calls of METHOD(s id), at most `par` in flight. */
+typedef struct Batch {
+        unsigned inflight;
+        size_t errors;
+        char first_error[256];
+} Batch;
+
+static int on_batch_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Batch *b = userdata;
+        b->inflight--;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e) {
+                if (!b->errors++)
+                        snprintf(b->first_error, sizeof b->first_error, "%s", errmsg(e));
+        }
+        return 0;
+}
+
+size_t batch(const char *member, const JobId *ids, size_t n, unsigned par) {
+        Batch b = {};
+        size_t next = 0;
+        while (next < n || b.inflight > 0) {
+                while (next < n && b.inflight < par) {
+                        const char *id = ids[next++].s;
+                        if (!*id)
+                                continue;
+                        int r = sd_bus_call_method_async(bus, NULL, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, member,
+                                                         on_batch_reply, &b, "s", id);
+                        if (r < 0)
+                                die("%s: %s", member, strerror(-r));
+                        b.inflight++;
+                }
+                bus_step(USEC_PER_SEC);
+        }
+        if (b.errors)
+                progress("%zu of %zu %s calls failed, first: %s", b.errors, n, member, b.first_error);
+        return b.errors;
+}
+
+/* Launch n jobs of `command`, at most `par` Launch calls in flight; with
+ * wait_end, until all of them have ended (bgrund's JobRemoved). Returns the
+ * seconds from the first call, or -1 if something did not finish. */
+typedef struct Launcher {
+        JobId *ids;
+        unsigned inflight;
+        size_t replied, failed;
+} Launcher;
+
+typedef struct LaunchReq {
+        Launcher *l;
+        size_t idx;
+} LaunchReq;
+
+static int on_launch_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        LaunchReq *q = userdata;
+        Launcher *l = q->l;
+        const char *id, *path;
+        l->inflight--;
+        l->replied++;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e || sd_bus_message_read(m, "so", &id, &path) < 0) {
+                if (!l->failed++)
+                        progress("Launch failed: %s", e ? errmsg(e) : "bad reply");
+                l->ids[q->idx].s[0] = '\0';
+        } else
+                snprintf(l->ids[q->idx].s, sizeof l->ids[q->idx].s, "%s", id);
+        return 0;
+}
+
+static size_t count_ended(const JobId *ids, size_t n, size_t *failed) {
+        size_t ended = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (!ids[i].s[0]) {
+                        ended++;
+                        continue;
+                }
+                const char *st = bgrun_job_ended(ids[i].s);
+                if (st) {
+                        ended++;
+                        if (failed && !streq(st, "exited"))
+                                (*failed)++;
+                }
+        }
+        return ended;
+}
+
+double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool wait_end,
+                          size_t *ret_failed) {
+        Launcher l = { .ids = ids };
+        LaunchReq *reqs = xcalloc(n, sizeof(LaunchReq));
+        size_t next = 0, done_from = 0;
+        uint64_t t0 = now_ns(), last_note = t0;
+        double deadline_s = 60 + (double) n * 0.5;
+
+        while (l.replied < n) {
+                while (next < n && l.inflight < par) {
+                        reqs[next] = (LaunchReq) { &l, next };
+                        int r = sd_bus_call_method_async(bus, NULL, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Launch",
+                                                         on_launch_reply, &reqs[next], "sssa{sv}", command,
+                                                         session, "/", 0);
+                        if (r < 0)
+                                die("Launch: %s", strerror(-r));
+                        next++;
+                        l.inflight++;
+                }
+                bus_step(USEC_PER_SEC);
+                if (n >= 500 && (now_ns() - last_note) > 10 * UINT64_C(1000000000)) {
+                        last_note = now_ns();
+                        progress("  ... %zu of %zu launched", l.replied, n);
+                }
+                if (s_since(t0) > deadline_s)
+                        die("launching %zu jobs took longer than %.0f s", n, deadline_s);
+        }
+        double secs = s_since(t0);
+        size_t failed = l.failed;
+        if (wait_end) {
+                /* The ids before done_from have all ended. */
+                while (true) {
+                        while (done_from < n && (!ids[done_from].s[0] || bgrun_job_ended(ids[done_from].s)))
+                                done_from++;
+                        if (done_from == n)
+                                break;
+                        if (s_since(t0) > deadline_s) {
+                                progress("jobs still running after %.0f s", deadline_s);
+                                free(reqs);
+                                return -1;
+                        }
+                        bus_step(USEC_PER_SEC);
+                }
+                secs = s_since(t0);
+                size_t bad = 0;
+                count_ended(ids, n, &bad);
+                failed += bad;
+        }
+        free(reqs);
+        if (ret_failed)
+                *ret_failed = failed;
+        return secs;
+}
+
+pid_t bgrund_pid(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        uint32_t pid = 0;
+        int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                   "GetConnectionUnixProcessID", &e, &reply, "s", BGRUN_NAME);
+        if (r < 0)
+                die("cannot find bgrund's pid: %s", errmsg(&e));
+        if (sd_bus_message_read(reply, "u", &pid) < 0)
+                die("GetConnectionUnixProcessID: bad reply");
+        sd_bus_message_unref(reply);
+        return (pid_t) pid;
+}
+
+uint32_t running_jobs(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint32_t n = 0;
+        int r = sd_bus_get_property_trivial(bus, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "RunningJobs", &e, 'u', &n);
+        if (r < 0)
+                die("RunningJobs: %s", errmsg(&e));
+        return n;
+}
+
+void wait_no_running(void) {
+        uint64_t t0 = now_ns();
+        while (running_jobs() > 0) {
+                if (s_since(t0) > 60)
+                        die("bgrund still has running jobs after 60 s");
+                usleep(20 * 1000);
+        }
+}

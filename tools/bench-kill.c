@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun-bench, 3: kill latency, bgrun's Kill of a job of 1 and of 100
+ * processes against cgroup.kill on a plain cgroup of our own. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+
+/* The kernel sends at most one notification of a cgroup.events change per
+ * DIV_ROUND_UP(HZ, 100) jiffies and defers the rest by a timer: a cgroup
+ * emptied within ~10-20 ms of its previous change (here: the job's processes
+ * arriving) is reported late. Jobs are not killed that young in practice, so
+ * both sides wait this long after the processes are there. */
+#define KILL_SETTLE_USEC (50 * 1000)
+
+static const char *kill_command(unsigned nproc) {
+        return nproc == 1 ? "exec sleep 1000" : "for i in $(seq 100); do sleep 1000 & done; wait";
+}
+
+/* Lines in /sys/fs/cgroup/CG/cgroup.procs; -1 if it cannot be read. */
+static int count_procs(const char *cgroup_dir) {
+        char path[1200], buf[8192];
+        snprintf(path, sizeof path, "%s/cgroup.procs", cgroup_dir);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        int lines = 0;
+        ssize_t k;
+        while ((k = read(fd, buf, sizeof buf)) > 0)
+                for (ssize_t i = 0; i < k; i++)
+                        lines += buf[i] == '\n';
+        close(fd);
+        return lines;
+}
+
+static bool wait_procs(const char *cgroup_dir, int want, double timeout_s) {
+        uint64_t t0 = now_ns();
+        int n;
+        while ((n = count_procs(cgroup_dir)) != want) {
+                if (s_since(t0) > timeout_s) {
+                        progress("%s has %d processes, not %d, after %.0f s", cgroup_dir, n, want, timeout_s);
+                        return false;
+                }
+                usleep(2000);
+        }
+        return true;
+}
+
+static int write_str(const char *path, const char *s) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t k = write(fd, s, strlen(s));
+        int r = k < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
+/* Kill one job of nproc processes (after all are there); ms or -1. */
+static double kill_once(unsigned nproc, Samples *s_confirm, Samples *s_reply) {
+        JobId id;
+        Rec rec;
+        double ms = -1;
+        if (!launch(kill_command(nproc), &id, NULL))
+                return -1;
+        if (!record("Get", id.s, 0, &rec) || !rec.cgroup[0]) {
+                progress("job %s has no cgroup in its record", id.s);
+                goto end;
+        }
+        char *dir = fmt("/sys/fs/cgroup%s", rec.cgroup);
+        bool ok = wait_procs(dir, nproc == 1 ? 1 : 101, 30);
+        free(dir);
+        if (!ok)
+                goto end;
+        usleep(KILL_SETTLE_USEC);
+
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint64_t rt0 = now_rt_usec(), t0 = now_ns();
+        sd_bus_message *reply = bgrun_call("Kill", CALL_TIMEOUT, &e, "s", id.s);
+        ms = ms_since(t0);
+        uint64_t rt1 = now_rt_usec();
+        if (!reply) {
+                progress("Kill %s failed: %s", id.s, errmsg(&e));
+                sd_bus_error_free(&e);
+                ms = -1;
+                goto end;
+        }
+        rec = (Rec) {};
+        if (read_rec(reply, &rec) < 0 || !rec.killed || !rec.dead) {
+                progress("Kill %s: killed=%d dead=%d", id.s, rec.killed, rec.dead);
+                ms = -1;
+        } else if (rec.confirmed_at >= rt0 && rec.confirmed_at <= rt1) {
+                sample_add(s_confirm, (double) (rec.confirmed_at - rt0) / 1000);
+                sample_add(s_reply, (double) (rt1 - rec.confirmed_at) / 1000);
+        }
+        sd_bus_message_unref(reply);
+end:
+        if (ms < 0) {
+                sd_bus_message_unref(bgrun_call("Kill", CALL_TIMEOUT, NULL, "s", id.s));
+        }
+        forget(id.s);
+        return ms;
+}
+
+/* The floor: the same processes in a cgroup of our own; cgroup.kill, then
+ * wait (inotify) for "populated 0". ms or -1. */
+static double kill_ref_once(unsigned nproc) {
+        char *dir = fmt("/sys/fs/cgroup%s/bgrun-bench-kill", streq(my_cgroup, "/") ? "" : my_cgroup);
+        char *procs = fmt("%s/cgroup.procs", dir), *kill_file = fmt("%s/cgroup.kill", dir),
+             *events = fmt("%s/cgroup.events", dir);
+        double ms = -1;
+        int efd = -1, ifd = -1;
+        pid_t pid = -1;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                progress("mkdir %s: %m", dir);
+                goto out;
+        }
+        pid = fork();
+        if (pid < 0)
+                die("fork: %m");
+        if (pid == 0) {
+                if (write_str(procs, "0") < 0)
+                        _exit(126);
+                int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (fd >= 0) {
+                        dup2(fd, STDIN_FILENO);
+                        dup2(fd, STDOUT_FILENO);
+                }
+                execl("/bin/sh", "sh", "-c", kill_command(nproc), (char *) NULL);
+                _exit(127);
+        }
+        if (!wait_procs(dir, nproc == 1 ? 1 : 101, 30))
+                goto kill;
+        usleep(KILL_SETTLE_USEC);
+        efd = open(events, O_RDONLY | O_CLOEXEC);
+        ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+        if (efd < 0 || ifd < 0 || inotify_add_watch(ifd, events, IN_MODIFY) < 0) {
+                progress("watching %s: %m", events);
+                goto kill;
+        }
+        uint64_t t0 = now_ns();
+        if (write_str(kill_file, "1") < 0) {
+                progress("cgroup.kill: %m");
+                goto kill;
+        }
+        while (true) {
+                char buf[512];
+                ssize_t k = pread(efd, buf, sizeof buf - 1, 0);
+                if (k > 0) {
+                        buf[k] = '\0';
+                        if (strstr(buf, "populated 0"))
+                                break;
+                }
+                struct pollfd p = { .fd = ifd, .events = POLLIN };
+                if (poll(&p, 1, 10000) == 0) {
+                        progress("%s not empty 10 s after cgroup.kill", dir);
+                        goto kill;
+                }
+                while (read(ifd, buf, sizeof buf) > 0)
+                        ;
+        }
+        ms = ms_since(t0);
+kill:
+        (void) write_str(kill_file, "1");
+        reap(pid);
+        wait_procs(dir, 0, 10);
+out:
+        if (efd >= 0)
+                close(efd);
+        if (ifd >= 0)
+                close(ifd);
+        for (int i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++)
+                usleep(10000);
+        free(dir), free(procs), free(kill_file), free(events);
+        return ms;
+}
+
+void bench_kill(void) {
+        const unsigned sizes[] = { 1, 100 };
+        for (size_t k = 0; k < ELEMENTSOF(sizes); k++) {
+                unsigned nproc = sizes[k];
+                Samples sb = {}, sr = {}, sc = {}, sy = {};
+                progress("3. kill latency: %u × a job of %u process%s, and the cgroup.kill floor", S.kills, nproc,
+                         nproc == 1 ? "" : "es");
+                for (unsigned i = 0; i < S.kills; i++) {
+                        double ms = kill_once(nproc, &sc, &sy);
+                        if (ms >= 0)
+                                sample_add(&sb, ms);
+                        ms = kill_ref_once(nproc);
+                        if (ms >= 0)
+                                sample_add(&sr, ms);
+                }
+                if (sb.n < S.kills)
+                        note(fmt("kill of %u processes: %zu of %u kills failed", nproc, S.kills - sb.n, S.kills));
+                double m = med(&sb);
+                row(fmt("Kill → teardown confirmed (Kill's reply), job of %u process%s; median / p99 (n=%zu)", nproc,
+                        nproc == 1 ? "" : "es", sb.n),
+                    lat_str(&sb),
+                    sr.n ? fmt("`cgroup.kill` + wait for `populated 0` on a plain cgroup (floor): %s", lat_str(&sr))
+                         : fmt("cgroup.kill floor: n/a (cannot make a cgroup here)"),
+                    ratio_str(m, med(&sr)),
+                    nproc == 100 ? fmt("< 10 ms median: %s", m < 0 ? "n/a" : m < 10 ? "met" : "not met")
+                                 : fmt("–"));
+                row(fmt("″ split at the record's `teardown.confirmed_at`; medians (n=%zu)", sc.n),
+                    fmt("Kill → confirmed_at %s; confirmed_at → reply %s", ms_str(med(&sc)), ms_str(med(&sy))),
+                    fmt("–"), fmt("–"), fmt("–"));
+                free(sb.v), free(sr.v), free(sc.v), free(sy.v);
+        }
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun-bench, 4: output throughput, a job writing 1 GiB to stdout against
+ * the same command writing a file itself. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+
+static double best(const Samples *s) {
+        double b = -1;
+        for (size_t i = 0; i < s->n; i++)
+                if (s->v[i] > b)
+                        b = s->v[i];
+        return b;
+}
+
+void bench_output(void) {
+        Samples sb = {}, sd = {}, pairs = {};
+        double last_b = -1, last_d = -1;
+        char *cmd = fmt("head -c %" PRIu64 " /dev/zero", S.output_bytes);
+        char *direct = fmt("%s > %s", cmd, out_file);
+        char *argv[] = { (char *) "/bin/sh", (char *) "-c", direct, NULL };
+        double mb = (double) S.output_bytes / MIB;
+
+        progress("4. output: %u × a job writing %.0f MiB to stdout, and the same command writing a file "
+                 "(alternating which goes first)", S.output_reps, mb);
+        for (unsigned i = 0; i < 2 * S.output_reps; i++) {
+                if ((i + i / 2) % 2 == 0) {
+                        /* The reference: the command as a plain child of
+                         * ours, writing the file itself (tmpfs, as the state
+                         * directory is in the sandbox). */
+                        double ms = run_timed(argv);
+                        struct stat st;
+                        last_d = -1;
+                        if (ms > 0 && stat(out_file, &st) == 0 && (uint64_t) st.st_size == S.output_bytes)
+                                sample_add(&sd, last_d = mb / (ms / 1000));
+                        else
+                                progress("direct write: wrong size or failed");
+                        unlink(out_file);
+                        if (i % 2 == 1 && last_b > 0 && last_d > 0)
+                                sample_add(&pairs, last_b / last_d);
+                        continue;
+                }
+                JobId id;
+                Rec rec;
+                uint64_t t0 = now_ns();
+                last_b = -1;
+                if (!launch(cmd, &id, NULL))
+                        continue;
+                if (record("Wait", id.s, 600 * USEC_PER_SEC, &rec)) {
+                        double ms = ms_since(t0);
+                        if (streq(rec.status, "exited") && rec.output_bytes == S.output_bytes)
+                                sample_add(&sb, last_b = mb / (ms / 1000));
+                        else
+                                progress("output job %s: status %s, %" PRIu64 " bytes", id.s, rec.status,
+                                         rec.output_bytes);
+                }
+                forget(id.s);
+                if (i % 2 == 1 && last_b > 0 && last_d > 0)
+                        sample_add(&pairs, last_b / last_d);
+        }
+        double b = med(&sb), d = med(&sd), pr = med(&pairs);
+        row(fmt("Output: a job writing %.0f MiB to stdout, Launch → Wait returns; median (best) of %zu", mb, sb.n),
+            b > 0 ? fmt("%.0f MiB/s (%.0f)", b, best(&sb)) : fmt("n/a"),
+            d > 0 ? fmt("`%s > FILE` as a plain child, both on tmpfs: %.0f MiB/s (%.0f)", cmd, d, best(&sd))
+                  : fmt("n/a"),
+            pr > 0 ? fmt("%.2fx (median of %zu back-to-back pairs; of medians %s, of bests %s)", pr, pairs.n,
+                         ratio_str(b, d), ratio_str(best(&sb), best(&sd)))
+                   : fmt("n/a"),
+            fmt("≥ 0.9x: %s", pr > 0 ? (pr >= 0.9 ? "met" : "not met") : "n/a"));
+        free(sb.v), free(sd.v), free(pairs.v), free(cmd), free(direct);
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun-bench, 5b and 6: bgrund's memory over finished jobs, and Get and
+ * ListJobs at few and at many records. */
+#include <stdlib.h>
+
+#include "bench-common.h"
+
+/* Get, each call followed by a Peer.Ping to bgrund: the bus round trip with
+ * no work behind it, the reference that tells the record count's effect from
+ * the machine's mood in the minutes between the two measurements. */
+static void measure_get(const JobId *ids, size_t n, unsigned calls, Samples *s, Samples *ping) {
+        for (unsigned i = 0; i < calls; i++) {
+                const char *id = ids[((size_t) i * 7919) % n].s;
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                uint64_t t0 = now_ns();
+                if (sd_bus_call_method(bus, BGRUN_NAME, BGRUN_PATH, "org.freedesktop.DBus.Peer", "Ping", &e, NULL,
+                                       "") >= 0)
+                        sample_add(ping, ms_since(t0));
+                sd_bus_error_free(&e);
+                t0 = now_ns();
+                sd_bus_message *reply = bgrun_call("Get", CALL_TIMEOUT, &e, "s", id);
+                double ms = ms_since(t0);
+                if (!reply) {
+                        progress("Get %s: %s", id, errmsg(&e));
+                        sd_bus_error_free(&e);
+                        continue;
+                }
+                sd_bus_message_unref(reply);
+                sample_add(s, ms);
+        }
+}
+
+/* ListJobs(""): up to `calls` calls within budget_s (at least 5). */
+static void measure_list(unsigned calls, double budget_s, Samples *s, unsigned *ret_entries) {
+        uint64_t start = now_ns();
+        for (unsigned i = 0; i < calls; i++) {
+                if (i >= 5 && s_since(start) > budget_s)
+                        break;
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                uint64_t t0 = now_ns();
+                sd_bus_message *reply = bgrun_call("ListJobs", CALL_TIMEOUT, &e, "s", "");
+                double ms = ms_since(t0);
+                if (!reply) {
+                        progress("ListJobs: %s", errmsg(&e));
+                        sd_bus_error_free(&e);
+                        continue;
+                }
+                if (i == 0) {
+                        unsigned n = 0;
+                        int r = sd_bus_message_enter_container(reply, 'a', "(sssso)");
+                        while (r >= 0 && (r = sd_bus_message_skip(reply, "(sssso)")) > 0)
+                                n++;
+                        *ret_entries = n;
+                }
+                sd_bus_message_unref(reply);
+                sample_add(s, ms);
+        }
+}
+
+static int on_list_reply(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        *(bool *) userdata = true;
+        return 0;
+}
+
+/* Peer.Ping round trips to bgrund while a ListJobs("") at many records is
+ * being answered: whether one big answer holds up everyone else. */
+static void measure_ping_during_list(unsigned rounds, Samples *s) {
+        for (unsigned i = 0; i < rounds; i++) {
+                bool done = false;
+                sd_bus_slot *slot = NULL;
+                int r = sd_bus_call_method_async(bus, &slot, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "ListJobs",
+                                                 on_list_reply, &done, "s", "");
+                if (r < 0)
+                        die("ListJobs: %s", strerror(-r));
+                while (!done) {
+                        sd_bus_error e = SD_BUS_ERROR_NULL;
+                        uint64_t t0 = now_ns();
+                        if (sd_bus_call_method(bus, BGRUN_NAME, BGRUN_PATH, "org.freedesktop.DBus.Peer", "Ping", &e,
+                                               NULL, "") >= 0)
+                                sample_add(s, ms_since(t0));
+                        sd_bus_error_free(&e);
+                        bus_drain();
+                }
+                sd_bus_slot_unref(slot);
+        }
+}
+
+void bench_records(void) {
+        size_t total = S.finished_b;
+        JobId *ids = xcalloc(total, sizeof(JobId));
+        Samples g10 = {}, l10 = {}, gN = {}, lN = {}, p10 = {}, pN = {}, pL = {};
+        unsigned e10 = 0, eN = 0;
+        size_t failed = 0, f;
+        pid_t dpid = bgrund_pid();
+
+        wait_no_running();
+        long r0 = rss_kb(dpid);
+        progress("5b. bgrund RSS with 0 records: %.1f MiB; now %zu finished jobs of `true`", r0 / KIB,
+                 (size_t) S.small_records);
+
+        if (launch_many("true", S.small_records, S.small_records, ids, true, &f) < 0)
+                die("the first %u jobs did not end", S.small_records);
+        failed += f;
+        progress("6. Get and ListJobs at %u records (%u calls each)", S.small_records, S.get_calls);
+        measure_get(ids, S.small_records, S.get_calls, &g10, &p10);
+        measure_list(S.get_calls, S.list_budget_s, &l10, &e10);
+
+        progress("5b. ... up to %u finished jobs (%u in flight)", S.finished_a, S.memory_parallel);
+        if (launch_many("true", S.finished_a - S.small_records, S.memory_parallel, ids + S.small_records, true, &f) < 0)
+                die("jobs did not end");
+        failed += f;
+        wait_no_running();
+        long ra = rss_kb(dpid);
+        progress("   ... RSS %.1f MiB; up to %u finished jobs", ra / KIB, S.finished_b);
+        if (launch_many("true", S.finished_b - S.finished_a, S.memory_parallel, ids + S.finished_a, true, &f) < 0)
+                die("jobs did not end");
+        failed += f;
+        wait_no_running();
+        long rb = rss_kb(dpid);
+        progress("   ... RSS %.1f MiB", rb / KIB);
+        if (bgrund_pid() != dpid)
+                note(fmt("bgrund's pid changed while finished jobs piled up (restarted?)"));
+        if (failed)
+                note(fmt("finished jobs: %zu of %u did not exit cleanly", failed, S.finished_b));
+
+        progress("6. Get and ListJobs at %u records", S.finished_b);
+        measure_get(ids, total, S.get_calls, &gN, &pN);
+        measure_list(S.get_calls, S.list_budget_s, &lN, &eN);
+        measure_ping_during_list(5, &pL);
+
+        double growth_mb = (double) (rb - r0) / KIB;
+        row(fmt("bgrund VmRSS after 0 / %u / %u finished jobs (records kept)", S.finished_a, S.finished_b),
+            fmt("%.1f / %.1f / %.1f MiB", r0 / KIB, ra / KIB, rb / KIB),
+            fmt("growth over %u finished: %+.2f MiB (%+.0f bytes per job)", S.finished_b, growth_mb,
+                (double) (rb - r0) * 1024.0 / S.finished_b),
+            fmt("–"), fmt("< 5 MB growth over 5,000: %s", quick ? "n/a (--quick)" : growth_mb * MIB < 5e6 ? "met" : "not met"));
+
+        row(fmt("Get latency at %u vs %u records; median / p99 (n=%zu / %zu)", e10, eN, g10.n, gN.n), lat_str(&gN),
+            fmt("at %u records: %s", e10, lat_str(&g10)), ratio_str(med(&gN), med(&g10)),
+            fmt("–"));
+        double get_norm = g10.n && gN.n && p10.n && pN.n ? (med(&gN) / med(&pN)) / (med(&g10) / med(&p10)) : -1;
+        row(fmt("″ in bus round trips: Get ÷ a Peer.Ping to bgrund interleaved with it, at %u vs %u records", eN, e10),
+            fmt("%.2f (Ping %s)", pN.n ? med(&gN) / med(&pN) : -1.0, ms_str(med(&pN))),
+            fmt("at %u records: %.2f (Ping %s)", e10, p10.n ? med(&g10) / med(&p10) : -1.0, ms_str(med(&p10))),
+            get_norm > 0 ? fmt("%.2fx", get_norm) : fmt("n/a"),
+            fmt("independent of the record count (≤ 1.2x): %s",
+                get_norm < 0 ? "n/a" : get_norm <= 1.2 ? "met" : "not met"));
+        row(fmt("ListJobs(\"\") latency at %u vs %u records; median / p99 (n=%zu / %zu)", e10, eN, l10.n, lN.n),
+            lat_str(&lN), fmt("at %u records: %s", e10, lat_str(&l10)), ratio_str(med(&lN), med(&l10)),
+            fmt("– (grows with what it returns; %.1f µs per record)",
+                lN.n && l10.n && eN > e10 ? 1000 * (med(&lN) - med(&l10)) / (double) (eN - e10) : -1.0));
+        row(fmt("Peer.Ping to bgrund while a ListJobs(\"\") of %u records is answered; median / max (n=%zu)", eN, pL.n),
+            fmt("%s / %s", ms_str(med(&pL)), ms_str(pct(&pL, 100))),
+            fmt("the same Ping, interleaved with Get: %s", ms_str(med(&pN))), ratio_str(med(&pL), med(&pN)),
+            fmt("– (one big answer does not hold up other callers)"));
+
+        progress("   forgetting %zu records", total);
+        uint64_t t0 = now_ns();
+        batch("Forget", ids, total, 64);
+        progress("   ... in %.1f s", s_since(t0));
+        free(ids);
+        free(g10.v), free(l10.v), free(gN.v), free(lN.v), free(p10.v), free(pN.v), free(pL.v);
+}
