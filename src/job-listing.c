@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon.h"
 #include "job-listing.h"
+#include "list.h"
 #include "log.h"
 #include "macro.h"
 
@@ -18,13 +19,7 @@ typedef struct JobListing {
 } JobListing;
 
 static void job_listing_free(JobListing *l) {
-        Daemon *d = l->daemon;
-        if (l->prev)
-                l->prev->next = l->next;
-        else
-                d->listings = l->next;
-        if (l->next)
-                l->next->prev = l->prev;
+        LIST_REMOVE(l->daemon->listings, l);
         sd_event_source_disable_unref(l->source);
         sd_bus_message_unref(l->call);
         sd_bus_message_unref(l->reply);
@@ -115,10 +110,7 @@ int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t 
         }
         for (size_t k = 0; k < l->n_ids; k++)
                 memcpy(l->ids[k], jobs[i + k]->id, JOB_ID_MAX);
-        l->next = d->listings;
-        if (l->next)
-                l->next->prev = l;
-        d->listings = l;
+        LIST_PREPEND(d->listings, l);
 
         r = schedule_batch(l);
         if (r < 0) {

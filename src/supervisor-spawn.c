@@ -9,6 +9,7 @@
 
 #include "build-config.h"
 #include "daemon.h"
+#include "list.h"
 #include "log.h"
 #include "macro.h"
 #include "supervisor-spawn.h"
@@ -33,13 +34,7 @@ typedef struct SpawnedChild {
 } SpawnedChild;
 
 static void spawned_child_free(SpawnedChild *c) {
-        Daemon *d = c->daemon;
-        if (c->prev)
-                c->prev->next = c->next;
-        else
-                d->children = c->next;
-        if (c->next)
-                c->next->prev = c->prev;
+        LIST_REMOVE(c->daemon->children, c);
         sd_event_source_disable_unref(c->source);
         free(c);
 }
@@ -78,10 +73,7 @@ static int watch_child(Daemon *d, int pidfd, const char *job_id, bool pin) {
         c->daemon = d;
         strcpy(c->job_id, job_id);
         c->pinned = pin;
-        c->next = d->children;
-        if (c->next)
-                c->next->prev = c;
-        d->children = c;
+        LIST_PREPEND(d->children, c);
         return 0;
 }
 
