@@ -556,8 +556,11 @@ static int run(int argc, char **argv) {
                 .dir_fd = -EBADF, .payload_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
                 .ready_fd = ready_fd >= 0 ? ready_fd : -EBADF,
         };
+        /* bgrund passed these across exec; the command must not inherit them. */
         if (s.ready_fd >= 0)
                 (void) fcntl(s.ready_fd, F_SETFD, FD_CLOEXEC);
+        if (go_fd >= 0)
+                (void) fcntl(go_fd, F_SETFD, FD_CLOEXEC);
         strcpy(s.spec.id, id);
 
         _cleanup_close_ int jobs_fd = -EBADF;

@@ -242,6 +242,7 @@ test_job_gets_a_clean_process_state() {
 	pid=$(jget "$id" .pid)
 	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/output ]]" || fail "no output"
 	assert_eq 0022 "$(bgrun logs "$id")" "the command's umask"
+	assert_eq "0 1 2" "$(ls /proc/"$pid"/fd | sort -n | xargs)" "the command's open descriptors"
 	scope=$CG/bgrun.slice/bgrun-job-$id.scope
 	assert_eq 755 "$(stat -c %a "$scope/payload")" "mode of the payload cgroup"
 	ign=$(awk '/^SigIgn:/ {print $2}' "/proc/$pid/status")
