@@ -63,18 +63,24 @@ static int get_directory(char **ret) {
 }
 
 static int append_launch_options(sd_bus_message *m) {
+        /* The numeric options, in the order they go on the bus. */
+        const struct {
+                bool set;
+                const char *key;
+                uint64_t value;
+        } numbers[] = {
+                { arg_max_runtime_set, "MaxRuntimeUSec", arg_max_runtime_usec },
+                { arg_memory_max_set, "MemoryMax", arg_memory_max },
+                { arg_tasks_max_set, "TasksMax", arg_tasks_max },
+                { arg_cpu_quota_set, "CPUQuotaPerSecUSec", arg_cpu_quota_per_sec_usec },
+        };
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-
-        if (arg_max_runtime_set) {
-                r = sd_bus_message_append(m, "{sv}", "MaxRuntimeUSec", "t", arg_max_runtime_usec);
-                if (r < 0)
-                        return r;
-        }
-        if (arg_n_environment > 0) {
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(numbers); i++)
+                if (numbers[i].set)
+                        r = sd_bus_message_append(m, "{sv}", numbers[i].key, "t", numbers[i].value);
+        if (r >= 0 && arg_n_environment > 0) {
                 r = sd_bus_message_open_container(m, 'e', "sv");
                 if (r >= 0)
                         r = sd_bus_message_append_basic(m, 's', "Environment");
@@ -86,31 +92,12 @@ static int append_launch_options(sd_bus_message *m) {
                         r = sd_bus_message_close_container(m);
                 if (r >= 0)
                         r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
         }
-        if (arg_memory_max_set) {
-                r = sd_bus_message_append(m, "{sv}", "MemoryMax", "t", arg_memory_max);
-                if (r < 0)
-                        return r;
-        }
-        if (arg_tasks_max_set) {
-                r = sd_bus_message_append(m, "{sv}", "TasksMax", "t", arg_tasks_max);
-                if (r < 0)
-                        return r;
-        }
-        if (arg_cpu_quota_set) {
-                r = sd_bus_message_append(m, "{sv}", "CPUQuotaPerSecUSec", "t", arg_cpu_quota_per_sec_usec);
-                if (r < 0)
-                        return r;
-        }
-        if (arg_user) {
+        if (r >= 0 && arg_user)
                 r = sd_bus_message_append(m, "{sv}", "User", "s", arg_user);
-                if (r < 0)
-                        return r;
-        }
-
-        return sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
 }
 
 /* Tells on stderr how a job we waited for ended, if not plainly. */
