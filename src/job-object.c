@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <stdio.h>
-
 #include "authority.h"
 #include "bus-errors.h"
 #include "bus-record.h"
@@ -8,19 +6,27 @@
 #include "job-object.h"
 #include "macro.h"
 
-/* Who may see what, for the message being handled. Signals that bgrund emits
- * itself have no current message and see every job. Object lookups cannot
+/* Who may see what, for the message being handled. Object lookups cannot
  * wait for polkit, so here only root sees other users' jobs; polkit admins
- * use the Manager's methods. */
+ * use the Manager's methods.
+ *
+ * Only a method call is someone looking. sd-bus also looks objects up to
+ * emit bgrund's own signals, and then the current message is whatever bgrund
+ * was handling (a JobRemoved from systemd, an admin's Reap): those lookups
+ * see every job. For a lookup of one object (path), so does a call made on
+ * another path. */
 typedef struct Viewer {
         bool everything;
         bool nothing;
         uid_t uid;
 } Viewer;
 
-static Viewer current_viewer(Daemon *d, sd_bus *bus) {
+static Viewer current_viewer(sd_bus *bus, const char *path) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
-        if (!m)
+        if (!m || !sd_bus_message_is_method_call(m, NULL, NULL))
+                return (Viewer) { .everything = true };
+        const char *called = sd_bus_message_get_path(m);
+        if (path && (!called || !streq(called, path)))
                 return (Viewer) { .everything = true };
         uid_t uid;
         if (bus_caller_uid(m, &uid, NULL) < 0)
@@ -42,7 +48,7 @@ static int job_find(sd_bus *bus, const char *path, const char *interface, void *
         if (!job_id_is_valid(id))
                 return 0;
         Job *j = job_table_get(&d->jobs, id);
-        Viewer v = current_viewer(d, bus);
+        Viewer v = current_viewer(bus, path);
         if (!j || !viewer_may_see(&v, j))
                 return 0;
         *found = j;
@@ -55,7 +61,7 @@ static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***
         if (!list)
                 return -ENOMEM;
         size_t n = 0, b;
-        Viewer v = current_viewer(d, bus);
+        Viewer v = current_viewer(bus, NULL);
         for (Job *j = job_table_first(&d->jobs, &b); j; j = job_table_next(&d->jobs, &b, j)) {
                 if (!viewer_may_see(&v, j))
                         continue;
