@@ -110,6 +110,7 @@ struct Daemon {
         JobRun cached_run;
         bool cached_have_run;
         JobResult cached_result;
+        uint64_t cached_output_bytes;
 };
 
 /* A job's full record, borrowed: from memory for live jobs, from disk (via

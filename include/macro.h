@@ -63,6 +63,13 @@ static inline void strv_freep(char ***l) {
                 (p) = NULL;               \
                 _ptr_;                    \
         })
+/* Move a struct out, leaving it zeroed (so its cleanup frees nothing). */
+#define TAKE_STRUCT(s)                     \
+        ({                                 \
+                __typeof__(s) _s_ = (s);   \
+                (s) = (__typeof__(s)) {};  \
+                _s_;                       \
+        })
 #define TAKE_FD(fd)                \
         ({                         \
                 int _fd_ = (fd);   \

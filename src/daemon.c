@@ -115,6 +115,7 @@ static void cache_drop(Daemon *d) {
         job_run_done(&d->cached_run);
         job_result_done(&d->cached_result);
         d->cached_have_run = false;
+        d->cached_output_bytes = 0;
 }
 
 int job_view(Job *j, JobView *ret) {
@@ -131,12 +132,12 @@ int job_view(Job *j, JobView *ret) {
                 return 0;
         }
 
-        _cleanup_close_ int dir_fd = -EBADF;
-        r = job_store_open_job(d->jobs_fd, j->id, &dir_fd);
-        if (r < 0)
-                return r;
-
+        /* An ended job's record is final, its output too: read once. */
         if (!streq(d->cached_id, j->id)) {
+                _cleanup_close_ int dir_fd = -EBADF;
+                r = job_store_open_job(d->jobs_fd, j->id, &dir_fd);
+                if (r < 0)
+                        return r;
                 cache_drop(d);
                 r = job_store_read_spec(dir_fd, &d->cached_spec);
                 if (r >= 0)
@@ -146,6 +147,7 @@ int job_view(Job *j, JobView *ret) {
                         return r;
                 }
                 d->cached_have_run = job_store_read_run(dir_fd, &d->cached_run) >= 0;
+                (void) job_store_output_size(dir_fd, &d->cached_output_bytes);
                 strcpy(d->cached_id, j->id);
         }
 
@@ -154,8 +156,8 @@ int job_view(Job *j, JobView *ret) {
                 .run = d->cached_have_run ? &d->cached_run : NULL,
                 .result = &d->cached_result,
                 .status = d->cached_result.status,
+                .output_bytes = d->cached_output_bytes,
         };
-        (void) job_store_output_size(dir_fd, &ret->output_bytes);
         return 0;
 }
 
@@ -235,7 +237,10 @@ static void job_finish_grant(int dir_fd, const JobResult *res) {
         }
 }
 
-static void job_end(Job *j, JobStatus status) {
+/* res: the job's result as read from result.json, taken over (its record
+ * then fills the cache from memory, for the signals and answers below), or
+ * NULL to have the record read from disk when it is next needed. */
+static void job_end(Job *j, JobStatus status, JobResult *res) {
         Daemon *d = j->daemon;
         if (!j->live)
                 return;
@@ -247,9 +252,17 @@ static void job_end(Job *j, JobStatus status) {
 
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
-        job_release_live_state(j);
-        if (streq(d->cached_id, j->id))
+        if (res) {
                 cache_drop(d);
+                d->cached_spec = TAKE_STRUCT(j->live->spec);
+                d->cached_run = TAKE_STRUCT(j->live->run);
+                d->cached_have_run = j->live->have_run;
+                d->cached_result = TAKE_STRUCT(*res);
+                (void) job_store_output_size(j->live->dir_fd, &d->cached_output_bytes);
+                strcpy(d->cached_id, j->id);
+        } else if (streq(d->cached_id, j->id))
+                cache_drop(d);
+        job_release_live_state(j);
         d->n_running--;
         manager_emit_running_jobs_changed(d);
 
@@ -294,7 +307,7 @@ static void job_reap_finish(Job *j, bool dead, const char *method) {
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
         else
                 job_finish_grant(j->live->dir_fd, &res);
-        job_end(j, res.status);
+        job_end(j, res.status, NULL); /* res borrows its strings: not for the cache */
 }
 
 static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -394,10 +407,8 @@ static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void
 
         int r = job_store_read_result(j->live->dir_fd, &res);
         if (r >= 0) {
-                JobStatus status = res.status;
                 job_finish_grant(j->live->dir_fd, &res);
-                job_result_done(&res);
-                job_end(j, status);
+                job_end(j, res.status, &res);
         } else {
                 log_warning_errno(r, "Job %s: supervisor exited without a result: %m", j->id);
                 j->daemon->reaped.released++;
@@ -412,6 +423,22 @@ static int job_watch_supervisor(Job *j) {
 }
 
 /* --- starting ---------------------------------------------------------- */
+
+static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* The supervisor does the teardown (cgroup.kill, confirm empty) and its exit
+ * answers the Kill. The signal goes through the pidfd that was verified
+ * against the supervisor's start token; the watchdog covers a supervisor
+ * that does not answer it. */
+static void job_tell_supervisor_to_kill(Job *j) {
+        int r = pidref_kill(&j->live->supervisor, SIGTERM);
+        if (r < 0 && r != -ESRCH)
+                log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
+        r = sd_event_add_time_relative(j->daemon->event, &j->live->kill_watchdog, CLOCK_MONOTONIC,
+                                       KILL_WATCHDOG_USEC, 0, on_kill_watchdog, j);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
+}
 
 void job_started(Job *j) {
         Daemon *d = j->daemon;
@@ -439,7 +466,7 @@ void job_started(Job *j) {
         (void) reply_launch(j);
 
         if (j->live->kill_requested)
-                (void) pidref_kill(&j->live->supervisor, SIGTERM);
+                job_tell_supervisor_to_kill(j);
 }
 
 static int try_next_backend(Job *j, unsigned start_index);
@@ -453,6 +480,7 @@ static void job_discard(Job *j) {
         (void) job_table_remove(&d->jobs, j->id);
         (void) job_store_remove(d->jobs_fd, j->id);
         d->n_running--;
+        manager_emit_running_jobs_changed(d);
         job_free(j);
 }
 
@@ -467,10 +495,9 @@ void job_start_failed(Job *j, const char *message) {
         /* A supervisor that failed its own setup published a result: the job
          * exists and is failed, nothing of the command ran. */
         if (job_store_read_result(j->live->dir_fd, &res) >= 0) {
-                JobStatus status = res.status;
                 job_finish_grant(j->live->dir_fd, &res);
+                job_end(j, res.status, NULL); /* a rare path: the record is read when needed */
                 job_result_done(&res);
-                job_end(j, status);
                 return;
         }
 
@@ -673,19 +700,9 @@ int job_kill(Job *j, sd_bus_message *m, sd_bus_error *error) {
         if (j->live->kill_requested)
                 return 1;
         j->live->kill_requested = true;
-
-        /* The supervisor does the teardown (cgroup.kill, confirm empty) and
-         * its exit answers this call. The signal goes through the pidfd that
-         * was verified against the supervisor's start token. */
-        if (j->phase == JOB_PHASE_RUNNING && j->live->supervisor.fd >= 0) {
-                r = pidref_kill(&j->live->supervisor, SIGTERM);
-                if (r < 0 && r != -ESRCH)
-                        log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
-        }
-        r = sd_event_add_time_relative(j->daemon->event, &j->live->kill_watchdog, CLOCK_MONOTONIC,
-                                       KILL_WATCHDOG_USEC, 0, on_kill_watchdog, j);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
+        /* A starting job is told once it runs (job_started). */
+        if (j->phase == JOB_PHASE_RUNNING)
+                job_tell_supervisor_to_kill(j);
         return 1;
 }
 
