@@ -3,7 +3,7 @@
 
 /* cgroup v2 operations: find the unified hierarchy, make and enter child
  * cgroups, kill a cgroup as a whole and confirm it empty. Paths are relative
- * to the v2 root ("/bgrun.slice/bgrun-job-x.service/payload"). */
+ * to the v2 root ("/bgrun.slice/bgrun-job-x.scope/payload"). */
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -350,8 +350,10 @@ static void job_reap(Job *j) {
                 if (j->live->have_run) {
                         PidRef leader = PIDREF_NULL;
                         if (pidref_verify(j->live->run.pid, j->live->run.start_token, &leader) == PIDREF_OWNED) {
-                                (void) pidref_kill(&leader, SIGKILL);
+                                /* The group first, while its verified
+                                 * leader still holds the group's id. */
                                 (void) killpg(leader.pid, SIGKILL);
+                                (void) pidref_kill(&leader, SIGKILL);
                                 pidref_done(&leader);
                         }
                         dead = !process_group_has_members(j->live->run.pid);

@@ -30,9 +30,14 @@ static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgr
         return 0;
 }
 
+/* Each level holds a directory, a pidfd and about 8 KiB of stack. Past this
+ * depth a process is killed without walking below it: its children become
+ * ours (we are their subreaper) and the caller's next pass finds them. */
+#define WALK_DEPTH_MAX 64
+
 static int kill_children_of(pid_t parent, unsigned depth) {
-        if (depth > 4096)
-                return -ELOOP;
+        if (depth >= WALK_DEPTH_MAX)
+                return 0;
 
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/task", (int) parent);

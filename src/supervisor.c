@@ -17,8 +17,10 @@
  * by cgroup.kill of payload never hits it.
  *
  * Process-group mechanism: the command leads its own session and process
- * group, which is all there is to kill. Not contained: anything that calls
- * setsid() escapes it.
+ * group. As their subreaper the supervisor kills its whole process tree
+ * through pidfds, setsid()'d children included, but this is not
+ * containment: a process handed to another service escapes, and nothing
+ * limits resources.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -239,7 +241,7 @@ fail:
 }
 
 /* Kill everything of the job: the whole payload cgroup, or for the process
- * group mechanism the leader through its pidfd and then its group. */
+ * group mechanism the leader through its pidfd and then every descendant. */
 static void kill_job(Supervisor *s) {
         if (s->payload_fd >= 0) {
                 int r = cgroup_kill(s->payload_fd);
@@ -377,10 +379,9 @@ static int supervise(Supervisor *s) {
                 n = read(report_fd, &f, sizeof f);
         while (n < 0 && errno == EINTR);
         if (n == (ssize_t) sizeof f) {
-                kill_job(s);
+                /* It never exec'd, so it forked nothing, and it exits
+                 * after reporting: reaping it is the whole teardown. */
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
-                const char *method;
-                (void) teardown_confirm(s, &method);
                 return publish_setup_failure(s, f.error, f.step);
         }
 
@@ -436,6 +437,7 @@ static int supervise(Supervisor *s) {
                         log_error_errno(r, "poll failed: %m");
                         kill_job(s);
                         killed = true;
+                        break; /* to the teardown, which reaps what is left */
                 }
                 if (p[1].revents) {
                         struct signalfd_siginfo ssi;
