@@ -110,6 +110,9 @@ with_config() {
 
 grant_of() { cat "/var/lib/bgrun/jobs/$1/grant.json"; }
 
+# The pids in cgroup DIR and every cgroup below it (none if it is gone).
+all_procs_below() { [[ ! -d $1 ]] || find "$1" -name cgroup.procs -exec cat {} +; }
+
 # The pid of a running job's supervisor, from the record it wrote.
 supervisor_pid() { jq -r .supervisor_pid "/var/lib/bgrun/jobs/$1/run.json"; }
 

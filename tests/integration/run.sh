@@ -14,7 +14,19 @@ files=("$@")
 passed=0 failed=0 skipped=0 failures=()
 workdir=$(mktemp -d /tmp/bgrun-it.XXXXXX)
 for f in "${files[@]}"; do
-	tests=$(bash -c "source '$here/lib.sh'; source '$f'; declare -F" | awk '$3 ~ /^test_/ {print $3}')
+	# A file that does not load (missing, a syntax error) or holds no test
+	# is a failure, never a quiet "0 passed".
+	if ! tests=$(bash -c "source '$here/lib.sh' && source '$f' && declare -F" 2>"$workdir/load"); then
+		failed=$((failed + 1)); failures+=("$f (does not load)")
+		echo "not ok  $f: does not load"; sed 's/^/    | /' "$workdir/load"
+		continue
+	fi
+	tests=$(awk '$3 ~ /^test_/ {print $3}' <<<"$tests")
+	if [[ -z $tests ]]; then
+		failed=$((failed + 1)); failures+=("$f (no tests)")
+		echo "not ok  $f: holds no test_* function"
+		continue
+	fi
 	for t in $tests; do
 		[[ -n ${BGRUN_TEST_FILTER:-} && ! $t =~ $BGRUN_TEST_FILTER ]] && continue
 		name="$(basename "$f" .sh)::$t"
@@ -51,6 +63,9 @@ for f in "${files[@]}"; do
 done
 rm -rf "$workdir"
 
+if ((passed + failed + skipped == 0)); then
+	failed=1; failures+=("no test ran${BGRUN_TEST_FILTER:+ (BGRUN_TEST_FILTER=$BGRUN_TEST_FILTER matches none)}")
+fi
 ((failed)) && printf 'failed: %s\n' "${failures[@]}"
 echo "integration: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

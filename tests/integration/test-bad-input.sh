@@ -38,7 +38,7 @@ test_one_mib_command() {
 }
 
 test_invalid_utf8_command() {
-	command -v python3 >/dev/null || skip "no python3 to hand-marshal a raw D-Bus message"
+	command -v python3 >/dev/null || fail "python3 is missing (tools/install-deps installs it)"
 	before=$(njobs)
 	pid=$(bgrund_pid)
 	# "true" followed by 0xff 0xfe: never valid UTF-8.

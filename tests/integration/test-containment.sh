@@ -144,7 +144,7 @@ test_reap_after_bgrund_and_a_supervisor_are_killed() {
 	rec=$(bgrun status "$lost" --json)
 	assert_eq failed "$(jq -r .status <<<"$rec")" "status of the lost job"
 	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "dead of the lost job"
-	[[ ! -e $CG/bgrun.slice/bgrun-job-$lost.scope ]] || [[ -z $(find "$CG/bgrun.slice/bgrun-job-$lost.scope" -name cgroup.procs -exec cat {} +) ]] ||
+	[[ -z $(all_procs_below "$CG/bgrun.slice/bgrun-job-$lost.scope") ]] ||
 		fail "cgroup of the lost job still has processes"
 	for id in "${ids[@]}"; do
 		[[ -e /var/lib/bgrun/jobs/$id/spec.json ]] || fail "record of $id lost"

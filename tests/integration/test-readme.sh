@@ -12,7 +12,7 @@ test_readme_examples_run() {
 	mkdir -p work && cd work
 	out=$(bash -eo pipefail ../examples.sh 2>&1) || fail "README example failed: ${out: -600}"
 	assert_contains "$out" "building with clang" "output of the --wait example"
-	assert_contains "$out" "test" "output of logs -f"
-	assert_contains "$out" '"exited"' "wait --json of the build job"
+	assert_contains "$out" $'fetch\nbuild\ntest\n' "output of logs -f"
+	grep -qx '"exited"' <<<"$out" || fail "wait --json | jq .status of the build job did not print \"exited\" on its own line"
 	assert_contains "$out" "killed, nothing of it is left alive" "kill's answer"
 }
