@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "job-id.h"
 
 typedef struct Daemon Daemon;
 typedef struct Job Job;
@@ -34,5 +35,10 @@ int systemd_unit_setup(Daemon *d);
 
 /* "bgrun-job-<id>.scope" */
 int job_unit_name(const char *id, char **ret);
+/* The id in "bgrun-job-<id>.scope"; false for any other name. */
+bool job_id_from_unit_name(const char *unit, char ret[static JOB_ID_MAX]);
+/* The slice every job's scope lives in, and its cgroup. */
+#define JOB_SLICE "bgrun.slice"
+#define JOB_SLICE_CGROUP "/" JOB_SLICE
 /* The cgroup path of a job's unit, "/bgrun.slice/bgrun-job-<id>.scope". */
 int job_unit_cgroup(const char *id, char **ret);

@@ -11,7 +11,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
-#include "build-config.h"
 #include "bus-errors.h"
 #include "bus-record.h"
 #include "cgroup.h"
@@ -535,6 +534,17 @@ void job_start_failed(Job *j, const char *message) {
                                                   "No containment for the job (%s); nothing was run", message);
 }
 
+/* The mechanism in spec, and the unit it names (systemd: the job's scope). */
+static int spec_set_mechanism(JobSpec *spec, Mechanism m) {
+        spec->mechanism = m;
+        free(spec->unit);
+        spec->unit = NULL;
+        if (m == MECHANISM_SYSTEMD)
+                return job_unit_name(spec->id, &spec->unit);
+        spec->unit = strdup("");
+        return spec->unit ? 0 : -ENOMEM;
+}
+
 /* The first backend from config.mechanisms[from] on that may run a job now:
  * available, and containing unless the mode is report-only. Its index, or
  * -1 when there is none. */
@@ -559,10 +569,7 @@ static int try_next_backend(Job *j, unsigned start_index) {
                 /* Only a fallback changes the spec written at Launch. */
                 if (j->live->spec.mechanism != b->mechanism) {
                         j->live->spec.mechanism = b->mechanism;
-                        free(j->live->spec.unit);
-                        j->live->spec.unit = NULL;
-                        r = b->mechanism == MECHANISM_SYSTEMD ? job_unit_name(j->id, &j->live->spec.unit)
-                                                              : (j->live->spec.unit = strdup("")) ? 0 : -ENOMEM;
+                        r = spec_set_mechanism(&j->live->spec, b->mechanism);
                         if (r >= 0)
                                 r = job_store_write_spec(j->live->dir_fd, &j->live->spec);
                 }
@@ -601,9 +608,7 @@ int daemon_launch(Daemon *d, sd_bus_message *m, JobSpec *spec, const LaunchLimit
                 if (attempt > 16)
                         return -EEXIST;
         }
-        spec->mechanism = d->config.mechanisms[first];
-        r = spec->mechanism == MECHANISM_SYSTEMD ? job_unit_name(spec->id, &spec->unit)
-                                                 : (spec->unit = strdup("")) ? 0 : -ENOMEM;
+        r = spec_set_mechanism(spec, d->config.mechanisms[first]);
         if (r < 0)
                 return r;
         spec->created_at = now_realtime_usec();
@@ -793,7 +798,7 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
 /* Cgroups of job units that no live job accounts for: kill them. */
 static unsigned kill_orphan_units(Daemon *d) {
         _cleanup_close_ int slice_fd = -EBADF;
-        if (cgroup_open("/bgrun.slice", &slice_fd) < 0)
+        if (cgroup_open(JOB_SLICE_CGROUP, &slice_fd) < 0)
                 return 0;
         _cleanup_closedir_ DIR *dir = fdopendir(dup(slice_fd));
         if (!dir)
@@ -803,12 +808,9 @@ static unsigned kill_orphan_units(Daemon *d) {
         struct dirent *de;
         while ((de = readdir(dir))) {
                 const char *n = de->d_name;
-                if (!startswith_s(n, "bgrun-job-") || strlen(n) != strlen("bgrun-job-.scope") + JOB_ID_LEN ||
-                    !streq(n + strlen("bgrun-job-") + JOB_ID_LEN, ".scope"))
-                        continue;
                 char id[JOB_ID_MAX];
-                memcpy(id, n + strlen("bgrun-job-"), JOB_ID_LEN);
-                id[JOB_ID_LEN] = '\0';
+                if (!job_id_from_unit_name(n, id))
+                        continue;
                 Job *j = job_table_get(&d->jobs, id);
                 if (j && j->phase != JOB_PHASE_ENDED)
                         continue;

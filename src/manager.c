@@ -2,9 +2,7 @@
 /* The Manager object: each method reads its arguments, validates them,
  * authorizes the caller, acts, and replies. Validation comes before anything
  * is created, so bad input changes nothing. */
-#include <fcntl.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -13,7 +11,6 @@
 #include "bus-errors.h"
 #include "bus-record.h"
 #include "daemon.h"
-#include "job-store.h"
 #include "log.h"
 #include "macro.h"
 #include "job-listing.h"
@@ -28,15 +25,7 @@
 #define ENVIRONMENT_MAX_BYTES (128 * 1024)
 #define READ_OUTPUT_MAX (4U * 1024U * 1024U)
 
-static int invalid(sd_bus_error *error, const char *fmt, ...) _printf_(2, 3);
-static int invalid(sd_bus_error *error, const char *fmt, ...) {
-        char msg[512];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        return sd_bus_error_set(error, BGRUN_ERROR_INVALID_ARGS, msg);
-}
+#define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
 
 static bool env_name_valid(const char *e, size_t len) {
         if (len == 0 || !(e[0] == '_' || (e[0] >= 'A' && e[0] <= 'Z') || (e[0] >= 'a' && e[0] <= 'z')))
@@ -295,13 +284,19 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
 
-        int admin = caller_is_admin(d, m, uid);
+        /* Ask polkit only when it would change the answer: some job in the
+         * session is someone else's. */
+        bool others = false;
+        size_t b;
+        for (Job *j = job_table_first(&d->jobs, &b); j && !others; j = job_table_next(&d->jobs, &b, j))
+                others = j->owner != uid && (!*session || streq(session, j->session_id));
+        int admin = others ? caller_is_admin(d, m, uid) : 0;
         if (BUS_AUTH_PENDING(admin))
                 return 1;
         _cleanup_free_ Job **list = calloc(d->jobs.n_jobs + 1, sizeof(Job *));
         if (!list)
                 return -ENOMEM;
-        size_t n = 0, b;
+        size_t n = 0;
         for (Job *j = job_table_first(&d->jobs, &b); j; j = job_table_next(&d->jobs, &b, j))
                 if ((admin || j->owner == uid) && (!*session || streq(session, j->session_id)))
                         list[n++] = j;

@@ -8,7 +8,6 @@
  * supervisor split the scope's cgroup into supervisor/ and payload/. */
 #include <stdio.h>
 
-#include "build-config.h"
 #include "containment.h"
 #include "daemon.h"
 #include "log.h"
@@ -17,7 +16,6 @@
 
 #define UNIT_PREFIX "bgrun-job-"
 #define UNIT_SUFFIX ".scope"
-#define SLICE "bgrun.slice"
 /* A backstop behind the supervisor's own wall-clock limit. */
 #define RUNTIME_GRACE_USEC (60 * USEC_PER_SEC)
 
@@ -25,8 +23,18 @@ int job_unit_name(const char *id, char **ret) {
         return asprintf(ret, UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
 }
 
+bool job_id_from_unit_name(const char *unit, char ret[static JOB_ID_MAX]) {
+        size_t plen = strlen(UNIT_PREFIX), slen = strlen(UNIT_SUFFIX), ulen = strlen(unit);
+        if (ulen != plen + JOB_ID_LEN + slen || strncmp(unit, UNIT_PREFIX, plen) != 0 ||
+            strcmp(unit + plen + JOB_ID_LEN, UNIT_SUFFIX) != 0)
+                return false;
+        memcpy(ret, unit + plen, JOB_ID_LEN);
+        ret[JOB_ID_LEN] = '\0';
+        return job_id_is_valid(ret);
+}
+
 int job_unit_cgroup(const char *id, char **ret) {
-        return asprintf(ret, "/" SLICE "/" UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
+        return asprintf(ret, JOB_SLICE_CGROUP "/" UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
 }
 
 static bool systemd_available(Daemon *d) {
@@ -41,14 +49,9 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (sd_bus_message_read(m, "uoss", &id, &job_path, &unit, &result) < 0)
                 return 0;
 
-        size_t plen = strlen(UNIT_PREFIX), slen = strlen(UNIT_SUFFIX), ulen = strlen(unit);
-        if (ulen != plen + JOB_ID_LEN + slen || strncmp(unit, UNIT_PREFIX, plen) != 0 ||
-            strcmp(unit + plen + JOB_ID_LEN, UNIT_SUFFIX) != 0)
-                return 0;
-
         char job_id[JOB_ID_MAX];
-        memcpy(job_id, unit + plen, JOB_ID_LEN);
-        job_id[JOB_ID_LEN] = '\0';
+        if (!job_id_from_unit_name(unit, job_id))
+                return 0;
 
         /* The scope's start job is over: systemd will not move the
          * supervisor's PID anywhere any more. */
@@ -125,7 +128,7 @@ static int start_transient_scope(Job *j, pid_t pid) {
 
         r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)",
                                   "Description", "s", description,
-                                  "Slice", "s", SLICE,
+                                  "Slice", "s", JOB_SLICE,
                                   "Delegate", "b", 1,
                                   "CollectMode", "s", "inactive-or-failed",
                                   "KillMode", "s", "control-group",
