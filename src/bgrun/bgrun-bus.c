@@ -10,7 +10,7 @@
 
 #include "bgrun-bus.h"
 #include "bgrun-log.h"
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "macro.h"
 
 /* What dbus-daemon answers when activating a service took too long. */

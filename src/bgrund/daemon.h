@@ -11,7 +11,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "config.h"
 #include "macro.h"
 #include "job-record.h"

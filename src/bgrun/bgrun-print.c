@@ -15,7 +15,7 @@
 
 #include "bgrun-dict.h"
 #include "bgrun-log.h"
-#include "bgrun-parse.h"
+#include "parse-util.h"
 #include "bgrun-print.h"
 #include "duration.h"
 #include "json-util.h"

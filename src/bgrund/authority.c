@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "authority.h"
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "daemon.h"
 #include "job-id.h"
 #include "macro.h"

@@ -11,7 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "bus-record.h"
 #include "cgroup.h"
 #include "containment.h"

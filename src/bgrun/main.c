@@ -14,7 +14,7 @@
 #include "bgrun-args.h"
 #include "bgrun-bus.h"
 #include "bgrun-log.h"
-#include "bgrun-parse.h"
+#include "parse-util.h"
 #include "bgrun-verbs.h"
 #include "build-config.h"
 #include "duration.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "authority.h"
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "bus-record.h"
 #include "daemon.h"
 #include "job-object.h"

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "bgrun-parse.h"
+#include "parse-util.h"
 #include "macro.h"
 
 int parse_uint64_strict(const char *s, uint64_t *ret, const char **ret_end) {

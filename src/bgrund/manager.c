@@ -8,7 +8,7 @@
 
 #include "authority.h"
 #include "build-config.h"
-#include "bus-errors.h"
+#include "bgrun/bus-api.h"
 #include "bus-record.h"
 #include "daemon.h"
 #include "log.h"
