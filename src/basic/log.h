@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Logging for the programs' entry points. Library code does not log above
- * debug; it returns -errno and lets its caller say what failed. Output goes to
- * stderr, which systemd hands to the journal with the unit's name. */
+/* One logging API for all three programs. Library code does not log above
+ * debug; it returns -errno and lets the entry point say what failed, once.
+ *
+ * Every message is one line on stderr (control characters become spaces, so
+ * text that came from elsewhere cannot forge a second line):
+ *   LOG_TARGET_AUTO     "<N>message" when stderr is the journal (systemd
+ *                       passes JOURNAL_STREAM), else "program: message";
+ *                       for bgrund and the supervisor
+ *   LOG_TARGET_CONSOLE  always "program: message"; for the command line */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,9 +19,14 @@
 
 enum { LOG_LEVEL_ERR = 3, LOG_LEVEL_WARNING = 4, LOG_LEVEL_INFO = 6, LOG_LEVEL_DEBUG = 7 };
 
-void log_set_program(const char *name);
-/* SYSTEMD_LOG_LEVEL=debug turns on debug messages. */
-void log_parse_environment(void);
+typedef enum LogTarget {
+        LOG_TARGET_AUTO,
+        LOG_TARGET_CONSOLE,
+} LogTarget;
+
+/* The program's name in messages, and where they go. SYSTEMD_LOG_LEVEL=debug
+ * (the variable systemd's own tools honour) turns on debug messages. */
+void log_setup(const char *program, LogTarget target);
 
 /* Prints the message with %m expanded for -error, and returns error (which is
  * normalised to be negative), so callers can `return log_error_errno(r, …)`. */
@@ -27,3 +38,7 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_warning(...) ((void) log_internal(LOG_LEVEL_WARNING, 0, __VA_ARGS__))
 #define log_info(...) ((void) log_internal(LOG_LEVEL_INFO, 0, __VA_ARGS__))
 #define log_debug(...) ((void) log_internal(LOG_LEVEL_DEBUG, 0, __VA_ARGS__))
+
+/* For the command line: a usage mistake (-EINVAL), and out of memory. */
+#define log_usage_error(...) log_internal(LOG_LEVEL_ERR, -EINVAL, __VA_ARGS__)
+#define log_oom() log_internal(LOG_LEVEL_ERR, -ENOMEM, "Out of memory.")

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bgrun-bus.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "bgrun/bus-api.h"
 #include "macro.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "bgrun-dict.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "json-util.h"
 #include "macro.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bgrun-bus.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "bgrun-output.h"
 #include "fileio.h"
 #include "macro.h"

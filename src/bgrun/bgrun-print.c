@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "bgrun-dict.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "parse-util.h"
 #include "bgrun-print.h"
 #include "duration.h"

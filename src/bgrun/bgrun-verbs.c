@@ -11,7 +11,7 @@
 #include "bgrun-args.h"
 #include "bgrun-bus.h"
 #include "bgrun-dict.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "bgrun-output.h"
 #include "bgrun-print.h"
 #include "bgrun-record.h"

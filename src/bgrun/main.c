@@ -13,7 +13,7 @@
 
 #include "bgrun-args.h"
 #include "bgrun-bus.h"
-#include "bgrun-log.h"
+#include "log.h"
 #include "parse-util.h"
 #include "bgrun-verbs.h"
 #include "build-config.h"
@@ -408,6 +408,7 @@ static int run(int argc, char *argv[]) {
 int main(int argc, char *argv[]) {
         int r;
 
+        log_setup("bgrun", LOG_TARGET_CONSOLE);
         r = run(argc, argv);
 
         free(arg_args);

@@ -78,6 +78,10 @@ static int run(int argc, char **argv) {
         if (arg_mode >= 0)
                 config.mode = arg_mode;
         if (arg_check_config) {
+                /* Where this build looks, as meson's --sysconfdir and
+                 * --localstatedir set it. */
+                printf("# configuration: %s, %s/*.conf\n# state: %s\n", arg_config,
+                       arg_config_dropins ?: "(no drop-ins)", arg_state_dir);
                 printf("ContainmentMode=%s\nMechanisms=", containment_mode_to_string(config.mode));
                 for (unsigned i = 0; i < config.n_mechanisms; i++)
                         printf("%s%s", i ? " " : "", mechanism_to_string(config.mechanisms[i]));
@@ -106,7 +110,6 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-        log_set_program("bgrund");
-        log_parse_environment();
+        log_setup("bgrund", LOG_TARGET_AUTO);
         return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -22,8 +22,8 @@ typedef struct BgrunConfig {
         unsigned n_mechanisms;
 } BgrunConfig;
 
-#define BGRUN_CONFIG_FILE "/etc/bgrun/bgrund.conf"
-#define BGRUN_CONFIG_DROPIN_DIR "/etc/bgrun/bgrund.conf.d"
+/* BGRUN_CONFIG_FILE and BGRUN_CONFIG_DROPIN_DIR, from meson's sysconfdir */
+#include "build-config.h"
 
 /* Defaults: enforcing, "systemd process_group". */
 void config_init(BgrunConfig *c);

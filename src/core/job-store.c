@@ -10,6 +10,10 @@
 #define RECORD_MAX (4U * 1024U * 1024U)
 
 int job_store_open(const char *state_dir, int *ret_jobs_fd) {
+        /* systemd's StateDirectory= makes it under /var/lib; a build with
+         * another localstatedir finds none there. */
+        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
+                return negative_errno();
         _cleanup_close_ int state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (state_fd < 0)
                 return negative_errno();

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
+#include "build-config.h" /* BGRUN_STATE_DIR, from meson's localstatedir */
 #include "job-record.h"
 
-#define BGRUN_STATE_DIR "/var/lib/bgrun"
 #define JOB_SPEC_FILE "spec.json"
 #define JOB_RUN_FILE "run.json"
 #define JOB_RESULT_FILE "result.json"

@@ -590,7 +590,6 @@ int main(int argc, char **argv) {
          * SIGPIPE when bgrund, the other end of the readiness pipe, is gone. */
         umask(0022);
         signal(SIGPIPE, SIG_IGN);
-        log_set_program("bgrun-supervisor");
-        log_parse_environment();
+        log_setup("bgrun-supervisor", LOG_TARGET_AUTO);
         return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
