@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "launch-options.h"
+#include "macro.h"
+
+#define LAUNCH_INFO(e, n, s) { n, s },
+const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX] = { BGRUN_LAUNCH_OPTIONS(LAUNCH_INFO) };
+#undef LAUNCH_INFO
+
+_printf_(2, 3)
+static int invalid(char **ret_error, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+static bool env_name_valid(const char *e, size_t len) {
+        if (len == 0 || !(e[0] == '_' || (e[0] >= 'A' && e[0] <= 'Z') || (e[0] >= 'a' && e[0] <= 'z')))
+                return false;
+        for (size_t i = 1; i < len; i++)
+                if (!(e[i] == '_' || (e[i] >= 'A' && e[i] <= 'Z') || (e[i] >= 'a' && e[i] <= 'z') ||
+                      (e[i] >= '0' && e[i] <= '9')))
+                        return false;
+        return true;
+}
+
+static int set_environment(LaunchOptions *o, char *const *strv, char **ret_error) {
+        size_t n = 0, bytes = 0;
+        for (char *const *e = strv; e && *e; e++, n++) {
+                const char *eq = strchr(*e, '=');
+                if (!eq || !env_name_valid(*e, (size_t) (eq - *e)))
+                        return invalid(ret_error,
+                                       "Environment entry %zu is not of the form NAME=VALUE with NAME of [A-Za-z0-9_]",
+                                       n + 1);
+                bytes += strlen(*e) + 1;
+        }
+        if (n > LAUNCH_ENVIRONMENT_MAX_ENTRIES || bytes > LAUNCH_ENVIRONMENT_MAX_BYTES)
+                return invalid(ret_error, "Environment is too large (%zu entries, %zu bytes; at most %d and %d)", n,
+                               bytes, LAUNCH_ENVIRONMENT_MAX_ENTRIES, LAUNCH_ENVIRONMENT_MAX_BYTES);
+
+        _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
+        if (!copy)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (!(copy[i] = strdup(strv[i])))
+                        return -ENOMEM;
+        o->environment = TAKE_PTR(copy);
+        return 0;
+}
+
+int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, char **ret_error) {
+        int i;
+        for (i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (streq(key, launch_options[i].name))
+                        break;
+        /* An unknown key is not echoed at any length: it may be anything. */
+        if (i == _LAUNCH_OPTION_MAX)
+                return strlen(key) <= 64 ? invalid(ret_error, "Unknown option '%s'", key)
+                                         : invalid(ret_error, "Unknown option (a %zu-byte key)", strlen(key));
+        const char *name = launch_options[i].name;
+        if (o->seen & (1U << i))
+                return invalid(ret_error, "Option %s given more than once", name);
+        if (!streq(v->signature, launch_options[i].signature))
+                return invalid(ret_error, "Option %s must be of type '%s', not '%.16s'", name,
+                               launch_options[i].signature, v->signature);
+        if (streq(launch_options[i].signature, "t") && v->u64 == 0)
+                return invalid(ret_error, "Option %s must be greater than 0", name);
+
+        int r = 0;
+        switch ((LaunchOption) i) {
+        case LAUNCH_OPTION_MAX_RUNTIME_USEC:
+                o->max_runtime_usec = v->u64 == UINT64_MAX ? 0 : v->u64; /* infinity: no limit */
+                break;
+        case LAUNCH_OPTION_ENVIRONMENT:
+                r = set_environment(o, v->strv, ret_error);
+                break;
+        case LAUNCH_OPTION_MEMORY_MAX:
+                o->limits.memory_max = v->u64;
+                break;
+        case LAUNCH_OPTION_TASKS_MAX:
+                o->limits.tasks_max = v->u64;
+                break;
+        case LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC:
+                o->limits.cpu_quota_per_sec_usec = v->u64;
+                break;
+        case LAUNCH_OPTION_USER:
+                if (!v->str[0] || strlen(v->str) > LAUNCH_USER_NAME_MAX)
+                        return invalid(ret_error, "Option User must be a user name");
+                o->user = strdup(v->str);
+                if (!o->user)
+                        r = -ENOMEM;
+                break;
+        case _LAUNCH_OPTION_MAX:
+                break;
+        }
+        if (r >= 0)
+                o->seen |= 1U << i;
+        return r;
+}
+
+void launch_options_done(LaunchOptions *o) {
+        strv_free(o->environment);
+        free(o->user);
+        *o = (LaunchOptions) {};
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Launch's options, validated without a bus: the D-Bus face reads each entry
+ * of the a{sv} into a LaunchValue and hands it here, so the rules (which
+ * keys, which types, which values) live in one place that unit tests and the
+ * fuzzer drive directly. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bgrun/launch-options.h"
+
+#define LAUNCH_ENUM(e, n, s) LAUNCH_OPTION_##e,
+typedef enum LaunchOption { BGRUN_LAUNCH_OPTIONS(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
+#undef LAUNCH_ENUM
+
+typedef struct LaunchOptionInfo {
+        const char *name;
+        const char *signature;
+} LaunchOptionInfo;
+extern const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX];
+
+/* The environment a caller may pass: at most this many entries and bytes. */
+#define LAUNCH_ENVIRONMENT_MAX_ENTRIES 1024
+#define LAUNCH_ENVIRONMENT_MAX_BYTES (128 * 1024)
+#define LAUNCH_USER_NAME_MAX 256
+
+/* Resource limits that map onto the job's cgroup; 0 = not set. */
+typedef struct LaunchLimits {
+        uint64_t memory_max;
+        uint64_t tasks_max;
+        uint64_t cpu_quota_per_sec_usec;
+} LaunchLimits;
+
+typedef struct LaunchOptions {
+        unsigned seen;             /* bit i: option i was given */
+        uint64_t max_runtime_usec; /* 0 = none */
+        char **environment;        /* NULL-terminated K=V, or NULL */
+        LaunchLimits limits;
+        char *user;                /* User=, or NULL */
+} LaunchOptions;
+
+/* One option's value as read from the bus: signature says which member. */
+typedef struct LaunchValue {
+        const char *signature; /* "t", "s", "as", or what else the caller sent */
+        uint64_t u64;
+        const char *str;
+        char *const *strv;     /* NULL-terminated */
+} LaunchValue;
+
+/* Apply key = value to o. On bad input (an unknown key, one given twice, a
+ * wrong type, an out-of-range value) returns -EINVAL with a message for the
+ * caller in *ret_error (malloc'd) and leaves o as it was. -ENOMEM otherwise. */
+int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *value, char **ret_error);
+
+void launch_options_done(LaunchOptions *o);
