@@ -12,20 +12,13 @@
 #include "log.h"
 #include "bgrun/bus-api.h"
 #include "macro.h"
+#include "time-util.h"
 
 /* What dbus-daemon answers when activating a service took too long. */
 #define DBUS_ERROR_TIMED_OUT "org.freedesktop.DBus.Error.TimedOut"
 
 /* Margin on top of a server-side wait, so the reply has time to arrive. */
 #define CALL_MARGIN_USEC (25 * USEC_PER_SEC)
-
-static uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-
-        if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-                return 0;
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 static bool bus_error_means_daemon_missing(const sd_bus_error *error) {
         if (!sd_bus_error_is_set(error))

@@ -20,14 +20,7 @@
 #include "duration.h"
 #include "json-util.h"
 #include "macro.h"
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
-                return 0;
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
+#include "time-util.h"
 
 void print_cell(const char *s, size_t max_columns) {
         size_t columns = 0, length = 0;

@@ -48,16 +48,9 @@ static int append_output_bytes(sd_bus_message *m, const JobView *v) {
 
 static int append_containment(sd_bus_message *m, const JobView *v) {
         const JobSpec *s = v->spec;
-        const ContainmentBackend *b = containment_backend(s->mechanism);
-        bool contained, executed;
-        if (v->result) {
-                contained = v->result->contained;
-                executed = v->result->executed;
-        } else {
-                /* Running means the command was exec'd inside its containment. */
-                executed = v->run;
-                contained = v->run && b && b->contains && v->run->cgroup && v->run->cgroup[0];
-        }
+        /* Running means the command was exec'd. */
+        bool executed = v->result ? v->result->executed : v->run;
+        bool contained = executed && job_contained(s->mechanism, v->run);
         return sd_bus_message_append(m, "a{sv}", 5,
                                      "mechanism", "s", mechanism_to_string(s->mechanism),
                                      "contained", "b", (int) contained,
@@ -70,7 +63,7 @@ int bus_append_teardown(sd_bus_message *m, const JobView *v) {
         const JobResult *r = v->result;
         return sd_bus_message_append(m, "a{sv}", 3,
                                      "dead", "b", (int) (r && r->dead),
-                                     "method", "s", r && r->method ? r->method : "",
+                                     "method", "s", teardown_method_to_string(r ? r->method : TEARDOWN_NONE),
                                      "confirmed_at", "t", r ? r->confirmed_at : (uint64_t) 0);
 }
 

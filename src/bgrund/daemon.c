@@ -22,6 +22,7 @@
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 #include "manager.h"
 #include "polkit.h"
 #include "process-tree.h"
@@ -112,7 +113,7 @@ static void cache_drop(Daemon *d) {
         d->cached_id[0] = '\0';
         job_spec_done(&d->cached_spec);
         job_run_done(&d->cached_run);
-        job_result_done(&d->cached_result);
+        d->cached_result = (JobResult) {};
         d->cached_have_run = false;
         d->cached_output_bytes = 0;
 }
@@ -226,14 +227,9 @@ static int reply_kill(sd_bus_message *call, Job *j, bool killed) {
  * supervisor releases it itself; this covers a supervisor that died between
  * writing its result and releasing. */
 static void job_finish_grant(int dir_fd, const JobResult *res) {
-        _cleanup_(grant_done) Grant g = {};
-        if (grant_read(dir_fd, &g) < 0)
-                return;
-        if (reap_release_grant(g.state == GRANT_OPEN, res->dead)) {
-                int r = grant_release(dir_fd, res->method);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to release a grant: %m");
-        }
+        int r = job_store_settle_grant(dir_fd, res);
+        if (r < 0)
+                log_warning_errno(r, "Failed to release a grant: %m");
 }
 
 /* res: the job's result as read from result.json, taken over (its record
@@ -287,26 +283,24 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
 
 /* The supervisor is gone without a result, or cannot be verified: kill the
  * job's whole containment, confirm it empty, and record why it ended. */
-static void job_reap_finish(Job *j, bool dead, const char *method) {
+static void job_reap_finish(Job *j, bool dead, TeardownMethod method) {
         bool killed = j->live->kill_requested;
         JobResult res = {
                 .status = killed ? JOB_KILLED : JOB_FAILED,
                 .exit_code = -1,
                 .executed = j->live->have_run,
-                .contained = j->live->spec.mechanism == MECHANISM_SYSTEMD && j->live->have_run,
+                .contained = job_contained(j->live->spec.mechanism, j->live->have_run ? &j->live->run : NULL),
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
-                .method = (char *) method,
+                .method = method,
                 .confirmed_at = dead ? now_realtime_usec() : 0,
-                .reason = (char *) (killed ? "killed by bgrund: its supervisor did not answer"
-                                           : "the job's supervisor was lost; its containment was released"),
         };
-        int r = job_store_write_result(j->live->dir_fd, &res);
+        strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
+                                  : "the job's supervisor was lost; its containment was released");
+        int r = job_store_finish(j->live->dir_fd, &res);
         if (r < 0)
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
-        else
-                job_finish_grant(j->live->dir_fd, &res);
-        job_end(j, res.status, NULL); /* res borrows its strings: not for the cache */
+        job_end(j, res.status, &res);
 }
 
 static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -315,14 +309,14 @@ static int on_reap_cgroup_event(sd_event_source *s, int fd, uint32_t revents, vo
         while (read(fd, buf, sizeof buf) > 0)
                 ;
         if (cgroup_is_populated(j->live->teardown_cgroup_fd) == 0)
-                job_reap_finish(j, true, "cgroup.kill");
+                job_reap_finish(j, true, TEARDOWN_CGROUP_KILL);
         return 0;
 }
 
 static int on_reap_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         log_warning("Job %s: containment not confirmed empty after teardown", j->id);
-        job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, "cgroup.kill");
+        job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, TEARDOWN_CGROUP_KILL);
         return 0;
 }
 
@@ -357,7 +351,7 @@ static void job_reap(Job *j) {
                         }
                         dead = !process_group_has_members(j->live->run.pid);
                 }
-                job_reap_finish(j, dead, "process-group");
+                job_reap_finish(j, dead, TEARDOWN_PROCESS_GROUP);
                 return;
         }
 
@@ -366,18 +360,18 @@ static void job_reap(Job *j) {
         if (r >= 0)
                 r = cgroup_open(path, &j->live->teardown_cgroup_fd);
         if (r == -ENOENT) {
-                job_reap_finish(j, true, "cgroup-gone");
+                job_reap_finish(j, true, TEARDOWN_CGROUP_GONE);
                 return;
         }
         if (r < 0) {
                 log_error_errno(r, "Job %s: cannot open its cgroup: %m", j->id);
-                job_reap_finish(j, false, "cgroup.kill");
+                job_reap_finish(j, false, TEARDOWN_CGROUP_KILL);
                 return;
         }
 
         (void) cgroup_kill(j->live->teardown_cgroup_fd);
         if (cgroup_is_populated(j->live->teardown_cgroup_fd) == 0) {
-                job_reap_finish(j, true, "cgroup.kill");
+                job_reap_finish(j, true, TEARDOWN_CGROUP_KILL);
                 return;
         }
 
@@ -394,7 +388,7 @@ static void job_reap(Job *j) {
                 r = sd_event_add_time_relative(d->event, &j->live->teardown_timer, CLOCK_MONOTONIC,
                                                REAP_TEARDOWN_TIMEOUT_USEC, 0, on_reap_timeout, j);
         if (r < 0)
-                job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, "cgroup.kill");
+                job_reap_finish(j, cgroup_is_populated(j->live->teardown_cgroup_fd) == 0, TEARDOWN_CGROUP_KILL);
         else
                 /* The watch exists now; catch an emptying that came before it. */
                 (void) on_reap_cgroup_event(NULL, -1, 0, j);
@@ -498,7 +492,6 @@ void job_start_failed(Job *j, const char *message) {
         if (job_store_read_result(j->live->dir_fd, &res) >= 0) {
                 job_finish_grant(j->live->dir_fd, &res);
                 job_end(j, res.status, NULL); /* a rare path: the record is read when needed */
-                job_result_done(&res);
                 return;
         }
 
@@ -765,7 +758,6 @@ static int load_job(Daemon *d, const char *id, ReapCounts *counts) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
                 job_finish_grant(dir_fd, &res);
-                job_result_done(&res);
                 return 0;
         }
 

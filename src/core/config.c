@@ -22,11 +22,6 @@ static const char *const containment_mode_table[] = {
         [CONTAINMENT_REPORT_ONLY] = "report-only",
 };
 
-static const char *const mechanism_table[_MECHANISM_MAX] = {
-        [MECHANISM_SYSTEMD] = "systemd",
-        [MECHANISM_PROCESS_GROUP] = "process_group",
-};
-
 const char *containment_mode_to_string(ContainmentMode m) {
         if ((unsigned) m >= ELEMENTSOF(containment_mode_table))
                 return NULL;
@@ -38,21 +33,6 @@ int containment_mode_from_string(const char *s) {
                 return -EINVAL;
         for (size_t i = 0; i < ELEMENTSOF(containment_mode_table); i++)
                 if (streq(s, containment_mode_table[i]))
-                        return (int) i;
-        return -EINVAL;
-}
-
-const char *mechanism_to_string(Mechanism m) {
-        if ((unsigned) m >= ELEMENTSOF(mechanism_table))
-                return NULL;
-        return mechanism_table[m];
-}
-
-int mechanism_from_string(const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < ELEMENTSOF(mechanism_table); i++)
-                if (streq(s, mechanism_table[i]))
                         return (int) i;
         return -EINVAL;
 }

@@ -5,25 +5,20 @@
  * /etc/bgrun/bgrund.conf.d/ *.conf in lexical order, later wins; a [Runtime]
  * section with ContainmentMode= and Mechanisms=. */
 
+/* BGRUN_CONFIG_FILE and BGRUN_CONFIG_DROPIN_DIR, from meson's sysconfdir */
+#include "build-config.h"
+#include "mechanism.h"
+
 typedef enum ContainmentMode {
         CONTAINMENT_ENFORCING,
         CONTAINMENT_REPORT_ONLY,
 } ContainmentMode;
-
-typedef enum Mechanism {
-        MECHANISM_SYSTEMD,
-        MECHANISM_PROCESS_GROUP,
-        _MECHANISM_MAX,
-} Mechanism;
 
 typedef struct BgrunConfig {
         ContainmentMode mode;
         Mechanism mechanisms[_MECHANISM_MAX]; /* in order of preference */
         unsigned n_mechanisms;
 } BgrunConfig;
-
-/* BGRUN_CONFIG_FILE and BGRUN_CONFIG_DROPIN_DIR, from meson's sysconfdir */
-#include "build-config.h"
 
 /* Defaults: enforcing, "systemd process_group". */
 void config_init(BgrunConfig *c);
@@ -39,5 +34,3 @@ int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret,
 
 const char *containment_mode_to_string(ContainmentMode m);
 int containment_mode_from_string(const char *s); /* ContainmentMode or -EINVAL */
-const char *mechanism_to_string(Mechanism m);
-int mechanism_from_string(const char *s); /* Mechanism or -EINVAL */

@@ -4,11 +4,11 @@
 #include "job-record.h"
 #include "json-util.h"
 #include "macro.h"
+#include "time-util.h"
 
 void grant_done(Grant *g) {
         free(g->unit);
         free(g->cgroup);
-        free(g->method);
         *g = (Grant) {};
 }
 
@@ -22,7 +22,7 @@ int grant_to_json(const Grant *g, char **ret) {
         if (r >= 0) r = json_add_str(o, "cgroup", g->cgroup);
         if (r >= 0) r = json_add_u64(o, "opened_at", g->opened_at);
         if (r >= 0) r = json_add_bool(o, "dead", g->dead);
-        if (r >= 0) r = json_add_str(o, "method", g->method);
+        if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(g->method));
         if (r >= 0) r = json_add_u64(o, "released_at", g->released_at);
         return json_finish(o, r, ret);
 }
@@ -30,7 +30,7 @@ int grant_to_json(const Grant *g, char **ret) {
 int grant_from_json(const char *json, Grant *ret) {
         _cleanup_json_ json_object *o = NULL;
         _cleanup_(grant_done) Grant g = {};
-        _cleanup_free_ char *state = NULL, *mechanism = NULL;
+        _cleanup_free_ char *state = NULL, *mechanism = NULL, *method = NULL;
 
         int r = json_parse_object(json, &o);
         if (r >= 0) r = json_get_str(o, "state", &state);
@@ -39,7 +39,7 @@ int grant_from_json(const char *json, Grant *ret) {
         if (r >= 0) r = json_get_str(o, "cgroup", &g.cgroup);
         if (r >= 0) r = json_get_u64(o, "opened_at", UINT64_MAX, &g.opened_at);
         if (r >= 0) r = json_get_bool(o, "dead", &g.dead);
-        if (r >= 0) r = json_get_str(o, "method", &g.method);
+        if (r >= 0) r = json_get_str(o, "method", &method);
         if (r >= 0) r = json_get_u64(o, "released_at", UINT64_MAX, &g.released_at);
         if (r < 0)
                 return r;
@@ -54,6 +54,10 @@ int grant_from_json(const char *json, Grant *ret) {
         if (m < 0)
                 return -EBADMSG;
         g.mechanism = m;
+        m = teardown_method_from_string(method);
+        if (m < 0)
+                return -EBADMSG;
+        g.method = m;
         /* A released grant without a confirmed teardown cannot exist. */
         if (g.state == GRANT_RELEASED && !g.dead)
                 return -EBADMSG;
@@ -76,7 +80,6 @@ int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cg
                 .unit = (char *) (unit ?: ""),
                 .cgroup = (char *) (cgroup ?: ""),
                 .opened_at = now_realtime_usec(),
-                .method = (char *) "",
         };
         return grant_write(dir_fd, &g);
 }
@@ -87,7 +90,7 @@ int grant_read(int dir_fd, Grant *ret) {
         return r < 0 ? r : grant_from_json(json, ret);
 }
 
-int grant_release(int dir_fd, const char *method) {
+int grant_release(int dir_fd, TeardownMethod method) {
         _cleanup_(grant_done) Grant g = {};
         int r = grant_read(dir_fd, &g);
         if (r < 0)
@@ -96,10 +99,7 @@ int grant_release(int dir_fd, const char *method) {
                 return 0;
         g.state = GRANT_RELEASED;
         g.dead = true;
-        free(g.method);
-        g.method = strdup(method ?: "");
-        if (!g.method)
-                return -ENOMEM;
+        g.method = method;
         g.released_at = now_realtime_usec();
         return grant_write(dir_fd, &g);
 }

@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "job-record.h"
+#include "mechanism.h"
 
 #define GRANT_FILE "grant.json"
 
@@ -27,7 +28,7 @@ typedef struct Grant {
         char *cgroup; /* systemd: the unit's cgroup, else "" */
         uint64_t opened_at;
         bool dead;    /* released: the teardown was confirmed */
-        char *method; /* released: how it was torn down */
+        TeardownMethod method; /* released: how it was torn down */
         uint64_t released_at;
 } Grant;
 
@@ -39,7 +40,7 @@ int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cg
 
 /* Mark the grant released with dead = true. Only for a confirmed teardown;
  * idempotent. -ENOENT when there is no grant. */
-int grant_release(int dir_fd, const char *method);
+int grant_release(int dir_fd, TeardownMethod method);
 
 int grant_read(int dir_fd, Grant *ret);
 

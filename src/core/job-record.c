@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <json-c/json.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "job-record.h"
 #include "json-util.h"
@@ -26,18 +25,28 @@ int job_status_from_string(const char *s) {
         return -EINVAL;
 }
 
-static uint64_t clock_usec(clockid_t id) {
-        struct timespec ts;
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
+static const char *const teardown_method_table[_TEARDOWN_METHOD_MAX] = {
+        [TEARDOWN_NONE] = "",
+        [TEARDOWN_CGROUP_KILL] = "cgroup.kill",
+        [TEARDOWN_PROCESS_TREE] = "process-tree",
+        [TEARDOWN_PROCESS_GROUP] = "process-group",
+        [TEARDOWN_CGROUP_GONE] = "cgroup-gone",
+        [TEARDOWN_NOT_STARTED] = "not-started",
+};
+
+const char *teardown_method_to_string(TeardownMethod m) {
+        return (unsigned) m < _TEARDOWN_METHOD_MAX ? teardown_method_table[m] : NULL;
 }
 
-uint64_t now_realtime_usec(void) {
-        return clock_usec(CLOCK_REALTIME);
+int teardown_method_from_string(const char *s) {
+        for (int i = 0; s && i < _TEARDOWN_METHOD_MAX; i++)
+                if (streq(s, teardown_method_table[i]))
+                        return i;
+        return -EINVAL;
 }
 
-uint64_t now_monotonic_usec(void) {
-        return clock_usec(CLOCK_MONOTONIC);
+bool job_contained(Mechanism mechanism, const JobRun *run) {
+        return mechanism_contains(mechanism) && run && run->cgroup && run->cgroup[0];
 }
 
 void job_spec_done(JobSpec *s) {
@@ -56,12 +65,6 @@ void job_spec_done(JobSpec *s) {
 void job_run_done(JobRun *r) {
         free(r->cgroup);
         *r = (JobRun) {};
-}
-
-void job_result_done(JobResult *r) {
-        free(r->method);
-        free(r->reason);
-        *r = (JobResult) {};
 }
 
 int job_spec_to_json(const JobSpec *s, char **ret) {
@@ -121,7 +124,7 @@ int job_result_to_json(const JobResult *res, char **ret) {
         if (r >= 0) r = json_add_bool(o, "contained", res->contained);
         if (r >= 0) r = json_add_u64(o, "finished_at", res->finished_at);
         if (r >= 0) r = json_add_bool(o, "dead", res->dead);
-        if (r >= 0) r = json_add_str(o, "method", res->method);
+        if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(res->method));
         if (r >= 0) r = json_add_u64(o, "confirmed_at", res->confirmed_at);
         if (r >= 0) r = json_add_str(o, "reason", res->reason);
         return json_finish(o, r, ret);
@@ -228,8 +231,8 @@ int job_result_from_json(const char *json, JobResult *ret) {
         if (r < 0)
                 return r;
 
-        _cleanup_(job_result_done) JobResult res = {};
-        _cleanup_free_ char *status = NULL;
+        JobResult res = {};
+        _cleanup_free_ char *status = NULL, *method = NULL;
         r = json_get_str(o, "status", &status);
         if (r >= 0) {
                 int s = job_status_from_string(status);
@@ -245,12 +248,18 @@ int job_result_from_json(const char *json, JobResult *ret) {
         if (r >= 0) r = json_get_bool(o, "contained", &res.contained);
         if (r >= 0) r = json_get_u64(o, "finished_at", UINT64_MAX, &res.finished_at);
         if (r >= 0) r = json_get_bool(o, "dead", &res.dead);
-        if (r >= 0) r = json_get_str(o, "method", &res.method);
+        if (r >= 0) r = json_get_str(o, "method", &method);
+        if (r >= 0) {
+                int m = teardown_method_from_string(method);
+                if (m < 0)
+                        r = -EBADMSG;
+                else
+                        res.method = m;
+        }
         if (r >= 0) r = json_get_u64(o, "confirmed_at", UINT64_MAX, &res.confirmed_at);
-        if (r >= 0) r = json_get_str(o, "reason", &res.reason);
+        if (r >= 0) r = json_get_str_buf(o, "reason", res.reason, sizeof res.reason);
         if (r < 0)
                 return r;
         *ret = res;
-        res = (JobResult) {};
         return 0;
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "mechanism.h"
 #include "job-id.h"
 #include "pidref.h"
 
@@ -55,26 +55,46 @@ typedef struct JobRun {
         uint64_t started_at;
 } JobRun;
 
+/* How a job's end was brought about and confirmed (teardown.method). */
+typedef enum TeardownMethod {
+        TEARDOWN_NONE,          /* "": not ended */
+        TEARDOWN_CGROUP_KILL,   /* cgroup.kill, then populated 0 */
+        TEARDOWN_PROCESS_TREE,  /* the supervisor killed its descendants (process group mechanism) */
+        TEARDOWN_PROCESS_GROUP, /* bgrund killed a lost supervisor's process group */
+        TEARDOWN_CGROUP_GONE,   /* the cgroup was removed already: nothing was left */
+        TEARDOWN_NOT_STARTED,   /* nothing of the command ran */
+        _TEARDOWN_METHOD_MAX,
+} TeardownMethod;
+
+#define JOB_REASON_MAX 512
+
 typedef struct JobResult {
         JobStatus status;
         int exit_code; /* -1 when ended by a signal or never executed properly */
         int signal;
         bool timed_out;
         bool executed;  /* the command was exec'd */
-        bool contained;
+        bool contained; /* job_contained() of its spec and run, kept for readers of the file */
         uint64_t finished_at;
         bool dead;      /* teardown confirmed: nothing of the job is alive */
-        char *method;   /* how the teardown was done/confirmed */
+        TeardownMethod method;
         uint64_t confirmed_at;
-        char *reason;   /* for failed: why, for humans */
+        char reason[JOB_REASON_MAX]; /* for failed: why, for humans */
 } JobResult;
 
 const char *job_status_to_string(JobStatus s);
 int job_status_from_string(const char *s);
+const char *teardown_method_to_string(TeardownMethod m);
+int teardown_method_from_string(const char *s);
+
+/* The one rule for containment.contained: every process the job can create
+ * is in a cgroup that can be killed as a whole and confirmed empty. So the
+ * mechanism must contain, and the command must have been exec'd inside its
+ * cgroup (run is NULL when it never ran). */
+bool job_contained(Mechanism mechanism, const JobRun *run);
 
 void job_spec_done(JobSpec *s);
 void job_run_done(JobRun *r);
-void job_result_done(JobResult *r);
 
 /* Serialise to a malloc'd JSON string. */
 int job_spec_to_json(const JobSpec *s, char **ret);
@@ -86,6 +106,3 @@ int job_result_to_json(const JobResult *r, char **ret);
 int job_spec_from_json(const char *json, JobSpec *ret);
 int job_run_from_json(const char *json, JobRun *ret);
 int job_result_from_json(const char *json, JobResult *ret);
-
-uint64_t now_realtime_usec(void);
-uint64_t now_monotonic_usec(void);

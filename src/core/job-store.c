@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "grant.h"
 #include "job-store.h"
 #include "macro.h"
+#include "reaper.h"
 
 /* A record is small; the cap only guards against a corrupted or hostile file. */
 #define RECORD_MAX (4U * 1024U * 1024U)
@@ -110,6 +112,21 @@ int job_store_write_result(int dir_fd, const JobResult *res) {
         _cleanup_free_ char *json = NULL;
         int r = job_result_to_json(res, &json);
         return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_RESULT_FILE, json, strlen(json), 0600);
+}
+
+int job_store_settle_grant(int dir_fd, const JobResult *res) {
+        Grant g = {};
+        int r = grant_read(dir_fd, &g);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        bool release = reap_release_grant(g.state == GRANT_OPEN, res->dead);
+        grant_done(&g);
+        return release ? grant_release(dir_fd, res->method) : 0;
+}
+
+int job_store_finish(int dir_fd, const JobResult *res) {
+        int r = job_store_write_result(dir_fd, res);
+        return r < 0 ? r : job_store_settle_grant(dir_fd, res);
 }
 
 int job_store_open_output(int dir_fd, int flags, int *ret_fd) {

@@ -36,6 +36,15 @@ int job_store_write_spec(int dir_fd, const JobSpec *spec); /* a changed mechanis
 int job_store_write_run(int dir_fd, const JobRun *run);
 int job_store_write_result(int dir_fd, const JobResult *res);
 
+/* The one way a job's record is finished: result.json first, then, only when
+ * the teardown was confirmed (res->dead), the grant released. A reader that
+ * finds a result therefore never finds a released grant without it. */
+int job_store_finish(int dir_fd, const JobResult *res);
+
+/* For a result already on disk: release its grant if the result says dead
+ * and the grant is still open (its writer may have died in between). */
+int job_store_settle_grant(int dir_fd, const JobResult *res);
+
 /* Open the output file for reading (O_RDONLY) or for the command (O_WRONLY|O_APPEND). */
 int job_store_open_output(int dir_fd, int flags, int *ret_fd);
 int job_store_output_size(int dir_fd, uint64_t *ret);

@@ -43,6 +43,7 @@
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 #include "pidref.h"
 #include "privilege.h"
 #include "process-tree.h"
@@ -87,19 +88,16 @@ static int publish_setup_failure(Supervisor *s, int error, const char *what) {
                 .exit_code = 1,
                 .executed = false,
                 .contained = false,
-                .dead = true,
-                .method = (char *) "not-started",
+                .dead = true, /* nothing runs: the containment holds nothing */
+                .method = TEARDOWN_NOT_STARTED,
                 .finished_at = now_realtime_usec(),
                 .confirmed_at = now_realtime_usec(),
-                .reason = reason,
         };
+        strcpy(res.reason, reason);
         if (s->dir_fd >= 0) {
-                int r = job_store_write_result(s->dir_fd, &res);
+                int r = job_store_finish(s->dir_fd, &res);
                 if (r < 0)
                         log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
-                else
-                        /* Nothing runs: the containment holds nothing. */
-                        (void) grant_release(s->dir_fd, "not-started");
         }
         return error;
 }
@@ -269,16 +267,16 @@ static void reap_orphans(pid_t keep) {
         }
 }
 
-static bool teardown_confirm(Supervisor *s, const char **method) {
+static bool teardown_confirm(Supervisor *s, TeardownMethod *method) {
         if (s->payload_fd >= 0) {
-                *method = "cgroup.kill";
+                *method = TEARDOWN_CGROUP_KILL;
                 (void) cgroup_kill(s->payload_fd);
                 int r = cgroup_wait_empty(s->payload_fd, TEARDOWN_TIMEOUT_USEC);
                 if (r < 0)
                         log_warning_errno(r, "Cgroup %s not confirmed empty: %m", s->payload_path);
                 return r == 0;
         }
-        *method = "process-tree";
+        *method = TEARDOWN_PROCESS_TREE;
         uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
         for (unsigned i = 0;; i++) {
                 int alive = process_tree_kill_descendants();
@@ -398,15 +396,14 @@ static int supervise(Supervisor *s) {
         if (r < 0) {
                 kill_job(s);
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
-                const char *method;
+                TeardownMethod method;
                 bool dead = teardown_confirm(s, &method);
                 JobResult res = {
                         .status = JOB_FAILED, .exit_code = 1, .executed = true, .dead = dead,
-                        .method = (char *) method, .reason = (char *) "cannot record the running job",
+                        .method = method, .reason = "cannot record the running job",
                         .finished_at = now_realtime_usec(), .confirmed_at = dead ? now_realtime_usec() : 0,
                 };
-                if (job_store_write_result(s->dir_fd, &res) >= 0 && dead)
-                        (void) grant_release(s->dir_fd, method);
+                (void) job_store_finish(s->dir_fd, &res);
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
@@ -471,7 +468,7 @@ static int supervise(Supervisor *s) {
         }
 
         /* The shell is gone; whatever it left behind goes with it. */
-        const char *method;
+        TeardownMethod method;
         bool dead = teardown_confirm(s, &method);
         reap_orphans(0);
 
@@ -481,21 +478,15 @@ static int supervise(Supervisor *s) {
                 .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
                 .timed_out = timed_out,
                 .executed = true,
-                .contained = s->payload_fd >= 0,
+                .contained = job_contained(s->spec.mechanism, &run),
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
-                .method = (char *) method,
+                .method = method,
                 .confirmed_at = dead ? now_realtime_usec() : 0,
-                .reason = (char *) "",
         };
-        r = job_store_write_result(s->dir_fd, &res);
+        r = job_store_finish(s->dir_fd, &res);
         if (r < 0)
-                return log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
-        if (dead) {
-                r = grant_release(s->dir_fd, method);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to release the grant of job %s: %m", s->spec.id);
-        }
+                return log_error_errno(r, "Failed to record the end of job %s: %m", s->spec.id);
 
         if (dead && s->payload_fd >= 0 && s->unit_cgroup) {
                 _cleanup_close_ int unit_fd = -EBADF;

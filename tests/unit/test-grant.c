@@ -37,19 +37,19 @@ Test(grant, open_then_release_records_dead) {
         cr_assert_gt(g.opened_at, 0);
         grant_done(&g);
 
-        cr_assert_eq(grant_release(dir_fd, "cgroup.kill"), 0);
+        cr_assert_eq(grant_release(dir_fd, TEARDOWN_CGROUP_KILL), 0);
         cr_assert_eq(grant_read(dir_fd, &g), 0);
         cr_assert_eq(g.state, GRANT_RELEASED);
         cr_assert(g.dead);
-        cr_assert_str_eq(g.method, "cgroup.kill");
+        cr_assert_str_eq(teardown_method_to_string(g.method), "cgroup.kill");
         cr_assert_geq(g.released_at, g.opened_at);
         uint64_t released_at = g.released_at;
         grant_done(&g);
 
         /* Idempotent: a second release changes nothing. */
-        cr_assert_eq(grant_release(dir_fd, "other"), 0);
+        cr_assert_eq(grant_release(dir_fd, TEARDOWN_PROCESS_TREE), 0);
         cr_assert_eq(grant_read(dir_fd, &g), 0);
-        cr_assert_str_eq(g.method, "cgroup.kill");
+        cr_assert_str_eq(teardown_method_to_string(g.method), "cgroup.kill");
         cr_assert_eq(g.released_at, released_at);
         grant_done(&g);
 }
@@ -65,7 +65,7 @@ Test(grant, reopen_with_another_mechanism_replaces) {
 }
 
 Test(grant, release_without_grant_fails) {
-        cr_assert_eq(grant_release(dir_fd, "cgroup.kill"), -ENOENT);
+        cr_assert_eq(grant_release(dir_fd, TEARDOWN_CGROUP_KILL), -ENOENT);
 }
 
 Test(grant, parse_rejects_bad_records) {
@@ -95,7 +95,7 @@ Test(grant, concurrent_grants_do_not_touch_each_other) {
         int a = openat(dir_fd, "a", O_RDONLY | O_DIRECTORY), b = openat(dir_fd, "b", O_RDONLY | O_DIRECTORY);
         cr_assert_eq(grant_open(a, MECHANISM_SYSTEMD, "a.service", "/a"), 0);
         cr_assert_eq(grant_open(b, MECHANISM_SYSTEMD, "b.service", "/b"), 0);
-        cr_assert_eq(grant_release(a, "cgroup.kill"), 0);
+        cr_assert_eq(grant_release(a, TEARDOWN_CGROUP_KILL), 0);
         Grant g = {};
         cr_assert_eq(grant_read(b, &g), 0);
         cr_assert_eq(g.state, GRANT_OPEN);

@@ -41,7 +41,7 @@ Test(job_record, spec_roundtrip) {
 Test(job_record, result_roundtrip_and_running_rejected) {
         JobResult r = {
                 .status = JOB_KILLED, .exit_code = -1, .signal = 9, .executed = true, .contained = true,
-                .dead = true, .method = (char *) "cgroup.kill", .reason = (char *) "", .finished_at = 7,
+                .dead = true, .method = TEARDOWN_CGROUP_KILL, .reason = "", .finished_at = 7,
                 .confirmed_at = 8,
         };
         _cleanup_free_ char *json = NULL;
@@ -52,7 +52,7 @@ Test(job_record, result_roundtrip_and_running_rejected) {
         cr_assert_eq(t.signal, 9);
         cr_assert_eq(t.exit_code, -1);
         cr_assert(t.dead);
-        job_result_done(&t);
+        cr_assert_eq(t.method, TEARDOWN_CGROUP_KILL);
 
         /* A result never says "running". */
         r.status = JOB_RUNNING;
