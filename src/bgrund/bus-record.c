@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-record.h"
-#include "containment.h"
 #include "macro.h"
 
 static int append_id(sd_bus_message *m, const JobView *v) {
@@ -46,64 +45,114 @@ static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
 
+/* One entry {sv} of a dictionary being built, with key and type from a
+ * shared key table. */
+static int open_entry(sd_bus_message *m, const KeyInfo *k) {
+        int r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0) r = sd_bus_message_append_basic(m, 's', k->name);
+        if (r >= 0) r = sd_bus_message_open_container(m, 'v', k->signature);
+        return r;
+}
+
+static int close_entry(sd_bus_message *m) {
+        int r = sd_bus_message_close_container(m);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+#define APPEND_ENTRY(m, keys, key, ...)                                          \
+        ({                                                                       \
+                int _r = open_entry((m), &(keys)[key]);                          \
+                if (_r >= 0) _r = sd_bus_message_append((m), (keys)[key].signature, __VA_ARGS__); \
+                if (_r >= 0) _r = close_entry(m);                                \
+                _r;                                                              \
+        })
+
 static int append_containment(sd_bus_message *m, const JobView *v) {
         const JobSpec *s = v->spec;
         /* Running means the command was exec'd. */
-        bool executed = v->result ? v->result->executed : v->run;
+        bool executed = v->result ? v->result->executed : v->run != NULL;
         bool contained = executed && job_contained(s->mechanism, v->run);
-        return sd_bus_message_append(m, "a{sv}", 5,
-                                     "mechanism", "s", mechanism_to_string(s->mechanism),
-                                     "contained", "b", (int) contained,
-                                     "executed", "b", (int) executed,
-                                     "unit", "s", s->unit ?: "",
-                                     "cgroup", "s", v->run && v->run->cgroup ? v->run->cgroup : "");
+        const char *cgroup = v->run && v->run->cgroup ? v->run->cgroup : "";
+
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0) r = APPEND_ENTRY(m, containment_keys, CONTAINMENT_KEY_MECHANISM, mechanism_to_string(s->mechanism));
+        if (r >= 0) r = APPEND_ENTRY(m, containment_keys, CONTAINMENT_KEY_CONTAINED, (int) contained);
+        if (r >= 0) r = APPEND_ENTRY(m, containment_keys, CONTAINMENT_KEY_EXECUTED, (int) executed);
+        if (r >= 0) r = APPEND_ENTRY(m, containment_keys, CONTAINMENT_KEY_UNIT, s->unit ?: "");
+        if (r >= 0) r = APPEND_ENTRY(m, containment_keys, CONTAINMENT_KEY_CGROUP, cgroup);
+        return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
-int bus_append_teardown(sd_bus_message *m, const JobView *v) {
-        const JobResult *r = v->result;
-        return sd_bus_message_append(m, "a{sv}", 3,
-                                     "dead", "b", (int) (r && r->dead),
-                                     "method", "s", teardown_method_to_string(r ? r->method : TEARDOWN_NONE),
-                                     "confirmed_at", "t", r ? r->confirmed_at : (uint64_t) 0);
+static int append_teardown(sd_bus_message *m, const JobView *v) {
+        const JobResult *res = v->result;
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_DEAD, (int) (res && res->dead));
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_METHOD,
+                                     teardown_method_to_string(res ? res->method : TEARDOWN_NONE));
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_CONFIRMED_AT, res ? res->confirmed_at : (uint64_t) 0);
+        return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
-const RecordField record_fields[RECORD_FIELDS_COUNT] = {
-        { "id", "s", append_id },
-        { "session_id", "s", append_session },
-        { "command", "s", append_command },
-        { "cwd", "s", append_cwd },
-        { "owner", "u", append_owner },
-        { "status", "s", append_status },
-        { "exit_code", "i", append_exit_code },
-        { "signal", "i", append_signal },
-        { "timed_out", "b", append_timed_out },
-        { "pid", "u", append_pid },
-        { "start_token", "s", append_start_token },
-        { "started_at", "t", append_started_at },
-        { "finished_at", "t", append_finished_at },
-        { "output_bytes", "t", append_output_bytes },
-        { "containment", "a{sv}", append_containment },
-        { "teardown", "a{sv}", bus_append_teardown },
+const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
+        [RECORD_KEY_ID] = append_id,
+        [RECORD_KEY_SESSION_ID] = append_session,
+        [RECORD_KEY_COMMAND] = append_command,
+        [RECORD_KEY_CWD] = append_cwd,
+        [RECORD_KEY_OWNER] = append_owner,
+        [RECORD_KEY_STATUS] = append_status,
+        [RECORD_KEY_EXIT_CODE] = append_exit_code,
+        [RECORD_KEY_SIGNAL] = append_signal,
+        [RECORD_KEY_TIMED_OUT] = append_timed_out,
+        [RECORD_KEY_PID] = append_pid,
+        [RECORD_KEY_START_TOKEN] = append_start_token,
+        [RECORD_KEY_STARTED_AT] = append_started_at,
+        [RECORD_KEY_FINISHED_AT] = append_finished_at,
+        [RECORD_KEY_OUTPUT_BYTES] = append_output_bytes,
+        [RECORD_KEY_CONTAINMENT] = append_containment,
+        [RECORD_KEY_TEARDOWN] = append_teardown,
 };
-_Static_assert(ELEMENTSOF(record_fields) == RECORD_FIELDS_COUNT, "record_fields");
-
-const RecordField *record_field_find(const char *name) {
-        for (size_t i = 0; i < RECORD_FIELDS_COUNT; i++)
-                if (streq(record_fields[i].name, name))
-                        return &record_fields[i];
-        return NULL;
-}
 
 int bus_append_record(sd_bus_message *m, const JobView *v) {
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (size_t i = 0; r >= 0 && i < RECORD_FIELDS_COUNT; i++) {
-                const RecordField *f = &record_fields[i];
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0) r = sd_bus_message_append(m, "s", f->name);
-                if (r >= 0) r = sd_bus_message_open_container(m, 'v', f->signature);
-                if (r >= 0) r = f->append(m, v);
-                if (r >= 0) r = sd_bus_message_close_container(m);
-                if (r >= 0) r = sd_bus_message_close_container(m);
+        for (size_t i = 0; r >= 0 && i < _RECORD_KEY_MAX; i++) {
+                r = open_entry(m, &record_keys[i]);
+                if (r >= 0) r = record_appenders[i](m, v);
+                if (r >= 0) r = close_entry(m);
         }
         return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/* Start the answer to call with the job's record at hand. When the record
+ * cannot be read, call is answered with that error and *ret stays NULL. */
+static int begin_record_reply(Job *j, sd_bus_message *call, JobView *v, sd_bus_message **ret) {
+        *ret = NULL;
+        int r = job_view(j, v);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        return sd_bus_message_new_method_return(call, ret);
+}
+
+int bus_reply_record(Job *j, sd_bus_message *call) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        JobView v;
+        int r = begin_record_reply(j, call, &v, &reply);
+        if (r < 0 || !reply)
+                return r;
+        r = bus_append_record(reply, &v);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+int bus_reply_kill(Job *j, sd_bus_message *call, bool killed) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        JobView v;
+        int r = begin_record_reply(j, call, &v, &reply);
+        if (r < 0 || !reply)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r >= 0) r = APPEND_ENTRY(reply, kill_keys, KILL_KEY_KILLED, (int) killed);
+        if (r >= 0) r = open_entry(reply, &kill_keys[KILL_KEY_TEARDOWN]);
+        if (r >= 0) r = append_teardown(reply, &v);
+        if (r >= 0) r = close_entry(reply);
+        if (r >= 0) r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }

@@ -1,26 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The job record on the bus. One table of fields serves both Get/Wait (an
- * a{sv}) and the job object's properties, so the two never drift apart. */
+/* The job record on the bus. One table of appenders, indexed by the shared
+ * record keys (src/shared/record-keys.h), serves Get, Wait and the job
+ * object's properties, so none of them can drift from what bgrun reads. */
 
 #include <systemd/sd-bus.h>
 
-#include "daemon.h"
+#include "job.h"
+#include "record-keys.h"
 
-typedef struct RecordField {
-        const char *name;
-        const char *signature;
-        int (*append)(sd_bus_message *m, const JobView *v);
-} RecordField;
-
-#define RECORD_FIELDS_COUNT 16
-extern const RecordField record_fields[RECORD_FIELDS_COUNT];
-
-const RecordField *record_field_find(const char *name);
+typedef int (*RecordAppend)(sd_bus_message *m, const JobView *v);
+extern const RecordAppend record_appenders[_RECORD_KEY_MAX];
 
 /* Append the whole record as a{sv}. */
 int bus_append_record(sd_bus_message *m, const JobView *v);
 
-/* Append the teardown part alone as a{sv} (Kill's answer carries it). */
-int bus_append_teardown(sd_bus_message *m, const JobView *v);
+/* Answer call with j's record (a{sv}), or with the error that kept it from
+ * being read. */
+int bus_reply_record(Job *j, sd_bus_message *call);
+
+/* Answer a Kill call: killed and the teardown part of the record. */
+int bus_reply_kill(Job *j, sd_bus_message *call, bool killed);

@@ -1,44 +1,100 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Containment backends behind one small table of operations, so the daemon
- * never branches on which one runs a job.
- *   systemd        a transient scope per job (systemd-unit.c): contained
- *   process_group  a detached supervisor, the job in its own session and
- *                  process group (process-group.c): NOT contained */
+/* Containment mechanisms behind one table of operations, so the job
+ * lifecycle (job.c) never branches on which one runs a job. Each lives in
+ * its own file and is registered in containment.c:
+ *   containment-systemd.c        a transient scope per job through
+ *                                systemd's D-Bus API: contained
+ *   containment-process-group.c  a supervisor in its own session, the job
+ *                                in its own process group: NOT contained
+ *
+ * A job starts like this, whatever the mechanism:
+ *   1. describe() names the job's unit and cgroup; the spec and the grant
+ *      record them before anything runs;
+ *   2. prepare() says how its supervisor is to be spawned (held, pinned);
+ *      job.c spawns it, held: it runs nothing yet;
+ *   3. start() puts the supervisor's PID into its containment, and calls
+ *      job_containment_ready() (or job_start_failed()) when done;
+ *   4. verify() confirms the supervisor is inside; job.c lets it go.
+ * A job whose supervisor is lost is released through kill(), is_empty()
+ * and watch(); list() and kill_orphan() find what no record accounts for. */
 
 #include <stdbool.h>
+#include <sys/types.h>
 
-#include "config.h"
-#include "job-id.h"
+#include "job-record.h"
+#include "mechanism.h"
 
-typedef struct Daemon Daemon;
+typedef struct Runtime Runtime;
 typedef struct Job Job;
+typedef struct Containment Containment;
 
-typedef struct ContainmentBackend {
+/* How job.c spawns a job's supervisor for a mechanism. */
+typedef struct SpawnPlan {
+        /* Not reaped, even when it dies, until supervisor_unpin(): the
+         * mechanism hands its PID by number to someone who may move it. */
+        bool pin;
+} SpawnPlan;
+
+typedef struct ContainmentOps {
         Mechanism mechanism;
-        bool contains; /* can kill everything the job creates and confirm it */
-        /* Whether the backend can be used at all right now. */
-        bool (*available)(Daemon *d);
-        /* Start the job's supervisor asynchronously. On success the backend
-         * later calls job_started() or job_start_failed(). */
-        int (*start)(Job *j);
-} ContainmentBackend;
+        /* What a release records as teardown.method. */
+        TeardownMethod teardown_method;
 
-extern const ContainmentBackend systemd_backend;
-extern const ContainmentBackend process_group_backend;
+        /* Once at start: probe, connect, subscribe. A failure (logged, with
+         * why) leaves the mechanism unavailable. */
+        int (*init)(Containment *c);
+        void (*done)(Containment *c);
+        /* Whether it can take a job now. */
+        bool (*available)(Containment *c);
 
-const ContainmentBackend *containment_backend(Mechanism m);
+        /* The unit and cgroup (v2 path) a job of this mechanism gets, "" for
+         * none; what the spec, the grant and the record name. */
+        int (*describe)(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup);
+        int (*prepare)(Containment *c, Job *j, SpawnPlan *ret);
+        /* Put the held supervisor into j's containment. 1: ready at once;
+         * 0: job_containment_ready() or job_start_failed() follows. */
+        int (*start)(Containment *c, Job *j, pid_t supervisor);
+        /* 1 when the supervisor pid is inside j's containment, 0 when not. */
+        int (*verify)(Containment *c, Job *j, pid_t supervisor);
 
-/* systemd backend plumbing: Subscribe() and the JobRemoved match. */
-int systemd_unit_setup(Daemon *d);
+        /* Kill every process of the job now. *ret_handle is what to confirm
+         * with (-EBADF when the mechanism needs none). -ENOENT: its
+         * containment is gone, nothing can be left. run is NULL when the
+         * command never ran. */
+        int (*kill)(Containment *c, const char *job_id, const JobRun *run, int *ret_handle);
+        /* 1 when nothing of the job is alive, 0 while something is, < 0 when
+         * it cannot be told. */
+        int (*is_empty)(Containment *c, const JobRun *run, int handle);
+        /* An fd that wakes whenever is_empty() may have changed; -EOPNOTSUPP
+         * where nothing tells (is_empty() is then asked once). */
+        int (*watch)(Containment *c, int handle, int *ret_fd);
 
-/* "bgrun-job-<id>.scope" */
-int job_unit_name(const char *id, char **ret);
-/* The id in "bgrun-job-<id>.scope"; false for any other name. */
-bool job_id_from_unit_name(const char *unit, char ret[static JOB_ID_MAX]);
-/* The slice every job's scope lives in, and its cgroup. */
-#define JOB_SLICE "bgrun.slice"
-#define JOB_SLICE_CGROUP "/" JOB_SLICE
-/* The cgroup path of a job's unit, "/bgrun.slice/bgrun-job-<id>.scope". */
-int job_unit_cgroup(const char *id, char **ret);
+        /* Ids of jobs whose containment exists and holds processes now
+         * (NULL-terminated), for the reaper's orphan pass. */
+        int (*list)(Containment *c, char ***ret_ids);
+        /* Kill what is left of a job no live record accounts for, without
+         * waiting for it. */
+        int (*kill_orphan)(Containment *c, const char *job_id);
+} ContainmentOps;
+
+struct Containment {
+        const ContainmentOps *ops;
+        Runtime *runtime;
+        void *data;       /* the mechanism's own */
+        bool initialized;
+};
+
+extern const ContainmentOps containment_systemd_ops;
+extern const ContainmentOps containment_process_group_ops;
+
+/* The registry: the ops of mechanism m, or NULL. */
+const ContainmentOps *containment_ops(Mechanism m);
+
+/* Initialize every mechanism the configuration names (rt->containments). */
+int containments_init(Runtime *rt);
+void containments_done(Runtime *rt);
+
+/* Available, and allowed by the containment mode. */
+bool containment_usable(Containment *c);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "job.h"
 #include "job-table.h"
 
 static size_t hash_id(const char *id, size_t n_buckets) {

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* bgrund: the bgrun daemon. Reads the operator's configuration, loads and
- * reaps the job store, then serves org.bgrun.Runtime1 on the system bus. */
+/* bgrund: the bgrun daemon. Reads the operator's configuration, sets up the
+ * runtime (runtime.c) and its D-Bus face (bus-service.c), loads and reaps
+ * the job store, then serves org.bgrun.Runtime1 on the system bus. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
 #include "build-config.h"
 #include "config.h"
-#include "daemon.h"
+#include "bus-service.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "runtime.h"
 
 static const char *arg_state_dir = BGRUN_STATE_DIR;
 static const char *arg_config = BGRUN_CONFIG_FILE;
@@ -89,20 +92,44 @@ static int run(int argc, char **argv) {
                 return 0;
         }
 
-        _cleanup_(daemon_freep) Daemon *d = NULL;
-        r = daemon_new(&d, arg_state_dir, &config);
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        r = sd_event_default(&event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        (void) sd_event_set_watchdog(event, true);
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+        /* A supervisor that died leaves its go pipe without a reader; that is
+         * an EPIPE to handle, never a reason for bgrund to die. */
+        (void) signal(SIGPIPE, SIG_IGN);
+
+        _cleanup_(runtime_freep) Runtime *rt = NULL;
+        r = runtime_new(&rt, event, arg_state_dir, &config);
+        if (r < 0)
+                return r;
+        /* Freed first: it holds calls waiting on the runtime's jobs. */
+        _cleanup_(bus_service_freep) BusService *bus = NULL;
+        r = bus_service_new(&bus, rt);
         if (r < 0)
                 return r;
 
         ReapCounts counts;
-        r = daemon_load_jobs(d, &counts);
+        r = runtime_load_jobs(rt, &counts);
         if (r < 0)
                 return log_error_errno(r, "Failed to load the job store: %m");
         log_info("Started: containment mode %s, %u live jobs kept, %u released, %u orphaned units killed",
                  containment_mode_to_string(config.mode), counts.background_kept, counts.released,
                  counts.orphans_killed);
 
-        r = daemon_run(d);
+        r = bus_service_start(bus);
+        if (r < 0)
+                return r;
+        r = sd_event_loop(event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
         (void) sd_notify(false, "STOPPING=1");

@@ -8,10 +8,11 @@
 #include <sys/wait.h>
 
 #include "build-config.h"
-#include "daemon.h"
+#include "job.h"
 #include "list.h"
 #include "log.h"
 #include "macro.h"
+#include "runtime.h"
 #include "supervisor-spawn.h"
 
 /* From spawn to readiness: what the supervisor's setup may take at most. */
@@ -27,14 +28,14 @@
  * until supervisor_unpin() says systemd is done with it. */
 typedef struct SpawnedChild {
         struct SpawnedChild *next, *prev;
-        Daemon *daemon;
+        Runtime *runtime;
         sd_event_source *source;
         char job_id[JOB_ID_MAX];
         bool pinned, exited;
 } SpawnedChild;
 
 static void spawned_child_free(SpawnedChild *c) {
-        LIST_REMOVE(c->daemon->children, c);
+        LIST_REMOVE(c->runtime->children, c);
         sd_event_source_disable_unref(c->source);
         free(c);
 }
@@ -56,29 +57,29 @@ static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-static int watch_child(Daemon *d, int pidfd, const char *job_id, bool pin) {
+static int watch_child(Runtime *rt, int pidfd, const char *job_id, bool pin) {
         _cleanup_close_ int fd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return negative_errno();
         SpawnedChild *c = calloc(1, sizeof(SpawnedChild));
         if (!c)
                 return -ENOMEM;
-        int r = sd_event_add_io(d->event, &c->source, fd, EPOLLIN, on_child_exit, c);
+        int r = sd_event_add_io(rt->event, &c->source, fd, EPOLLIN, on_child_exit, c);
         if (r < 0) {
                 free(c);
                 return r;
         }
         (void) sd_event_source_set_io_fd_own(c->source, true);
         TAKE_FD(fd);
-        c->daemon = d;
+        c->runtime = rt;
         strcpy(c->job_id, job_id);
         c->pinned = pin;
-        LIST_PREPEND(d->children, c);
+        LIST_PREPEND(rt->children, c);
         return 0;
 }
 
-void supervisor_unpin(Daemon *d, const char *job_id) {
-        for (SpawnedChild *c = d->children; c; c = c->next)
+void supervisor_unpin(Runtime *rt, const char *job_id) {
+        for (SpawnedChild *c = rt->children; c; c = c->next)
                 if (c->pinned && streq(c->job_id, job_id)) {
                         c->pinned = false;
                         if (c->exited)
@@ -87,9 +88,9 @@ void supervisor_unpin(Daemon *d, const char *job_id) {
                 }
 }
 
-void supervisor_children_free(Daemon *d) {
-        while (d->children)
-                spawned_child_free(d->children);
+void supervisor_children_free(Runtime *rt) {
+        while (rt->children)
+                spawned_child_free(rt->children);
 }
 
 /* n: what a read of the readiness pipe gave (1 byte: ready). */
@@ -126,8 +127,14 @@ static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid) {
-        Daemon *d = j->daemon;
+/* Sanitizer builds: their reports must reach the test run from every
+ * process, the supervisor included, whose environment is otherwise empty. */
+static const char *const forwarded_environment[] = {
+        "SYSTEMD_LOG_LEVEL", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+};
+
+int supervisor_spawn(Job *j, const SpawnPlan *plan) {
+        Runtime *rt = j->runtime;
         int ready[2], go[2];
         int r;
 
@@ -141,16 +148,21 @@ int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid) {
         char ready_arg[16], go_arg[16], nofile_arg[32];
         snprintf(ready_arg, sizeof ready_arg, "%d", ready_write);
         snprintf(go_arg, sizeof go_arg, "%d", go_read);
-        snprintf(nofile_arg, sizeof nofile_arg, "%" PRIu64, d->nofile_soft);
+        snprintf(nofile_arg, sizeof nofile_arg, "%" PRIu64, rt->nofile_soft);
         char *argv[] = { (char *) BGRUN_SUPERVISOR_PATH, (char *) "--job", j->id,
-                         (char *) "--state-dir", (char *) d->state_dir,
+                         (char *) "--state-dir", (char *) rt->state_dir,
                          (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg,
                          (char *) "--nofile-soft", nofile_arg, NULL };
-        char *envp[] = { NULL, NULL };
-        const char *log_level = getenv("SYSTEMD_LOG_LEVEL");
-        _cleanup_free_ char *log_env = NULL;
-        if (log_level && asprintf(&log_env, "SYSTEMD_LOG_LEVEL=%s", log_level) >= 0)
-                envp[0] = log_env;
+        _cleanup_strv_free_ char **envp = calloc(ELEMENTSOF(forwarded_environment) + 1, sizeof(char *));
+        if (!envp)
+                return -ENOMEM;
+        for (size_t i = 0, n = 0; i < ELEMENTSOF(forwarded_environment); i++) {
+                const char *v = getenv(forwarded_environment[i]);
+                if (v && asprintf(&envp[n], "%s=%s", forwarded_environment[i], v) < 0)
+                        return -ENOMEM;
+                if (v)
+                        n++;
+        }
 
         /* A new session, default signal dispositions and an empty mask (sd-event
          * blocks some in bgrund); stdin and stdout on /dev/null, stderr stays
@@ -194,18 +206,18 @@ int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid) {
                 (void) waitpid(pid, NULL, 0);
                 return r;
         }
-        r = watch_child(d, pidfd, j->id, pin);
+        r = watch_child(rt, pidfd, j->id, plan->pin);
         if (r < 0) {
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
                 (void) waitpid(pid, NULL, 0);
                 return r;
         }
 
-        r = sd_event_add_io(d->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
+        r = sd_event_add_io(rt->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r >= 0) {
                 (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
                 TAKE_FD(ready_read);
-                r = sd_event_add_time_relative(d->event, &j->live->start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
+                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
                                                0, on_start_timeout, j);
         }
         if (r < 0) {
@@ -215,8 +227,8 @@ int supervisor_spawn(Job *j, bool pin, pid_t *ret_pid) {
         }
         j->live->spawned_pidfd = TAKE_FD(pidfd);
         j->live->go_fd = TAKE_FD(go_write);
+        j->live->spawned_pid = pid;
         j->live->let_go = false;
-        *ret_pid = pid;
         return 0;
 }
 

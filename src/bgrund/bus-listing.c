@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include "daemon.h"
-#include "job-listing.h"
+#include "bus-listing.h"
+#include "bus-service.h"
 #include "list.h"
 #include "log.h"
 #include "macro.h"
@@ -10,7 +10,7 @@
 
 typedef struct JobListing {
         struct JobListing *next, *prev;
-        Daemon *daemon;
+        BusService *service;
         sd_bus_message *call;
         sd_bus_message *reply;
         char (*ids)[JOB_ID_MAX]; /* what is left to list, by id: a job may be forgotten meanwhile */
@@ -19,7 +19,7 @@ typedef struct JobListing {
 } JobListing;
 
 static void job_listing_free(JobListing *l) {
-        LIST_REMOVE(l->daemon->listings, l);
+        LIST_REMOVE(l->service->listings, l);
         sd_event_source_disable_unref(l->source);
         sd_bus_message_unref(l->call);
         sd_bus_message_unref(l->reply);
@@ -27,9 +27,9 @@ static void job_listing_free(JobListing *l) {
         free(l);
 }
 
-void job_listings_free(Daemon *d) {
-        while (d->listings)
-                job_listing_free(d->listings);
+void bus_listings_free(BusService *s) {
+        while (s->listings)
+                job_listing_free(s->listings);
 }
 
 static int append_job(sd_bus_message *reply, Job *j) {
@@ -42,8 +42,10 @@ static int append_job(sd_bus_message *reply, Job *j) {
                 command = spec.command;
         else
                 return 0; /* a record that vanished from disk is not listed */
+        char path[BUS_JOB_PATH_MAX];
         return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
-                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), command, j->path);
+                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), command,
+                                     bus_job_path(j->id, path));
 }
 
 /* Send the reply, or an error in its place: the call is answered either way. */
@@ -63,14 +65,14 @@ static int on_batch(sd_event_source *s, void *userdata);
  * listing nor other callers can starve the other. */
 static int schedule_batch(JobListing *l) {
         l->source = sd_event_source_disable_unref(l->source);
-        return sd_event_add_defer(l->daemon->event, &l->source, on_batch, l);
+        return sd_event_add_defer(l->service->runtime->event, &l->source, on_batch, l);
 }
 
 static int on_batch(sd_event_source *s, void *userdata) {
         JobListing *l = userdata;
         int r = 0;
         for (size_t end = MIN(l->n_ids, l->done + LISTING_BATCH); r >= 0 && l->done < end; l->done++) {
-                Job *j = job_table_get(&l->daemon->jobs, l->ids[l->done]);
+                Job *j = runtime_find_job(l->service->runtime, l->ids[l->done]);
                 if (j)
                         r = append_job(l->reply, j);
         }
@@ -83,7 +85,7 @@ static int on_batch(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t n) {
+int bus_listing_start(BusService *s, sd_bus_message *call, Job *const *jobs, size_t n) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
@@ -102,7 +104,7 @@ int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t 
         JobListing *l = calloc(1, sizeof(JobListing));
         if (!l)
                 return -ENOMEM;
-        *l = (JobListing) { .daemon = d, .n_ids = n - i };
+        *l = (JobListing) { .service = s, .n_ids = n - i };
         l->ids = calloc(l->n_ids, sizeof *l->ids);
         if (!l->ids) {
                 free(l);
@@ -110,7 +112,7 @@ int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t 
         }
         for (size_t k = 0; k < l->n_ids; k++)
                 memcpy(l->ids[k], jobs[i + k]->id, JOB_ID_MAX);
-        LIST_PREPEND(d->listings, l);
+        LIST_PREPEND(s->listings, l);
 
         r = schedule_batch(l);
         if (r < 0) {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "authority.h"
+#include "bus-authority.h"
 #include "bgrun/bus-api.h"
-#include "daemon.h"
+#include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
-#include "polkit.h"
+#include "bus-polkit.h"
 
 /* Asking the bus daemon for a sender's credentials is a round trip. A unique
  * connection name is never reused on a bus and its credentials are fixed when
@@ -55,16 +55,16 @@ int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
         return 0;
 }
 
-int caller_is_admin(Daemon *d, sd_bus_message *m, uid_t uid) {
+int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {
         if (uid == 0)
                 return 1;
-        int r = polkit_check(d, m, BGRUN_POLKIT_MANAGE_ANY);
+        int r = bus_polkit_check(s, m, BGRUN_POLKIT_MANAGE_ANY);
         if (r == -EINPROGRESS)
                 return r;
         return r > 0; /* a failed query grants nothing */
 }
 
-int bus_find_job(Daemon *d, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error) {
+int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error) {
         uid_t uid;
         int r = bus_caller_uid(m, &uid, error);
         if (r < 0)
@@ -74,9 +74,9 @@ int bus_find_job(Daemon *d, sd_bus_message *m, const char *id, Job **ret, sd_bus
         if (!job_id_is_valid(id))
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB,
                                          "No such job: a job id is %d characters of [a-z0-9]", JOB_ID_LEN);
-        Job *j = job_table_get(&d->jobs, id);
+        Job *j = runtime_find_job(s->runtime, id);
         if (j && j->owner != uid) {
-                r = caller_is_admin(d, m, uid);
+                r = caller_is_admin(s, m, uid);
                 if (r == -EINPROGRESS)
                         return r;
                 if (r <= 0)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "daemon.h"
+#include "bus-service.h"
 #include "log.h"
 #include "macro.h"
-#include "polkit.h"
+#include "bus-polkit.h"
 
 struct PolkitQuery {
         PolkitQuery *next;
-        Daemon *daemon;
+        BusService *service;
         sd_bus_message *request; /* the caller's message, re-dispatched on answer */
         sd_bus_slot *slot;       /* the CheckAuthorization call in flight */
         char *action;
@@ -23,8 +23,8 @@ static PolkitQuery *query_free(PolkitQuery *q) {
         return NULL;
 }
 
-static void query_unlink(Daemon *d, PolkitQuery *q) {
-        for (PolkitQuery **p = &d->polkit_queries; *p; p = &(*p)->next)
+static void query_unlink(BusService *s, PolkitQuery *q) {
+        for (PolkitQuery **p = &s->polkit_queries; *p; p = &(*p)->next)
                 if (*p == q) {
                         *p = q->next;
                         return;
@@ -51,20 +51,20 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (r < 0) {
                 log_warning_errno(r, "polkit: cannot re-dispatch a request: %m");
                 (void) sd_bus_reply_method_errnof(q->request, r, "Cannot complete the authorization check: %m");
-                query_unlink(q->daemon, q);
+                query_unlink(q->service, q);
                 query_free(q);
         }
         return 0;
 }
 
-int polkit_check(Daemon *d, sd_bus_message *m, const char *action) {
-        for (PolkitQuery *q = d->polkit_queries; q; q = q->next) {
+int bus_polkit_check(BusService *s, sd_bus_message *m, const char *action) {
+        for (PolkitQuery *q = s->polkit_queries; q; q = q->next) {
                 if (q->request != m || !streq(q->action, action))
                         continue;
                 if (q->result == -EINPROGRESS)
                         return -EINPROGRESS;
                 int result = q->result;
-                query_unlink(d, q);
+                query_unlink(s, q);
                 query_free(q);
                 return result;
         }
@@ -76,7 +76,7 @@ int polkit_check(Daemon *d, sd_bus_message *m, const char *action) {
         PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
         if (!q)
                 return -ENOMEM;
-        q->daemon = d;
+        q->service = s;
         q->request = sd_bus_message_ref(m);
         q->result = -EINPROGRESS;
         q->action = strdup(action);
@@ -86,27 +86,27 @@ int polkit_check(Daemon *d, sd_bus_message *m, const char *action) {
         }
 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int r = sd_bus_message_new_method_call(d->bus, &call, "org.freedesktop.PolicyKit1",
+        int r = sd_bus_message_new_method_call(s->bus, &call, "org.freedesktop.PolicyKit1",
                                                "/org/freedesktop/PolicyKit1/Authority",
                                                "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r >= 0)
                 r = sd_bus_message_append(call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action,
                                           0, (uint32_t) sd_bus_message_get_allow_interactive_authorization(m), "");
         if (r >= 0)
-                r = sd_bus_call_async(d->bus, &q->slot, call, on_check_reply, q, 0);
+                r = sd_bus_call_async(s->bus, &q->slot, call, on_check_reply, q, 0);
         if (r < 0) {
                 query_free(q);
                 return r;
         }
-        q->next = d->polkit_queries;
-        d->polkit_queries = q;
+        q->next = s->polkit_queries;
+        s->polkit_queries = q;
         return -EINPROGRESS;
 }
 
-void polkit_queries_free(Daemon *d) {
-        while (d->polkit_queries) {
-                PolkitQuery *q = d->polkit_queries;
-                d->polkit_queries = q->next;
+void bus_polkit_queries_free(BusService *s) {
+        while (s->polkit_queries) {
+                PolkitQuery *q = s->polkit_queries;
+                s->polkit_queries = q->next;
                 query_free(q);
         }
 }

@@ -9,14 +9,14 @@
 
 #include <systemd/sd-bus.h>
 
-typedef struct Daemon Daemon;
+typedef struct BusService BusService;
 typedef struct PolkitQuery PolkitQuery;
 
 #define BGRUN_POLKIT_MANAGE_ANY "org.bgrun.manage-any"
 
 /* 1 granted, 0 not granted (also when polkit is not running or fails),
  * -EINPROGRESS while asking, other -errno when the query cannot start. */
-int polkit_check(Daemon *d, sd_bus_message *m, const char *action);
+int bus_polkit_check(BusService *s, sd_bus_message *m, const char *action);
 
 /* Drop every pending query (on shutdown). */
-void polkit_queries_free(Daemon *d);
+void bus_polkit_queries_free(BusService *s);

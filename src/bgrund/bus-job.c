@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "authority.h"
+#include "bus-authority.h"
 #include "bgrun/bus-api.h"
 #include "bus-record.h"
-#include "daemon.h"
-#include "job-object.h"
+#include "bus-job.h"
+#include "bus-service.h"
+#include "job-id.h"
 #include "macro.h"
 
 /* Who may see what, for the message being handled. Object lookups cannot
@@ -40,14 +41,14 @@ static bool viewer_may_see(const Viewer *v, const Job *j) {
 
 static int job_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                     sd_bus_error *error) {
-        Daemon *d = userdata;
+        BusService *s = userdata;
         const char *prefix = BGRUN_JOB_PATH_PREFIX "/";
         if (!startswith_s(path, prefix))
                 return 0;
         const char *id = path + strlen(prefix);
         if (!job_id_is_valid(id))
                 return 0;
-        Job *j = job_table_get(&d->jobs, id);
+        Job *j = runtime_find_job(s->runtime, id);
         Viewer v = current_viewer(bus, path);
         if (!j || !viewer_may_see(&v, j))
                 return 0;
@@ -56,16 +57,18 @@ static int job_find(sd_bus *bus, const char *path, const char *interface, void *
 }
 
 static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
-        Daemon *d = userdata;
-        char **list = calloc(d->jobs.n_jobs + 1, sizeof(char *));
+        BusService *s = userdata;
+        Runtime *rt = s->runtime;
+        char **list = calloc(rt->jobs.n_jobs + 1, sizeof(char *));
         if (!list)
                 return -ENOMEM;
         size_t n = 0, b;
         Viewer v = current_viewer(bus, NULL);
-        for (Job *j = job_table_first(&d->jobs, &b); j; j = job_table_next(&d->jobs, &b, j)) {
+        for (Job *j = job_table_first(&rt->jobs, &b); j; j = job_table_next(&rt->jobs, &b, j)) {
                 if (!viewer_may_see(&v, j))
                         continue;
-                list[n] = strdup(j->path);
+                char job_path[BUS_JOB_PATH_MAX];
+                list[n] = strdup(bus_job_path(j->id, job_path));
                 if (!list[n]) {
                         strv_free(list);
                         return -ENOMEM;
@@ -79,30 +82,31 @@ static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Job *j = userdata;
-        const RecordField *f = record_field_find(property);
-        if (!f)
+        int key = key_lookup(record_keys, _RECORD_KEY_MAX, property);
+        if (key < 0)
                 return -ENOENT;
         JobView v;
         int r = job_view(j, &v);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot read the record of job %s: %m", j->id);
-        return f->append(reply, &v);
+        return record_appenders[key](reply, &v);
 }
 
-/* Built once from record_fields, so the properties and Get never drift. */
-static sd_bus_vtable job_vtable[RECORD_FIELDS_COUNT + 2];
+/* Built once from the shared record keys, so the properties and Get never
+ * drift, from each other or from what bgrun reads. */
+static sd_bus_vtable job_vtable[_RECORD_KEY_MAX + 2];
 
-int job_object_add(Daemon *d) {
+int bus_job_objects_add(BusService *s) {
         job_vtable[0] = (sd_bus_vtable) SD_BUS_VTABLE_START(0);
-        for (size_t i = 0; i < RECORD_FIELDS_COUNT; i++)
-                job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(record_fields[i].name, record_fields[i].signature,
+        for (size_t i = 0; i < _RECORD_KEY_MAX; i++)
+                job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(record_keys[i].name, record_keys[i].signature,
                                                                     property_get, 0,
                                                                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
-        job_vtable[RECORD_FIELDS_COUNT + 1] = (sd_bus_vtable) SD_BUS_VTABLE_END;
+        job_vtable[_RECORD_KEY_MAX + 1] = (sd_bus_vtable) SD_BUS_VTABLE_END;
 
-        int r = sd_bus_add_fallback_vtable(d->bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,
-                                           job_find, d);
+        int r = sd_bus_add_fallback_vtable(s->bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,
+                                           job_find, s);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(d->bus, NULL, BGRUN_JOB_PATH_PREFIX, job_enumerate, d);
+        return sd_bus_add_node_enumerator(s->bus, NULL, BGRUN_JOB_PATH_PREFIX, job_enumerate, s);
 }

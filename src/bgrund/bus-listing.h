@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
-typedef struct Daemon Daemon;
+typedef struct BusService BusService;
 typedef struct Job Job;
 
 /* Answer call with (id, session, status, command, path) of jobs[0..n), in
  * that order. Jobs forgotten while the answer is built are left out. Returns
  * 1 once the call is answered or will be; < 0 (nothing sent) on failure. */
-int job_listing_start(Daemon *d, sd_bus_message *call, Job *const *jobs, size_t n);
+int bus_listing_start(BusService *s, sd_bus_message *call, Job *const *jobs, size_t n);
 
 /* Drop the answers still being built (on shutdown). */
-void job_listings_free(Daemon *d);
+void bus_listings_free(BusService *s);

@@ -8,7 +8,7 @@
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
-typedef struct Daemon Daemon;
+typedef struct BusService BusService;
 typedef struct Job Job;
 
 /* The caller's effective uid from bus credentials; AccessDenied into error
@@ -18,13 +18,13 @@ int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error);
 /* Whether the caller may act on every job: root, or granted
  * org.bgrun.manage-any by polkit. 1 or 0; -EINPROGRESS while polkit is being
  * asked: the handler then returns 1 without replying, and is called again
- * with the same message once polkit answered (see polkit.h). */
-int caller_is_admin(Daemon *d, sd_bus_message *m, uid_t uid);
+ * with the same message once polkit answered (see bus-polkit.h). */
+int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid);
 
 /* Resolve id to a job the caller may see; NoSuchJob for unknown, invalid or
  * foreign ids alike, so the answer never leaks that a job exists. Returns
  * -EINPROGRESS like caller_is_admin() for a foreign job. */
-int bus_find_job(Daemon *d, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error);
+int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error);
 
 /* For method handlers: a pending authorization is not an error. */
 #define BUS_AUTH_PENDING(r) ((r) == -EINPROGRESS)

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Validation comes before anything is created, so bad input changes
+ * nothing. */
+#include <pwd.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-authority.h"
+#include "bus-launch.h"
+#include "bus-pending.h"
+#include "bus-service.h"
+#include "launch-options.h"
+#include "log.h"
+#include "privilege.h"
+
+/* The kernel's MAX_ARG_STRLEN (128 KiB with the NUL): sh -c cannot take more. */
+#define COMMAND_MAX (128 * 1024 - 1)
+#define SESSION_MAX 256
+#define PATH_MAX_LEN 4095
+
+#define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
+
+/* One option's value into v; a type no option has is passed on with its
+ * signature only, for the validator to name. */
+static int read_value(sd_bus_message *m, const char *contents, LaunchValue *v, char ***strv) {
+        *v = (LaunchValue) { .signature = contents };
+        if (streq(contents, "t"))
+                return sd_bus_message_read(m, "t", &v->u64);
+        if (streq(contents, "s"))
+                return sd_bus_message_read(m, "s", &v->str);
+        if (streq(contents, "as")) {
+                int r = sd_bus_message_read_strv(m, strv);
+                v->strv = *strv;
+                return r;
+        }
+        return sd_bus_message_skip(m, contents);
+}
+
+static int read_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error) {
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key, *contents;
+                r = sd_bus_message_read(m, "s", &key);
+                if (r >= 0)
+                        r = sd_bus_message_peek_type(m, NULL, &contents);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r < 0)
+                        return r;
+
+                _cleanup_strv_free_ char **strv = NULL;
+                _cleanup_free_ char *message = NULL;
+                LaunchValue v;
+                r = read_value(m, contents, &v, &strv);
+                if (r >= 0)
+                        r = launch_options_set(o, key, &v, &message);
+                if (r == -EINVAL && message)
+                        return invalid(error, "%s", message);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+/* Fill the spec's identity fields for the user the job runs as. */
+static int resolve_user(JobSpec *spec, const char *name, uid_t uid, sd_bus_error *error) {
+        char buf[16384];
+        struct passwd pw, *found = NULL;
+        int r = name ? getpwnam_r(name, &pw, buf, sizeof buf, &found) : getpwuid_r(uid, &pw, buf, sizeof buf, &found);
+        if (r != 0 || !found) {
+                if (name)
+                        return invalid(error, "Option User: no such user '%s'", name);
+                /* A uid without a passwd entry still runs, as itself. */
+                char n[16];
+                snprintf(n, sizeof n, "%u", (unsigned) uid);
+                spec->uid = uid;
+                spec->gid = (gid_t) uid;
+                spec->user = strdup(n);
+                spec->home = strdup("/");
+                spec->shell = strdup("/bin/sh");
+        } else {
+                spec->uid = found->pw_uid;
+                spec->gid = found->pw_gid;
+                spec->user = strdup(found->pw_name);
+                spec->home = strdup(found->pw_dir && *found->pw_dir ? found->pw_dir : "/");
+                spec->shell = strdup(found->pw_shell && *found->pw_shell ? found->pw_shell : "/bin/sh");
+        }
+        if (!spec->user || !spec->home || !spec->shell)
+                return -ENOMEM;
+
+        /* Resolved here, so the supervisor started per job needs no NSS. */
+        int n;
+        r = user_groups(found ? spec->user : NULL, spec->gid, &spec->groups, &n);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot look up the groups of user %s: %m", spec->user);
+        spec->n_groups = (size_t) n;
+        return 0;
+}
+
+static int check_arguments(const char *command, const char *session, const char *cwd, sd_bus_error *error) {
+        size_t len = strlen(command);
+        if (len == 0)
+                return invalid(error, "The command is empty");
+        if (len > COMMAND_MAX)
+                return invalid(error, "The command is %zu bytes long; at most %d bytes are allowed", len, COMMAND_MAX);
+        if (strlen(session) > SESSION_MAX)
+                return invalid(error, "The session name is longer than %d bytes", SESSION_MAX);
+        if (cwd[0] != '/' || strlen(cwd) > PATH_MAX_LEN)
+                return strlen(cwd) <= 256 ? invalid(error, "cwd '%s' is not an absolute path", cwd)
+                                          : invalid(error, "cwd is not an absolute path");
+        struct stat st;
+        if (stat(cwd, &st) < 0)
+                return invalid(error, "cwd '%s' does not exist: %s", cwd, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return invalid(error, "cwd '%s' is not a directory", cwd);
+        return 0;
+}
+
+int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const char *command, *session, *cwd;
+        _cleanup_(launch_options_done) LaunchOptions o = {};
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        int r;
+
+        r = sd_bus_message_read(m, "sss", &command, &session, &cwd);
+        if (r >= 0)
+                r = check_arguments(command, session, cwd, error);
+        if (r >= 0)
+                r = read_options(m, &o, error);
+        if (r < 0)
+                return r;
+
+        uid_t uid;
+        r = bus_caller_uid(m, &uid, error);
+        if (r < 0)
+                return r;
+        if (o.user && uid != 0)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                         "Request authority denied: only root may run a job as another user");
+
+        r = resolve_user(&spec, o.user, uid, error);
+        if (r < 0)
+                return r;
+        spec.owner = uid;
+        spec.session_id = strdup(session);
+        spec.command = strdup(command);
+        spec.cwd = strdup(cwd);
+        if (!spec.session_id || !spec.command || !spec.cwd)
+                return -ENOMEM;
+        spec.environment = TAKE_PTR(o.environment);
+        spec.max_runtime_usec = o.max_runtime_usec;
+
+        Job *j;
+        r = runtime_launch(s->runtime, &spec, &o.limits, &j);
+        if (r == LAUNCH_NO_CONTAINMENT)
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "Containment mode is enforcing and no containing mechanism is available; nothing was run");
+        if (r == LAUNCH_START_FAILED)
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "No mechanism could start the job; nothing was run");
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
+
+        r = pending_call_add(s, j, PENDING_LAUNCH, m, 0);
+        if (r < 0) {
+                /* Nobody can be told about it: end it as a Kill would. */
+                job_kill(j);
+                return r;
+        }
+        return 1;
+}

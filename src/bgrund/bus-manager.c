@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* The Manager object: each method reads its arguments, validates them,
+ * authorizes the caller, acts through the runtime, and replies (or leaves
+ * the reply to the notifications, for calls that wait on a job). */
+#include <sys/stat.h>
+
+#include "bgrun/bus-api.h"
+#include "build-config.h"
+#include "bus-authority.h"
+#include "bus-launch.h"
+#include "bus-listing.h"
+#include "bus-manager.h"
+#include "bus-pending.h"
+#include "bus-record.h"
+#include "bus-service.h"
+#include "macro.h"
+#include "record-keys.h"
+
+#define READ_OUTPUT_MAX (4U * 1024U * 1024U)
+
+#define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
+
+/* Read a method's leading job id argument and resolve it for the caller. */
+static int read_job(BusService *s, sd_bus_message *m, Job **ret, sd_bus_error *error) {
+        const char *id;
+        int r = sd_bus_message_read(m, "s", &id);
+        return r < 0 ? r : bus_find_job(s, m, id, ret, error);
+}
+
+static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Job *j;
+        int r = read_job(userdata, m, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        return r < 0 ? r : bus_reply_record(j, m);
+}
+
+static int compare_jobs(const void *a, const void *b) {
+        const Job *x = *(Job *const *) a, *y = *(Job *const *) b;
+        if (x->created_at != y->created_at)
+                return x->created_at < y->created_at ? -1 : 1;
+        return strcmp(x->id, y->id);
+}
+
+static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        JobTable *jobs = &s->runtime->jobs;
+        const char *session;
+        uid_t uid;
+        int r = sd_bus_message_read(m, "s", &session);
+        if (r >= 0)
+                r = bus_caller_uid(m, &uid, error);
+        if (r < 0)
+                return r;
+
+        /* Ask polkit only when it would change the answer: some job in the
+         * session is someone else's. */
+        bool others = false;
+        size_t b;
+        for (Job *j = job_table_first(jobs, &b); j && !others; j = job_table_next(jobs, &b, j))
+                others = j->owner != uid && (!*session || streq(session, j->session_id));
+        int admin = others ? caller_is_admin(s, m, uid) : 0;
+        if (BUS_AUTH_PENDING(admin))
+                return 1;
+        _cleanup_free_ Job **list = calloc(jobs->n_jobs + 1, sizeof(Job *));
+        if (!list)
+                return -ENOMEM;
+        size_t n = 0;
+        for (Job *j = job_table_first(jobs, &b); j; j = job_table_next(jobs, &b, j))
+                if ((admin || j->owner == uid) && (!*session || streq(session, j->session_id)))
+                        list[n++] = j;
+        qsort(list, n, sizeof(Job *), compare_jobs);
+
+        r = bus_listing_start(s, m, list, n);
+        return r < 0 ? r : 1;
+}
+
+static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        Job *j;
+        int r = read_job(s, m, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        if (j->phase == JOB_PHASE_ENDED)
+                return bus_reply_kill(j, m, false);
+        /* Answered once the teardown is confirmed (bus-service.c). */
+        r = pending_call_add(s, j, PENDING_KILL, m, 0);
+        if (r < 0)
+                return r;
+        job_kill(j);
+        return 1;
+}
+
+static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        uint64_t offset;
+        uint32_t max;
+        Job *j;
+        int r = read_job(s, m, &j, error);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "tu", &offset, &max);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        if (offset > INT64_MAX)
+                return invalid(error, "offset is out of range");
+        if (max > READ_OUTPUT_MAX)
+                max = READ_OUTPUT_MAX;
+
+        /* Whether the job ended is decided before reading, so "complete" is
+         * never claimed for bytes written after the read. */
+        bool ended = j->phase == JOB_PHASE_ENDED;
+        _cleanup_close_ int fd = -EBADF;
+        r = job_open_output(j, &fd);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+
+        _cleanup_free_ uint8_t *buf = malloc(max ? max : 1);
+        if (!buf)
+                return -ENOMEM;
+        ssize_t n = max ? pread(fd, buf, max, (off_t) offset) : 0;
+        if (n < 0)
+                return sd_bus_error_set_errnof(error, errno, "Cannot read the output of job %s: %m", j->id);
+        uint64_t next = offset + (uint64_t) n;
+        bool complete = ended && next >= (uint64_t) st.st_size;
+
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', buf, (size_t) n);
+        if (r >= 0) r = sd_bus_message_append(reply, "tb", next, (int) complete);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        Job *j;
+        int r = read_job(s, m, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = -EBADF;
+        r = job_open_output(j, &fd);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
+        return sd_bus_reply_method_return(m, "h", fd);
+}
+
+static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        uint64_t timeout;
+        Job *j;
+        int r = read_job(s, m, &j, error);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "t", &timeout);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        if (j->phase == JOB_PHASE_ENDED || timeout == 0)
+                return bus_reply_record(j, m);
+        r = pending_call_add(s, j, PENDING_WAIT, m, timeout);
+        return r < 0 ? r : 1;
+}
+
+static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        Job *j;
+        int r = read_job(s, m, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        char id[JOB_ID_MAX];
+        strcpy(id, j->id);
+        r = job_forget(j);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, BGRUN_ERROR_JOB_NOT_FINISHED, "Job %s is still running", id);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot remove job %s: %m", id);
+        return sd_bus_reply_method_return(m, "");
+}
+
+static int method_reap(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        uid_t uid;
+        int r = bus_caller_uid(m, &uid, error);
+        if (r < 0)
+                return r;
+        r = caller_is_admin(s, m, uid);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r <= 0)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                         "Request authority denied: Reap is for administrators");
+        ReapCounts c;
+        r = runtime_reap(s->runtime, &c);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(m, "a{sv}", 3,
+                                          reap_keys[REAP_KEY_BACKGROUND_KEPT].name, "u", c.background_kept,
+                                          reap_keys[REAP_KEY_RELEASED].name, "u", c.released,
+                                          reap_keys[REAP_KEY_ORPHANS_KILLED].name, "u", c.orphans_killed);
+}
+
+static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", BGRUN_VERSION);
+}
+
+static int property_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        return sd_bus_message_append(reply, "s", containment_mode_to_string(s->runtime->config.mode));
+}
+
+static int property_mechanisms(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const BgrunConfig *c = &s->runtime->config;
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+        for (unsigned i = 0; r >= 0 && i < c->n_mechanisms; i++)
+                r = sd_bus_message_append(reply, "s", mechanism_to_string(c->mechanisms[i]));
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_running(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        return sd_bus_message_append(reply, "u", (uint32_t) s->runtime->n_running);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ContainmentMode", "s", property_mode, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Mechanisms", "as", property_mechanisms, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("RunningJobs", "u", property_running, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("Launch",
+                                SD_BUS_ARGS("s", command, "s", session, "s", cwd, "a{sv}", options),
+                                SD_BUS_RESULT("s", id, "o", job),
+                                bus_method_launch, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Get", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", record),
+                                method_get, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_ARGS("s", session), SD_BUS_RESULT("a(sssso)", jobs),
+                                method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Kill", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", result),
+                                method_kill, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReadOutput", SD_BUS_ARGS("s", id, "t", offset, "u", max),
+                                SD_BUS_RESULT("ay", data, "t", next, "b", complete),
+                                method_read_output, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenOutput", SD_BUS_ARGS("s", id), SD_BUS_RESULT("h", fd),
+                                method_open_output, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Wait", SD_BUS_ARGS("s", id, "t", timeout_usec), SD_BUS_RESULT("a{sv}", record),
+                                method_wait, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Forget", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
+                                method_forget, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Reap", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", counts),
+                                method_reap, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("JobNew", SD_BUS_ARGS("s", id, "o", job), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("JobRemoved", SD_BUS_ARGS("s", id, "o", job, "s", status), 0),
+        SD_BUS_VTABLE_END
+};
+
+int bus_manager_add(BusService *s) {
+        return sd_bus_add_object_vtable(s->bus, NULL, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, manager_vtable, s);
+}

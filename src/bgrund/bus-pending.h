@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Method calls that wait on a job: Launch until it runs (or never will),
+ * Wait until it ends or its timeout passes, Kill until its teardown is
+ * confirmed. Each hangs off its job (Job.pending) and is answered by the
+ * notifications in bus-service.c. */
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "job.h"
+
+typedef enum PendingKind {
+        PENDING_LAUNCH,
+        PENDING_WAIT,
+        PENDING_KILL,
+} PendingKind;
+
+typedef struct BusService BusService;
+
+/* Hold call until j's next answer; for PENDING_WAIT, at most timeout_usec
+ * (past a century is forever). */
+int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec);
+
+/* Answer each call of one kind held on j, taking it off first. */
+typedef void (*PendingAnswer)(Job *j, sd_bus_message *call, void *userdata);
+void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *userdata);
+
+/* Drop every pending call of j unanswered (shutdown). */
+void pending_calls_drop(Job *j);

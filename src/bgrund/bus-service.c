@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* The connection bgrund serves its API on, and what the lifecycle's
+ * notifications become on it: Launch answered, JobNew and JobRemoved
+ * emitted, waiting calls answered. */
+#include <stdio.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-job.h"
+#include "bus-listing.h"
+#include "bus-manager.h"
+#include "bus-pending.h"
+#include "bus-polkit.h"
+#include "bus-record.h"
+#include "bus-service.h"
+#include "log.h"
+
+const char *bus_job_path(const char *id, char buf[static BUS_JOB_PATH_MAX]) {
+        snprintf(buf, BUS_JOB_PATH_MAX, BGRUN_JOB_PATH_PREFIX "/%s", id);
+        return buf;
+}
+
+static void answer_launch(Job *j, sd_bus_message *call, void *userdata) {
+        char path[BUS_JOB_PATH_MAX];
+        (void) sd_bus_reply_method_return(call, "so", j->id, bus_job_path(j->id, path));
+}
+
+static void answer_wait(Job *j, sd_bus_message *call, void *userdata) {
+        (void) bus_reply_record(j, call);
+}
+
+static void answer_kill(Job *j, sd_bus_message *call, void *userdata) {
+        (void) bus_reply_kill(j, call, j->status == JOB_KILLED);
+}
+
+static void refuse_launch(Job *j, sd_bus_message *call, void *userdata) {
+        (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                          "No containment for the job (%s); nothing was run", (const char *) userdata);
+}
+
+static void refuse_never_started(Job *j, sd_bus_message *call, void *userdata) {
+        (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_NO_SUCH_JOB, "No such job: %s never started", j->id);
+}
+
+static void on_job_new(void *userdata, Job *j) {
+        BusService *s = userdata;
+        char path[BUS_JOB_PATH_MAX];
+        (void) sd_bus_emit_signal(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", "so", j->id,
+                                  bus_job_path(j->id, path));
+}
+
+static void on_job_running(void *userdata, Job *j) {
+        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+}
+
+static void on_job_ended(void *userdata, Job *j) {
+        BusService *s = userdata;
+        char path[BUS_JOB_PATH_MAX];
+        bus_job_path(j->id, path);
+
+        /* A job that failed during setup still exists: Launch names it. */
+        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+        (void) sd_bus_emit_properties_changed_strv(s->bus, path, BGRUN_JOB_INTERFACE, NULL);
+        (void) sd_bus_emit_signal(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", "sos", j->id,
+                                  path, job_status_to_string(j->status));
+        pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
+        pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
+}
+
+static void on_job_discarded(void *userdata, Job *j, const char *message) {
+        /* Kill or Wait calls made while it was starting: it never existed. */
+        pending_calls_answer(j, PENDING_KILL, refuse_never_started, NULL);
+        pending_calls_answer(j, PENDING_WAIT, refuse_never_started, NULL);
+        pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, (void *) message);
+}
+
+static void on_running_jobs_changed(void *userdata) {
+        BusService *s = userdata;
+        (void) sd_bus_emit_properties_changed(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "RunningJobs",
+                                              NULL);
+}
+
+static const JobNotifier bus_notifier = {
+        .job_new = on_job_new,
+        .job_running = on_job_running,
+        .job_ended = on_job_ended,
+        .job_discarded = on_job_discarded,
+        .running_jobs_changed = on_running_jobs_changed,
+};
+
+static int bus_connect(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *address = getenv("BGRUN_BUS_ADDRESS");
+        int r;
+        if (address) {
+                r = sd_bus_new(&bus);
+                if (r >= 0) r = sd_bus_set_address(bus, address);
+                if (r >= 0) r = sd_bus_set_bus_client(bus, true);
+                if (r >= 0) r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int bus_service_new(BusService **ret, Runtime *rt) {
+        _cleanup_(bus_service_freep) BusService *s = calloc(1, sizeof(BusService));
+        if (!s)
+                return -ENOMEM;
+        s->runtime = rt;
+
+        int r = bus_connect(&s->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+        r = sd_bus_attach_event(s->bus, rt->event, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = bus_manager_add(s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the manager object: %m");
+        r = bus_job_objects_add(s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the job objects: %m");
+
+        runtime_set_notifier(rt, &bus_notifier, s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+BusService *bus_service_free(BusService *s) {
+        if (!s)
+                return NULL;
+        if (s->runtime) {
+                size_t b;
+                for (Job *j = job_table_first(&s->runtime->jobs, &b); j; j = job_table_next(&s->runtime->jobs, &b, j))
+                        pending_calls_drop(j);
+                runtime_set_notifier(s->runtime, NULL, NULL);
+        }
+        bus_polkit_queries_free(s);
+        bus_listings_free(s);
+        sd_bus_flush_close_unref(s->bus);
+        free(s);
+        return NULL;
+}
+
+int bus_service_start(BusService *s) {
+        /* Own the name last, so no caller ever sees a half-loaded daemon. */
+        int r = sd_bus_request_name(s->bus, BGRUN_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Failed to acquire the bus name %s: %m", BGRUN_BUS_NAME);
+        return 0;
+}

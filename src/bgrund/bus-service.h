@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* bgrund's D-Bus face: the connection on which org.bgrun.Runtime1 is served,
+ * its objects (bus-manager.c, bus-job.c), the calls waiting on a job
+ * (bus-pending.c), and the signals. It implements the runtime's
+ * JobNotifier; every bus message bgrund handles stays on this side. */
+
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+#include "runtime.h"
+
+typedef struct BusService {
+        sd_bus *bus;
+        Runtime *runtime;
+        struct PolkitQuery *polkit_queries; /* authorization checks in flight */
+        struct JobListing *listings;        /* ListJobs answers being built */
+} BusService;
+
+/* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and
+ * become the runtime's notifier. The name is requested by
+ * bus_service_start(), once the runtime has loaded its jobs. */
+int bus_service_new(BusService **ret, Runtime *rt);
+BusService *bus_service_free(BusService *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(BusService *, bus_service_free);
+
+int bus_service_start(BusService *s);
+
+/* The object path of job id: BGRUN_JOB_PATH_PREFIX "/<id>". */
+#define BUS_JOB_PATH_MAX (sizeof("/org/bgrun/Runtime1/job/") + JOB_ID_MAX)
+const char *bus_job_path(const char *id, char buf[static BUS_JOB_PATH_MAX]);

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/* The systemd mechanism: each job is a transient scope under bgrun.slice,
+ * created through systemd's D-Bus API on a connection of its own. job.c
+ * spawns the supervisor held and pinned; this asks systemd for a scope
+ * holding that PID, and once the scope's start job is done (JobRemoved)
+ * the containment is ready. A scope, unlike a service, costs PID 1 no fork
+ * and exec, so launching is several milliseconds faster. Delegate=yes lets
+ * the supervisor split the scope's cgroup into supervisor/ and payload/. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+
+#include "cgroup.h"
+#include "containment.h"
+#include "job.h"
+#include "log.h"
+#include "macro.h"
+#include "runtime.h"
+#include "supervisor-spawn.h"
+
+#define UNIT_PREFIX "bgrun-job-"
+#define UNIT_SUFFIX ".scope"
+/* The slice every job's scope lives in, and its cgroup. */
+#define JOB_SLICE "bgrun.slice"
+#define JOB_SLICE_CGROUP "/" JOB_SLICE
+/* A backstop behind the supervisor's own wall-clock limit. */
+#define RUNTIME_GRACE_USEC (60 * USEC_PER_SEC)
+
+typedef struct SystemdState {
+        sd_bus *bus;     /* to systemd, apart from the one the API is served on */
+        bool reachable;  /* Subscribe() was answered, or not answered yet */
+} SystemdState;
+
+static SystemdState *state(Containment *c) {
+        return c->data;
+}
+
+static int unit_name(const char *id, char **ret) {
+        return asprintf(ret, UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
+}
+
+static int unit_cgroup(const char *id, char **ret) {
+        return asprintf(ret, JOB_SLICE_CGROUP "/" UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
+}
+
+/* The id in "bgrun-job-<id>.scope"; false for any other name. */
+static bool id_from_unit_name(const char *unit, char ret[static JOB_ID_MAX]) {
+        size_t plen = strlen(UNIT_PREFIX), slen = strlen(UNIT_SUFFIX), ulen = strlen(unit);
+        if (ulen != plen + JOB_ID_LEN + slen || strncmp(unit, UNIT_PREFIX, plen) != 0 ||
+            strcmp(unit + plen + JOB_ID_LEN, UNIT_SUFFIX) != 0)
+                return false;
+        memcpy(ret, unit + plen, JOB_ID_LEN);
+        ret[JOB_ID_LEN] = '\0';
+        return job_id_is_valid(ret);
+}
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Containment *c = userdata;
+        const char *job_path, *unit, *result;
+        uint32_t id;
+
+        if (sd_bus_message_read(m, "uoss", &id, &job_path, &unit, &result) < 0)
+                return 0;
+        char job_id[JOB_ID_MAX];
+        if (!id_from_unit_name(unit, job_id))
+                return 0;
+
+        /* The scope's start job is over: systemd will not move the
+         * supervisor's PID anywhere any more. */
+        supervisor_unpin(c->runtime, job_id);
+
+        /* Only the scope's start job matters, once. */
+        Job *j = runtime_find_job(c->runtime, job_id);
+        if (!j || !job_awaits_containment(j, MECHANISM_SYSTEMD))
+                return 0;
+        if (streq(result, "done")) {
+                job_containment_ready(j);
+                return 0;
+        }
+        char msg[256];
+        snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%.32s'", unit, result);
+        job_start_failed(j, msg);
+        return 0;
+}
+
+/* The StartTransientUnit call outlives its job if need be: its answer still
+ * says whether systemd will ever move the supervisor's PID. */
+typedef struct StartCall {
+        Containment *containment;
+        char job_id[JOB_ID_MAX];
+} StartCall;
+
+static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_free_ StartCall *call = userdata;
+        Containment *c = call->containment;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        if (!e)
+                return 0; /* the rest comes with JobRemoved */
+
+        /* Refused: no scope, no start job, the PID stays where it is. No
+         * answer in time is no such promise: systemd may still act on the
+         * call, and its JobRemoved will unpin. */
+        if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
+                supervisor_unpin(c->runtime, call->job_id);
+        Job *j = runtime_find_job(c->runtime, call->job_id);
+        if (j && job_awaits_containment(j, MECHANISM_SYSTEMD)) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "systemd refused the job's unit: %.400s", e->message ?: e->name);
+                job_start_failed(j, msg);
+        }
+        return 0;
+}
+
+static int append_property_t(sd_bus_message *m, const char *name, uint64_t v) {
+        return sd_bus_message_append(m, "(sv)", name, "t", v);
+}
+
+static int systemd_start(Containment *c, Job *j, pid_t pid) {
+        const JobSpec *spec = &j->live->spec;
+        const LaunchLimits *limits = &j->live->limits;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(state(c)->bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                           "org.freedesktop.systemd1.Manager", "StartTransientUnit");
+        if (r >= 0) r = sd_bus_message_append(m, "ss", spec->unit, "fail");
+        if (r >= 0) r = sd_bus_message_open_container(m, 'a', "(sv)");
+        if (r < 0)
+                return r;
+
+        char description[160];
+        snprintf(description, sizeof description, "bgrun job %s: %.100s", j->id, spec->command);
+        r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)",
+                                  "Description", "s", description,
+                                  "Slice", "s", JOB_SLICE,
+                                  "Delegate", "b", 1,
+                                  "CollectMode", "s", "inactive-or-failed",
+                                  "KillMode", "s", "control-group",
+                                  "PIDs", "au", 1, (uint32_t) pid);
+        if (r >= 0 && spec->max_runtime_usec > 0 && spec->max_runtime_usec < UINT64_MAX - RUNTIME_GRACE_USEC)
+                r = append_property_t(m, "RuntimeMaxUSec", spec->max_runtime_usec + RUNTIME_GRACE_USEC);
+        if (r >= 0 && limits->memory_max > 0)
+                r = append_property_t(m, "MemoryMax", limits->memory_max);
+        if (r >= 0 && limits->tasks_max > 0)
+                r = append_property_t(m, "TasksMax", limits->tasks_max);
+        if (r >= 0 && limits->cpu_quota_per_sec_usec > 0)
+                r = append_property_t(m, "CPUQuotaPerSecUSec", limits->cpu_quota_per_sec_usec);
+        if (r >= 0) r = sd_bus_message_close_container(m);
+        if (r >= 0) r = sd_bus_message_append(m, "a(sa(sv))", 0);
+        if (r < 0)
+                return r;
+
+        StartCall *call = malloc(sizeof(StartCall));
+        if (!call)
+                return -ENOMEM;
+        *call = (StartCall) { .containment = c };
+        strcpy(call->job_id, j->id);
+        /* A floating slot: the bus owns it until the answer comes. */
+        r = sd_bus_call_async(state(c)->bus, NULL, m, on_start_reply, call, 0);
+        if (r < 0) {
+                free(call);
+                /* Never sent: systemd will not move it. */
+                supervisor_unpin(c->runtime, j->id);
+        }
+        return r < 0 ? r : 0;
+}
+
+static int systemd_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+        /* systemd moves the supervisor by PID: it must not be recycled. */
+        *ret = (SpawnPlan) { .pin = true };
+        return 0;
+}
+
+static int systemd_verify(Containment *c, Job *j, pid_t pid) {
+        _cleanup_free_ char *expected = NULL, *actual = NULL;
+        int r = unit_cgroup(j->id, &expected);
+        if (r >= 0)
+                r = cgroup_path_of_pid(pid, &actual);
+        return r < 0 ? r : streq(expected, actual);
+}
+
+static int systemd_describe(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup) {
+        _cleanup_free_ char *unit = NULL, *cgroup = NULL;
+        int r = unit_name(job_id, &unit);
+        if (r >= 0)
+                r = unit_cgroup(job_id, &cgroup);
+        if (r < 0)
+                return r;
+        *ret_unit = TAKE_PTR(unit);
+        *ret_cgroup = TAKE_PTR(cgroup);
+        return 0;
+}
+
+static int systemd_kill(Containment *c, const char *job_id, const JobRun *run, int *ret_handle) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        int r = unit_cgroup(job_id, &path);
+        if (r >= 0)
+                r = cgroup_open(path, &fd);
+        if (r < 0)
+                return r; /* -ENOENT: systemd removed the scope, so it was empty */
+        /* Confirmation is what counts: a failed kill shows as a cgroup that
+         * never empties. */
+        r = cgroup_kill(fd);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cgroup.kill failed: %m", job_id);
+        *ret_handle = TAKE_FD(fd);
+        return 0;
+}
+
+static int systemd_is_empty(Containment *c, const JobRun *run, int handle) {
+        int r = cgroup_is_populated(handle);
+        return r < 0 ? r : !r;
+}
+
+static int systemd_watch(Containment *c, int handle, int *ret_fd) {
+        return cgroup_events_watch(handle, ret_fd);
+}
+
+static int systemd_list(Containment *c, char ***ret_ids) {
+        _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *));
+        if (!ids)
+                return -ENOMEM;
+        _cleanup_close_ int slice_fd = -EBADF;
+        if (cgroup_open(JOB_SLICE_CGROUP, &slice_fd) < 0) {
+                *ret_ids = TAKE_PTR(ids); /* no slice: no job scope */
+                return 0;
+        }
+        _cleanup_closedir_ DIR *dir = fdopendir(dup(slice_fd));
+        if (!dir)
+                return negative_errno();
+
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                char id[JOB_ID_MAX];
+                if (!id_from_unit_name(de->d_name, id))
+                        continue;
+                _cleanup_close_ int fd = openat(slice_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                if (fd < 0 || cgroup_is_populated(fd) != 1)
+                        continue;
+                char **p = reallocarray(ids, n + 2, sizeof(char *));
+                if (!p)
+                        return -ENOMEM;
+                ids = p;
+                if (!(ids[n] = strdup(id)))
+                        return -ENOMEM;
+                ids[++n] = NULL;
+        }
+        *ret_ids = TAKE_PTR(ids);
+        return 0;
+}
+
+static int systemd_kill_orphan(Containment *c, const char *job_id) {
+        /* systemd collects the scope once it is empty. */
+        _cleanup_close_ int fd = -EBADF;
+        int r = systemd_kill(c, job_id, NULL, &fd);
+        return r;
+}
+
+static bool systemd_available(Containment *c) {
+        return state(c)->reachable;
+}
+
+static int on_subscribed(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Containment *c = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        state(c)->reachable = !e;
+        if (e)
+                log_warning("systemd is not reachable (%s): the systemd mechanism is off", e->message ?: e->name);
+        return 0;
+}
+
+static int systemd_init(Containment *c) {
+        _cleanup_free_ SystemdState *s = calloc(1, sizeof(SystemdState));
+        if (!s)
+                return -ENOMEM;
+        int r = sd_bus_open_system(&s->bus);
+        if (r < 0)
+                return r;
+        c->data = s;
+        r = sd_bus_attach_event(s->bus, c->runtime->event, 0);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                              "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
+                                              NULL, c);
+        /* Until the answer arrives, assume systemd is there: a Launch that
+         * races it fails cleanly through on_start_reply anyway. */
+        if (r >= 0)
+                r = sd_bus_call_method_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                             "org.freedesktop.systemd1.Manager", "Subscribe", on_subscribed, c, "");
+        if (r < 0) {
+                sd_bus_flush_close_unref(s->bus);
+                c->data = NULL;
+                return r;
+        }
+        s->reachable = true;
+        TAKE_PTR(s);
+        return 0;
+}
+
+static void systemd_done(Containment *c) {
+        SystemdState *s = state(c);
+        if (!s)
+                return;
+        sd_bus_flush_close_unref(s->bus);
+        free(s);
+        c->data = NULL;
+}
+
+const ContainmentOps containment_systemd_ops = {
+        .mechanism = MECHANISM_SYSTEMD,
+        .teardown_method = TEARDOWN_CGROUP_KILL,
+        .init = systemd_init,
+        .done = systemd_done,
+        .available = systemd_available,
+        .describe = systemd_describe,
+        .prepare = systemd_prepare,
+        .start = systemd_start,
+        .verify = systemd_verify,
+        .kill = systemd_kill,
+        .is_empty = systemd_is_empty,
+        .watch = systemd_watch,
+        .list = systemd_list,
+        .kill_orphan = systemd_kill_orphan,
+};

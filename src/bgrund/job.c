@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: MIT */
+/* One job's lifecycle: starting under a mechanism, running under a verified
+ * supervisor, ending with a final record; and, when its supervisor is lost,
+ * the release of its containment by bgrund itself. No bus here: what
+ * happened goes to the runtime's notifier. */
+#include <assert.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+
+#include "containment.h"
+#include "grant.h"
+#include "job-store.h"
+#include "job.h"
+#include "log.h"
+#include "macro.h"
+#include "reaper.h"
+#include "runtime.h"
+#include "supervisor-spawn.h"
+#include "time-util.h"
+
+/* How long a release may wait for a cgroup to empty after killing it. */
+#define RELEASE_TIMEOUT_USEC (10 * USEC_PER_SEC)
+/* How long a supervisor may take to answer a Kill before bgrund releases
+ * the job itself; a healthy one answers within milliseconds. */
+#define KILL_WATCHDOG_USEC (5 * USEC_PER_SEC)
+
+/* --- the struct -------------------------------------------------------- */
+
+Job *job_new(Runtime *rt, const char *id, const char *session_id) {
+        Job *j = calloc(1, sizeof(Job));
+        if (!j)
+                return NULL;
+        *j = (Job) { .runtime = rt };
+        strcpy(j->id, id);
+        j->session_id = strdup(session_id);
+        if (!j->session_id) {
+                free(j);
+                return NULL;
+        }
+        return j;
+}
+
+int job_make_live(Job *j) {
+        assert(!j->live);
+        j->live = calloc(1, sizeof(JobLive));
+        if (!j->live)
+                return -ENOMEM;
+        *j->live = (JobLive) {
+                .dir_fd = -EBADF,
+                .supervisor = PIDREF_NULL,
+                .teardown_handle = -EBADF,
+                .spawned_pidfd = -EBADF,
+                .go_fd = -EBADF,
+        };
+        return 0;
+}
+
+/* Drop what only a live job needs. */
+static void job_release_live_state(Job *j) {
+        JobLive *l = TAKE_PTR(j->live);
+        if (!l)
+                return;
+        sd_event_source_disable_unref(l->supervisor_source);
+        sd_event_source_disable_unref(l->ready_source);
+        sd_event_source_disable_unref(l->start_timer);
+        sd_event_source_disable_unref(l->teardown_source);
+        sd_event_source_disable_unref(l->teardown_timer);
+        sd_event_source_disable_unref(l->kill_watchdog);
+        safe_close(l->teardown_handle);
+        safe_close(l->spawned_pidfd);
+        safe_close(l->go_fd);
+        safe_close(l->dir_fd);
+        pidref_done(&l->supervisor);
+        job_spec_done(&l->spec);
+        job_run_done(&l->run);
+        free(l);
+}
+
+Job *job_free(Job *j) {
+        if (!j)
+                return NULL;
+        /* The D-Bus face answers or drops its calls before a job goes. */
+        assert(!j->pending);
+        job_release_live_state(j);
+        free(j->session_id);
+        free(j);
+        return NULL;
+}
+
+static Containment *job_containment(Job *j) {
+        assert(j->live);
+        return runtime_containment(j->runtime, j->live->spec.mechanism);
+}
+
+/* --- reading ----------------------------------------------------------- */
+
+int job_view(Job *j, JobView *ret) {
+        Runtime *rt = j->runtime;
+        RecordCache *cache = &rt->cache;
+
+        if (j->phase != JOB_PHASE_ENDED) {
+                *ret = (JobView) {
+                        .spec = &j->live->spec,
+                        .run = j->live->have_run ? &j->live->run : NULL,
+                        .status = JOB_RUNNING,
+                };
+                (void) job_store_output_size(j->live->dir_fd, &ret->output_bytes);
+                return 0;
+        }
+
+        /* An ended job's record is final, its output too: read once. */
+        if (!streq(cache->id, j->id)) {
+                _cleanup_close_ int dir_fd = -EBADF;
+                int r = job_store_open_job(rt->jobs_fd, j->id, &dir_fd);
+                if (r < 0)
+                        return r;
+                runtime_cache_drop(rt, NULL);
+                r = job_store_read_spec(dir_fd, &cache->spec);
+                if (r >= 0)
+                        r = job_store_read_result(dir_fd, &cache->result);
+                if (r < 0) {
+                        runtime_cache_drop(rt, NULL);
+                        return r;
+                }
+                cache->have_run = job_store_read_run(dir_fd, &cache->run) >= 0;
+                (void) job_store_output_size(dir_fd, &cache->output_bytes);
+                strcpy(cache->id, j->id);
+        }
+
+        *ret = (JobView) {
+                .spec = &cache->spec,
+                .run = cache->have_run ? &cache->run : NULL,
+                .result = &cache->result,
+                .status = cache->result.status,
+                .output_bytes = cache->output_bytes,
+        };
+        return 0;
+}
+
+int job_read_spec(Job *j, JobSpec *ret) {
+        _cleanup_close_ int dir_fd = -EBADF;
+        int r = job_store_open_job(j->runtime->jobs_fd, j->id, &dir_fd);
+        return r < 0 ? r : job_store_read_spec(dir_fd, ret);
+}
+
+int job_open_output(Job *j, int *ret_fd) {
+        if (j->live && j->live->dir_fd >= 0)
+                return job_store_open_output(j->live->dir_fd, O_RDONLY, ret_fd);
+        _cleanup_close_ int dir_fd = -EBADF;
+        int r = job_store_open_job(j->runtime->jobs_fd, j->id, &dir_fd);
+        return r < 0 ? r : job_store_open_output(dir_fd, O_RDONLY, ret_fd);
+}
+
+/* --- the end ----------------------------------------------------------- */
+
+/* res: the job's final result, taken over (its record then fills the cache
+ * from memory, for the notifications below), or NULL to have the record
+ * read from disk when it is next needed. */
+static void job_end(Job *j, JobStatus status, JobResult *res) {
+        Runtime *rt = j->runtime;
+        assert(j->live);
+        assert(status != JOB_RUNNING);
+
+        j->status = status;
+        j->phase = JOB_PHASE_ENDED;
+        if (res) {
+                RecordCache *cache = &rt->cache;
+                runtime_cache_drop(rt, NULL);
+                cache->spec = TAKE_STRUCT(j->live->spec);
+                cache->run = TAKE_STRUCT(j->live->run);
+                cache->have_run = j->live->have_run;
+                cache->result = *res;
+                (void) job_store_output_size(j->live->dir_fd, &cache->output_bytes);
+                strcpy(cache->id, j->id);
+        } else
+                runtime_cache_drop(rt, j->id);
+        job_release_live_state(j);
+        rt->n_running--;
+        runtime_notify_running_jobs(rt);
+        if (rt->notifier)
+                rt->notifier->job_ended(rt->notifier_data, j);
+        log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
+}
+
+/* The job's supervisor published its result and exited (or died after
+ * publishing): settle the grant and end. */
+static void job_end_with_result(Job *j, JobResult *res) {
+        int r = job_store_settle_grant(j->live->dir_fd, res);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot release its grant: %m", j->id);
+        job_end(j, res->status, res);
+}
+
+/* --- releasing a job whose supervisor is lost -------------------------- */
+
+static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
+        assert(j->live->releasing);
+        bool killed = j->live->kill_requested;
+        JobResult res = {
+                .status = killed ? JOB_KILLED : JOB_FAILED,
+                .exit_code = -1,
+                .executed = j->live->have_run,
+                .contained = job_contained(j->live->spec.mechanism, j->live->have_run ? &j->live->run : NULL),
+                .finished_at = now_realtime_usec(),
+                .dead = dead,
+                .method = method,
+                .confirmed_at = dead ? now_realtime_usec() : 0,
+        };
+        strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
+                                  : "the job's supervisor was lost; its containment was released");
+        int r = job_store_finish(j->live->dir_fd, &res);
+        if (r < 0)
+                log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
+        job_end(j, res.status, &res);
+}
+
+/* Whether nothing of the job is left, as far as its mechanism can tell. A
+ * mechanism that cannot tell (no run.json to look at) proves death only
+ * when the supervisor never ran the command. */
+static bool job_release_confirmed(Job *j) {
+        Containment *c = job_containment(j);
+        int r = c->ops->is_empty(c, j->live->have_run ? &j->live->run : NULL, j->live->teardown_handle);
+        if (r >= 0)
+                return r > 0;
+        return !j->live->let_go && !j->live->have_run;
+}
+
+static int on_release_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        char buf[4096];
+        while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
+                ;
+        if (job_release_confirmed(j))
+                job_release_finish(j, true, job_containment(j)->ops->teardown_method);
+        return 0;
+}
+
+static int on_release_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        log_warning("Job %s: containment not confirmed empty after teardown", j->id);
+        job_release_finish(j, job_release_confirmed(j), job_containment(j)->ops->teardown_method);
+        return 0;
+}
+
+void job_release(Job *j) {
+        Runtime *rt = j->runtime;
+        Containment *c = job_containment(j);
+        assert(j->phase != JOB_PHASE_ENDED);
+        assert(!j->live->releasing);
+        int r;
+
+        log_info("Job %s: supervisor not verified, releasing its containment", j->id);
+        rt->reaped.released++;
+        j->live->releasing = true;
+        /* From here the release owns the end: the supervisor's exit, which
+         * the kill below may cause, is no news. */
+        j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
+        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+
+        TeardownMethod method = c->ops->teardown_method;
+        r = c->ops->kill(c, j->id, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
+        if (r == -ENOENT) {
+                job_release_finish(j, true, TEARDOWN_CGROUP_GONE);
+                return;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Job %s: cannot kill its containment: %m", j->id);
+                job_release_finish(j, false, method);
+                return;
+        }
+        if (job_release_confirmed(j)) {
+                job_release_finish(j, true, method);
+                return;
+        }
+
+        int ifd;
+        r = c->ops->watch(c, j->live->teardown_handle, &ifd);
+        if (r >= 0) {
+                r = sd_event_add_io(rt->event, &j->live->teardown_source, ifd, EPOLLIN, on_release_event, j);
+                if (r < 0)
+                        safe_close(ifd);
+                else
+                        (void) sd_event_source_set_io_fd_own(j->live->teardown_source, true);
+        }
+        if (r >= 0)
+                r = sd_event_add_time_relative(rt->event, &j->live->teardown_timer, CLOCK_MONOTONIC,
+                                               RELEASE_TIMEOUT_USEC, 0, on_release_timeout, j);
+        if (r < 0)
+                job_release_finish(j, job_release_confirmed(j), method);
+        else
+                /* The watch exists now; catch an emptying that came before it. */
+                (void) on_release_event(NULL, -EBADF, 0, j);
+}
+
+/* --- running ----------------------------------------------------------- */
+
+static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        JobResult res = {};
+
+        j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
+        int r = job_store_read_result(j->live->dir_fd, &res);
+        if (r >= 0)
+                job_end_with_result(j, &res);
+        else {
+                log_warning_errno(r, "Job %s: supervisor exited without a result: %m", j->id);
+                job_release(j);
+        }
+        return 0;
+}
+
+int job_watch_supervisor(Job *j) {
+        return sd_event_add_io(j->runtime->event, &j->live->supervisor_source, j->live->supervisor.fd, EPOLLIN,
+                               on_supervisor_exit, j);
+}
+
+static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+        if (j->phase != JOB_PHASE_RUNNING || j->live->releasing)
+                return 0;
+        log_warning("Job %s: supervisor did not answer the kill; releasing its containment", j->id);
+        job_release(j);
+        return 0;
+}
+
+/* The supervisor does the teardown (cgroup.kill, confirm empty) and its exit
+ * tells the end. The signal goes through the pidfd that was verified against
+ * the supervisor's start token; the watchdog covers one that does not
+ * answer. */
+static void job_tell_supervisor_to_kill(Job *j) {
+        assert(j->phase == JOB_PHASE_RUNNING);
+        int r = pidref_kill(&j->live->supervisor, SIGTERM);
+        if (r < 0 && r != -ESRCH)
+                log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
+        r = sd_event_add_time_relative(j->runtime->event, &j->live->kill_watchdog, CLOCK_MONOTONIC,
+                                       KILL_WATCHDOG_USEC, 0, on_kill_watchdog, j);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
+}
+
+void job_kill(Job *j) {
+        assert(j->phase != JOB_PHASE_ENDED);
+        if (j->live->kill_requested)
+                return;
+        j->live->kill_requested = true;
+        /* A starting job is told once it runs (job_started); a job being
+         * released ends killed anyway. */
+        if (j->phase == JOB_PHASE_RUNNING && !j->live->releasing)
+                job_tell_supervisor_to_kill(j);
+}
+
+int job_forget(Job *j) {
+        Runtime *rt = j->runtime;
+        if (j->phase != JOB_PHASE_ENDED)
+                return -EBUSY;
+        int r = job_store_remove(rt->jobs_fd, j->id);
+        if (r < 0)
+                return r;
+        runtime_cache_drop(rt, j->id);
+        (void) job_table_remove(&rt->jobs, j->id);
+        job_free(j);
+        return 0;
+}
+
+/* --- starting ---------------------------------------------------------- */
+
+bool job_awaits_containment(const Job *j, Mechanism m) {
+        return j->phase == JOB_PHASE_STARTING && j->live->spec.mechanism == m && !j->live->let_go &&
+                j->live->spawned_pidfd >= 0;
+}
+
+static void job_notify_new(Job *j) {
+        Runtime *rt = j->runtime;
+        if (rt->notifier)
+                rt->notifier->job_new(rt->notifier_data, j);
+}
+
+void job_started(Job *j) {
+        Runtime *rt = j->runtime;
+        assert(j->phase == JOB_PHASE_STARTING);
+
+        int r = job_store_read_run(j->live->dir_fd, &j->live->run);
+        if (r >= 0) {
+                j->live->have_run = true;
+                r = pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token, &j->live->supervisor);
+        }
+        j->phase = JOB_PHASE_RUNNING;
+        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
+
+        if (r == PIDREF_OWNED)
+                r = job_watch_supervisor(j);
+        else if (r >= 0)
+                r = -ESRCH; /* gone already: the exit path below reads its result */
+        if (r < 0) {
+                (void) on_supervisor_exit(NULL, -EBADF, 0, j);
+                if (j->phase == JOB_PHASE_ENDED)
+                        return; /* ended before anyone heard of it: its end told it all */
+        }
+
+        job_notify_new(j);
+        if (rt->notifier)
+                rt->notifier->job_running(rt->notifier_data, j);
+
+        if (j->live && j->live->kill_requested && !j->live->releasing)
+                job_tell_supervisor_to_kill(j);
+}
+
+/* Never started, nothing ran: it goes as if it never existed. */
+static void job_discard(Job *j, const char *message) {
+        Runtime *rt = j->runtime;
+        assert(j->phase == JOB_PHASE_STARTING && !j->live->let_go);
+        (void) job_table_remove(&rt->jobs, j->id);
+        (void) job_store_remove(rt->jobs_fd, j->id);
+        rt->n_running--;
+        runtime_notify_running_jobs(rt);
+        if (rt->notifier)
+                rt->notifier->job_discarded(rt->notifier_data, j, message);
+        job_free(j);
+}
+
+/* Verify the held supervisor is inside its containment and let it go. */
+static int job_let_go(Job *j) {
+        Containment *c = job_containment(j);
+        int r = c->ops->verify(c, j, j->live->spawned_pid);
+        if (r == 0)
+                r = -EREMCHG;
+        if (r < 0)
+                return r;
+        return supervisor_let_go(j);
+}
+
+void job_containment_ready(Job *j) {
+        assert(job_awaits_containment(j, j->live->spec.mechanism));
+        int r = job_let_go(j);
+        if (r < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "the supervisor could not be let go once its containment was ready: %s",
+                         strerror(-r));
+                job_start_failed(j, msg);
+        }
+}
+
+/* Move the spec to mechanism c and open the grant, before anything of the
+ * job can run under it. */
+static int job_assign_mechanism(Job *j, Containment *c) {
+        JobSpec *spec = &j->live->spec;
+        _cleanup_free_ char *unit = NULL, *cgroup = NULL;
+        int r = c->ops->describe(c, j->id, &unit, &cgroup);
+        if (r < 0)
+                return r;
+        /* Only a fallback changes the spec written at Launch. */
+        if (spec->mechanism != c->ops->mechanism || !spec->unit || !streq(spec->unit, unit)) {
+                spec->mechanism = c->ops->mechanism;
+                free(spec->unit);
+                spec->unit = TAKE_PTR(unit);
+                r = job_store_write_spec(j->live->dir_fd, spec);
+                if (r < 0)
+                        return r;
+        }
+        return grant_open(j->live->dir_fd, c->ops->mechanism, spec->unit, cgroup);
+}
+
+static int job_start_with(Job *j, Containment *c) {
+        SpawnPlan plan;
+        int r = job_assign_mechanism(j, c);
+        if (r >= 0)
+                r = c->ops->prepare(c, j, &plan);
+        if (r >= 0)
+                r = supervisor_spawn(j, &plan);
+        if (r < 0)
+                return r;
+        r = c->ops->start(c, j, j->live->spawned_pid);
+        if (r > 0)
+                r = job_let_go(j);
+        if (r < 0) {
+                supervisor_abort(j);
+                if (plan.pin)
+                        supervisor_unpin(j->runtime, j->id);
+        }
+        return r;
+}
+
+int job_start(Job *j, unsigned from) {
+        Runtime *rt = j->runtime;
+        assert(j->phase == JOB_PHASE_STARTING && !j->live->let_go);
+
+        for (unsigned i = from; i < rt->config.n_mechanisms; i++) {
+                Containment *c = runtime_containment(rt, rt->config.mechanisms[i]);
+                if (!containment_usable(c))
+                        continue;
+                j->live->next_mechanism = i + 1;
+                int r = job_start_with(j, c);
+                if (r >= 0)
+                        return 0;
+                log_warning_errno(r, "Job %s: mechanism %s failed to start: %m", j->id,
+                                  mechanism_to_string(c->ops->mechanism));
+        }
+        return LAUNCH_START_FAILED;
+}
+
+void job_start_failed(Job *j, const char *message) {
+        JobResult res = {};
+        assert(j->phase == JOB_PHASE_STARTING);
+
+        /* Nothing of the failed attempt may go on: no supervisor of it. (A
+         * late answer about it finds the job moved on.) */
+        supervisor_abort(j);
+
+        /* A supervisor that failed its own setup published a result: the job
+         * exists and is failed, nothing of the command ran. */
+        if (job_store_read_result(j->live->dir_fd, &res) >= 0) {
+                job_end_with_result(j, &res);
+                return;
+        }
+
+        log_warning("Job %s: %s", j->id, message);
+
+        /* If the command may have been exec'd (run.json exists, or the
+         * supervisor was let go and died before saying) it must never run a
+         * second time through another mechanism: release whatever is left of
+         * it and record the job as failed. */
+        bool ran = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        if (ran || j->live->let_go) {
+                j->live->have_run = ran;
+                j->phase = JOB_PHASE_RUNNING;
+                job_notify_new(j);
+                job_release(j); /* its end is told when confirmed */
+                return;
+        }
+
+        if (job_start(j, j->live->next_mechanism) >= 0)
+                return;
+        job_discard(j, message);
+}

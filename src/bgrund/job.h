@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* One job's lifecycle in bgrund, with no bus in it. A job is STARTING while
+ * its containment is set up, RUNNING once its supervisor has been verified
+ * and is watched through a pidfd, and ENDED once result.json is final. An
+ * ended job keeps only this small struct in memory; its record stays on
+ * disk. What happens is told to the D-Bus face through the runtime's
+ * JobNotifier (runtime.h); the face keeps its own pending calls. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "job-record.h"
+#include "launch-options.h"
+#include "macro.h"
+#include "pidref.h"
+
+typedef struct Runtime Runtime;
+typedef struct Job Job;
+typedef struct PendingCall PendingCall; /* the D-Bus face's; never looked into here */
+
+typedef enum JobPhase {
+        JOB_PHASE_STARTING, /* containment being set up; Launch not answered yet */
+        JOB_PHASE_RUNNING,  /* supervisor verified and watched */
+        JOB_PHASE_ENDED,    /* result.json final; only this struct stays in memory */
+} JobPhase;
+
+/* What only a starting or running job needs; freed when it ends. */
+typedef struct JobLive {
+        int dir_fd;
+        JobSpec spec;
+        JobRun run;
+        bool have_run;
+        LaunchLimits limits;
+        unsigned next_mechanism;        /* where a failed start goes on in config.mechanisms */
+
+        /* Starting (supervisor-spawn.c) */
+        sd_event_source *ready_source;  /* the spawned supervisor's readiness pipe */
+        sd_event_source *start_timer;   /* for a supervisor that never reports readiness */
+        int spawned_pidfd;              /* the supervisor bgrund spawned, until it is ready */
+        pid_t spawned_pid;
+        int go_fd;                      /* a held supervisor's go pipe */
+        bool let_go;                    /* the supervisor may have started the command */
+
+        /* Running */
+        PidRef supervisor;
+        sd_event_source *supervisor_source;
+        bool kill_requested;
+        sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
+
+        /* Released by bgrund itself (its supervisor is lost) */
+        bool releasing;
+        int teardown_handle;            /* the mechanism's handle on what is left */
+        sd_event_source *teardown_source;
+        sd_event_source *teardown_timer;
+} JobLive;
+
+/* Every job the store holds has one; an ended one is just this summary. */
+struct Job {
+        Runtime *runtime;
+        Job *table_next;                /* job-table.c's chain */
+        char id[JOB_ID_MAX];
+        uid_t owner;
+        JobStatus status;
+        JobPhase phase;
+        uint64_t created_at;            /* orders listings */
+        char *session_id;
+        JobLive *live;                  /* NULL once ended */
+        PendingCall *pending;           /* the D-Bus face's calls waiting on this job */
+};
+
+/* A job's full record, borrowed: from memory for live jobs, from disk
+ * (through the runtime's one-entry cache) for ended ones. Valid until the
+ * next call into the runtime. */
+typedef struct JobView {
+        const JobSpec *spec;
+        const JobRun *run;       /* NULL until the command started */
+        const JobResult *result; /* NULL while running */
+        JobStatus status;
+        uint64_t output_bytes;
+} JobView;
+
+Job *job_new(Runtime *rt, const char *id, const char *session_id);
+Job *job_free(Job *j);
+int job_make_live(Job *j);
+
+int job_view(Job *j, JobView *ret);
+int job_read_spec(Job *j, JobSpec *ret);
+int job_open_output(Job *j, int *ret_fd);
+
+/* End the job as a whole (Kill): its supervisor tears it down and its end is
+ * told through the notifier; a starting job is told once it runs. */
+void job_kill(Job *j);
+/* Remove an ended job's record and output, and free it. -EBUSY while it runs. */
+int job_forget(Job *j);
+
+/* Release the containment of a job whose supervisor is lost or cannot be
+ * verified: kill it, confirm it empty (asynchronously where the mechanism
+ * can tell) and record the job as failed (or killed, if a Kill asked). */
+void job_release(Job *j);
+
+/* Start the job with the first usable mechanism from config.mechanisms[from]
+ * on. < 0 when none could start (nothing ran, nothing was told). */
+int job_start(Job *j, unsigned from);
+
+/* Called by a mechanism: the containment is ready, let the supervisor run
+ * the command. */
+void job_containment_ready(Job *j);
+/* Called by a mechanism or supervisor-spawn.c: starting failed. Falls back
+ * to the next mechanism if nothing can have run, else releases. */
+void job_start_failed(Job *j, const char *message);
+/* Called by supervisor-spawn.c: the command runs and run.json is written. */
+void job_started(Job *j);
+
+/* Whether j is starting under mechanism m and waits for its containment. */
+bool job_awaits_containment(const Job *j, Mechanism m);
+
+/* Start watching a verified supervisor's exit (runtime.c, at load). */
+int job_watch_supervisor(Job *j);

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrund's core: the job table, the store, the mechanisms, and the passes
+ * over all jobs (load at start, Reap). Each job's own lifecycle is job.c.
+ * Ended jobs keep only a small summary in memory; their records are read
+ * from the store on demand, so memory stays flat as they pile up. */
+#include <assert.h>
+#include <dirent.h>
+#include <sys/resource.h>
+
+#include "job-id.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+#include "reaper.h"
+#include "runtime.h"
+#include "supervisor-spawn.h"
+#include "time-util.h"
+
+int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config) {
+        _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
+        if (!rt)
+                return -ENOMEM;
+        rt->jobs_fd = -EBADF;
+        rt->event = sd_event_ref(event);
+        rt->state_dir = state_dir;
+        rt->config = *config;
+
+        int r = job_store_open(state_dir, &rt->jobs_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the job store in %s: %m", state_dir);
+
+        /* Each running job holds a few descriptors here, and a soft limit of
+         * 1024 would cap bgrund near 300 of them. The hard limit is the
+         * operator's; supervisors put the soft one back for the command. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0) {
+                rt->nofile_soft = rl.rlim_cur;
+                rl.rlim_cur = rl.rlim_max;
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        log_warning_errno(negative_errno(), "Cannot raise the soft limit of open files: %m");
+        }
+
+        r = containments_init(rt);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(rt);
+        return 0;
+}
+
+Runtime *runtime_free(Runtime *rt) {
+        if (!rt)
+                return NULL;
+        size_t b;
+        for (Job *j = job_table_first(&rt->jobs, &b), *next; j; j = next) {
+                next = job_table_next(&rt->jobs, &b, j);
+                job_free(j);
+        }
+        job_table_clear(&rt->jobs);
+        runtime_cache_drop(rt, NULL);
+        supervisor_children_free(rt);
+        containments_done(rt);
+        safe_close(rt->jobs_fd);
+        sd_event_unref(rt->event);
+        free(rt);
+        return NULL;
+}
+
+void runtime_set_notifier(Runtime *rt, const JobNotifier *notifier, void *userdata) {
+        rt->notifier = notifier;
+        rt->notifier_data = userdata;
+}
+
+void runtime_notify_running_jobs(Runtime *rt) {
+        if (rt->notifier)
+                rt->notifier->running_jobs_changed(rt->notifier_data);
+}
+
+Job *runtime_find_job(Runtime *rt, const char *id) {
+        return job_table_get(&rt->jobs, id);
+}
+
+Containment *runtime_containment(Runtime *rt, Mechanism m) {
+        return (unsigned) m < _MECHANISM_MAX && rt->containments[m].ops ? &rt->containments[m] : NULL;
+}
+
+void runtime_cache_drop(Runtime *rt, const char *id) {
+        RecordCache *c = &rt->cache;
+        if (id && !streq(c->id, id))
+                return;
+        job_spec_done(&c->spec);
+        job_run_done(&c->run);
+        *c = (RecordCache) {};
+}
+
+/* The first usable mechanism from config.mechanisms[from] on, or NULL. */
+static Containment *first_usable(Runtime *rt) {
+        for (unsigned i = 0; i < rt->config.n_mechanisms; i++) {
+                Containment *c = runtime_containment(rt, rt->config.mechanisms[i]);
+                if (containment_usable(c))
+                        return c;
+        }
+        return NULL;
+}
+
+int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret) {
+        int r;
+
+        /* Pick the mechanism before creating anything, so a refusal leaves
+         * no trace and the spec is written once. */
+        Containment *c = first_usable(rt);
+        if (!c)
+                return LAUNCH_NO_CONTAINMENT;
+
+        for (int attempt = 0;; attempt++) {
+                r = job_id_generate(spec->id);
+                if (r < 0)
+                        return r;
+                if (!job_table_get(&rt->jobs, spec->id))
+                        break;
+                if (attempt > 16)
+                        return -EEXIST;
+        }
+        _cleanup_free_ char *cgroup = NULL;
+        free(spec->unit);
+        spec->unit = NULL;
+        r = c->ops->describe(c, spec->id, &spec->unit, &cgroup);
+        if (r < 0)
+                return r;
+        spec->mechanism = c->ops->mechanism;
+        spec->created_at = now_realtime_usec();
+
+        Job *j = job_new(rt, spec->id, spec->session_id);
+        if (!j)
+                return -ENOMEM;
+        j->owner = spec->owner;
+        j->created_at = spec->created_at;
+        if (job_make_live(j) < 0) {
+                job_free(j);
+                return -ENOMEM;
+        }
+        j->live->limits = *limits;
+
+        r = job_store_create(rt->jobs_fd, spec, &j->live->dir_fd);
+        if (r < 0) {
+                job_free(j);
+                return r;
+        }
+        j->live->spec = TAKE_STRUCT(*spec);
+
+        r = job_table_put(&rt->jobs, j);
+        if (r < 0) {
+                (void) job_store_remove(rt->jobs_fd, j->id);
+                job_free(j);
+                return r;
+        }
+        rt->n_running++;
+
+        r = job_start(j, 0);
+        if (r < 0) {
+                /* Nothing ran and nobody heard of it. */
+                (void) job_table_remove(&rt->jobs, j->id);
+                (void) job_store_remove(rt->jobs_fd, j->id);
+                rt->n_running--;
+                job_free(j);
+                return r;
+        }
+        runtime_notify_running_jobs(rt);
+        *ret = j;
+        return 0;
+}
+
+/* --- loading the store at start, and Reap ------------------------------ */
+
+static int load_job(Runtime *rt, const char *id, ReapCounts *counts) {
+        _cleanup_close_ int dir_fd = -EBADF;
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        JobResult res = {};
+        int r;
+
+        r = job_store_open_job(rt->jobs_fd, id, &dir_fd);
+        if (r < 0)
+                return r;
+        r = job_store_read_spec(dir_fd, &spec);
+        if (r < 0)
+                return log_warning_errno(r, "Job %s: unreadable spec, left alone: %m", id);
+
+        Job *j = job_new(rt, id, spec.session_id);
+        if (!j)
+                return -ENOMEM;
+        j->owner = spec.owner;
+        j->created_at = spec.created_at;
+        if (job_table_put(&rt->jobs, j) < 0) {
+                job_free(j);
+                return -ENOMEM;
+        }
+
+        if (job_store_read_result(dir_fd, &res) >= 0) {
+                j->status = res.status;
+                j->phase = JOB_PHASE_ENDED;
+                r = job_store_settle_grant(dir_fd, &res);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: cannot release its grant: %m", id);
+                return 0;
+        }
+
+        /* No result: the job was live when bgrund stopped. */
+        r = job_make_live(j);
+        if (r < 0)
+                return r;
+        j->phase = JOB_PHASE_RUNNING;
+        j->status = JOB_RUNNING;
+        j->live->dir_fd = TAKE_FD(dir_fd);
+        j->live->spec = TAKE_STRUCT(spec);
+        rt->n_running++;
+
+        j->live->have_run = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
+                                                           &j->live->supervisor)
+                                           : -ENOENT;
+        ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
+        if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
+                counts->background_kept++;
+                return 0;
+        }
+        log_debug("Job %s: %s (supervisor check: %d)", id, reap_decision_to_string(decision), supervisor);
+        counts->released++;
+        job_release(j);
+        return 0;
+}
+
+/* Containments that no live job accounts for: kill them, without waiting. */
+static unsigned kill_orphans(Runtime *rt) {
+        unsigned killed = 0;
+        for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
+                Containment *c = runtime_containment(rt, m);
+                _cleanup_strv_free_ char **ids = NULL;
+                if (!c || c->ops->list(c, &ids) < 0)
+                        continue;
+                for (char **id = ids; *id; id++) {
+                        Job *j = job_table_get(&rt->jobs, *id);
+                        if (j && j->phase != JOB_PHASE_ENDED)
+                                continue;
+                        log_info("Killing the orphaned containment of job %s", *id);
+                        int r = c->ops->kill_orphan(c, *id);
+                        if (r >= 0)
+                                killed++;
+                        else
+                                log_warning_errno(r, "Cannot kill the orphaned containment of job %s: %m", *id);
+                }
+        }
+        return killed;
+}
+
+int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
+        ReapCounts counts = {};
+        _cleanup_closedir_ DIR *dir = fdopendir(dup(rt->jobs_fd));
+        if (!dir)
+                return negative_errno();
+
+        struct dirent *de;
+        while ((de = readdir(dir)))
+                if (job_id_is_valid(de->d_name)) {
+                        int r = load_job(rt, de->d_name, &counts);
+                        if (r == -ENOMEM)
+                                return r;
+                }
+
+        counts.orphans_killed = kill_orphans(rt);
+        rt->reaped.orphans_killed += counts.orphans_killed;
+        if (ret)
+                *ret = counts;
+        return 0;
+}
+
+int runtime_reap(Runtime *rt, ReapCounts *ret) {
+        ReapCounts counts = {};
+        size_t b;
+        for (Job *j = job_table_first(&rt->jobs, &b), *next; j; j = next) {
+                next = job_table_next(&rt->jobs, &b, j);
+                if (j->phase != JOB_PHASE_RUNNING || j->live->releasing)
+                        continue;
+                if (j->live->supervisor.fd >= 0 && pidref_check(&j->live->supervisor) == PIDREF_OWNED) {
+                        counts.background_kept++;
+                        continue;
+                }
+                /* Its exit is pending in the event queue, or it was never
+                 * verified: release it now. */
+                job_release(j);
+        }
+        rt->reaped.orphans_killed += kill_orphans(rt);
+        counts.released = rt->reaped.released;
+        counts.orphans_killed = rt->reaped.orphans_killed;
+        *ret = counts;
+        return 0;
+}

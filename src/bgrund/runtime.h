@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* bgrund's core: the job table, the store, the containment mechanisms and
+ * the event loop, with no bus in it. It launches, loads, reaps and ends
+ * jobs, and tells the D-Bus face (bus-service.c) what happened through a
+ * JobNotifier; the face never changes a job except through this API. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "containment.h"
+#include "job-table.h"
+#include "job.h"
+
+typedef struct ReapCounts {
+        unsigned background_kept;
+        unsigned released;
+        unsigned orphans_killed;
+} ReapCounts;
+
+/* What the lifecycle tells the outside. Each is called after the state it
+ * reports changed; j stays valid for the call. */
+typedef struct JobNotifier {
+        /* The job exists for everyone: its command may have run (JobNew). */
+        void (*job_new)(void *userdata, Job *j);
+        /* It runs inside its containment: Launch may answer. */
+        void (*job_running)(void *userdata, Job *j);
+        /* Its record is final. */
+        void (*job_ended)(void *userdata, Job *j);
+        /* It never started and nothing of it ran; it is freed right after. */
+        void (*job_discarded)(void *userdata, Job *j, const char *message);
+        /* The number of starting and running jobs changed. */
+        void (*running_jobs_changed)(void *userdata);
+} JobNotifier;
+
+/* One ended job's record, read once and kept for the property reads and
+ * answers that follow its end. */
+typedef struct RecordCache {
+        char id[JOB_ID_MAX];
+        JobSpec spec;
+        JobRun run;
+        bool have_run;
+        JobResult result;
+        uint64_t output_bytes;
+} RecordCache;
+
+struct Runtime {
+        sd_event *event;
+        BgrunConfig config;
+        const char *state_dir;
+        int jobs_fd;
+        JobTable jobs;
+        unsigned n_running;                 /* starting + running */
+        ReapCounts reaped;                  /* releases since start */
+        Containment containments[_MECHANISM_MAX];
+        struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
+        uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
+        RecordCache cache;
+
+        const JobNotifier *notifier;
+        void *notifier_data;
+};
+
+/* Errors of runtime_launch() that are not about the caller's input. */
+#define LAUNCH_NO_CONTAINMENT (-EHOSTUNREACH) /* no mechanism may run it: nothing created */
+#define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
+
+int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config);
+Runtime *runtime_free(Runtime *rt);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Runtime *, runtime_free);
+
+void runtime_set_notifier(Runtime *rt, const JobNotifier *notifier, void *userdata);
+
+/* Load every job of the store; keep those whose supervisor verifies and
+ * release (kill, confirm, record) the containment of the rest. */
+int runtime_load_jobs(Runtime *rt, ReapCounts *ret);
+
+/* The same pass on demand. background_kept counts the live jobs verified
+ * now; released and orphans_killed every release since bgrund started,
+ * including the pass at start. */
+int runtime_reap(Runtime *rt, ReapCounts *ret);
+
+/* Create and start a job from spec (validated already, owner set; its id,
+ * mechanism and creation time are filled in here and spec is taken over).
+ * On success *ret is STARTING and its outcome comes through the notifier. */
+int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret);
+
+Job *runtime_find_job(Runtime *rt, const char *id);
+
+/* The mechanism's instance, or NULL when m is not one bgrund knows. */
+Containment *runtime_containment(Runtime *rt, Mechanism m);
+
+/* Drop the cached record of id (it changed or is gone). */
+void runtime_cache_drop(Runtime *rt, const char *id);
+
+/* For the lifecycle: tell the notifier. */
+void runtime_notify_running_jobs(Runtime *rt);
