@@ -22,6 +22,8 @@
 
 /* How long a release may wait for a cgroup to empty after killing it. */
 #define RELEASE_TIMEOUT_USEC (10 * USEC_PER_SEC)
+/* How often to look again where no event tells (a process group). */
+#define RELEASE_POLL_USEC (20 * USEC_PER_MSEC)
 /* How long a supervisor may take to answer a Kill before bgrund releases
  * the job itself; a healthy one answers within milliseconds. */
 #define KILL_WATCHDOG_USEC (5 * USEC_PER_SEC)
@@ -237,6 +239,17 @@ static int on_release_event(sd_event_source *s, int fd, uint32_t revents, void *
         return 0;
 }
 
+/* For a mechanism where nothing tells when the job is gone: ask again. */
+static int on_release_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        if (job_release_confirmed(j)) {
+                job_release_finish(j, true, job_containment(j)->ops->teardown_method);
+                return 0;
+        }
+        (void) sd_event_source_set_time_relative(s, RELEASE_POLL_USEC);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 static int on_release_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         log_warning("Job %s: containment not confirmed empty after teardown", j->id);
@@ -283,7 +296,9 @@ void job_release(Job *j) {
                         safe_close(ifd);
                 else
                         (void) sd_event_source_set_io_fd_own(j->live->teardown_source, true);
-        }
+        } else if (r == -EOPNOTSUPP)
+                r = sd_event_add_time_relative(rt->event, &j->live->teardown_source, CLOCK_MONOTONIC,
+                                               RELEASE_POLL_USEC, 0, on_release_poll, j);
         if (r >= 0)
                 r = sd_event_add_time_relative(rt->event, &j->live->teardown_timer, CLOCK_MONOTONIC,
                                                RELEASE_TIMEOUT_USEC, 0, on_release_timeout, j);

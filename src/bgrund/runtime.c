@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sys/resource.h>
 
+#include "build-config.h"
 #include "job-id.h"
 #include "job-store.h"
 #include "log.h"
@@ -23,6 +24,7 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
         rt->jobs_fd = -EBADF;
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
+        rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
         rt->config = *config;
 
         int r = job_store_open(state_dir, &rt->jobs_fd);

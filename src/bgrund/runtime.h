@@ -51,6 +51,7 @@ struct Runtime {
         sd_event *event;
         BgrunConfig config;
         const char *state_dir;
+        const char *supervisor_path;        /* BGRUN_SUPERVISOR_PATH, or a test's */
         int jobs_fd;
         JobTable jobs;
         unsigned n_running;                 /* starting + running */

@@ -7,7 +7,6 @@
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 
-#include "build-config.h"
 #include "job.h"
 #include "list.h"
 #include "log.h"
@@ -149,7 +148,7 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         snprintf(ready_arg, sizeof ready_arg, "%d", ready_write);
         snprintf(go_arg, sizeof go_arg, "%d", go_read);
         snprintf(nofile_arg, sizeof nofile_arg, "%" PRIu64, rt->nofile_soft);
-        char *argv[] = { (char *) BGRUN_SUPERVISOR_PATH, (char *) "--job", j->id,
+        char *argv[] = { (char *) rt->supervisor_path, (char *) "--job", j->id,
                          (char *) "--state-dir", (char *) rt->state_dir,
                          (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg,
                          (char *) "--nofile-soft", nofile_arg, NULL };
@@ -189,7 +188,7 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_write, ready_write);
         if (!e) e = posix_spawn_file_actions_adddup2(&fa, go_read, go_read);
         pid_t pid = 0;
-        if (!e) e = posix_spawn(&pid, BGRUN_SUPERVISOR_PATH, &fa, &attr, argv, envp);
+        if (!e) e = posix_spawn(&pid, rt->supervisor_path, &fa, &attr, argv, envp);
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&attr);
         if (e)

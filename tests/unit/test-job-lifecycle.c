@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* The job lifecycle driven directly, with no bus and no systemd: a trivial
+ * test mechanism is all it takes to run a job, which shows what adding a
+ * mechanism takes (one ContainmentOps and its slot). The real
+ * bgrun-supervisor runs the command, so these tests need root (it drops
+ * to the job's owner) and skip without it. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "containment.h"
+#include "fileio.h"
+#include "grant.h"
+#include "job-store.h"
+#include "macro.h"
+#include "pidref.h"
+#include "process-tree.h"
+#include "runtime.h"
+#include "time-util.h"
+
+/* --- a trivial mechanism: nothing around the supervisor ----------------- */
+
+static struct {
+        unsigned starts, verifies, kills, failing_starts;
+        bool ready_async;
+        char started_id[JOB_ID_MAX];
+} calls;
+
+static bool test_available(Containment *c) {
+        return true;
+}
+
+static int test_describe(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup) {
+        if (asprintf(ret_unit, "test-%s", job_id) < 0)
+                return -ENOMEM;
+        *ret_cgroup = strdup("");
+        return *ret_cgroup ? 0 : -ENOMEM;
+}
+
+static int test_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+        *ret = (SpawnPlan) {};
+        return 0;
+}
+
+static int on_ready_later(sd_event_source *s, void *userdata) {
+        Runtime *rt = userdata;
+        Job *j = runtime_find_job(rt, calls.started_id);
+        if (j && job_awaits_containment(j, MECHANISM_PROCESS_GROUP))
+                job_containment_ready(j);
+        sd_event_source_disable_unref(s);
+        return 0;
+}
+
+static int test_start(Containment *c, Job *j, pid_t supervisor) {
+        calls.starts++;
+        if (!calls.ready_async)
+                return 1;
+        /* Ready later, from the event loop, as systemd's JobRemoved is. */
+        strcpy(calls.started_id, j->id);
+        return sd_event_add_defer(c->runtime->event, NULL, on_ready_later, c->runtime);
+}
+
+static int test_start_fails(Containment *c, Job *j, pid_t supervisor) {
+        calls.failing_starts++;
+        return -EIO;
+}
+
+static int test_verify(Containment *c, Job *j, pid_t supervisor) {
+        calls.verifies++;
+        return pidref_check(&(PidRef) { .pid = supervisor, .fd = j->live->spawned_pidfd }) == PIDREF_OWNED;
+}
+
+static int test_kill(Containment *c, const char *job_id, const JobRun *run, int *ret_handle) {
+        calls.kills++;
+        *ret_handle = -EBADF;
+        PidRef leader = PIDREF_NULL;
+        if (run && pidref_verify(run->pid, run->start_token, &leader) == PIDREF_OWNED) {
+                (void) pidref_kill(&leader, SIGKILL);
+                pidref_done(&leader);
+        }
+        return 0;
+}
+
+static int test_is_empty(Containment *c, const JobRun *run, int handle) {
+        return run ? !process_group_has_members(run->pid) : -ENODATA;
+}
+
+static int test_watch(Containment *c, int handle, int *ret_fd) {
+        return -EOPNOTSUPP;
+}
+
+static int test_list(Containment *c, char ***ret_ids) {
+        *ret_ids = calloc(1, sizeof(char *));
+        return *ret_ids ? 0 : -ENOMEM;
+}
+
+static int test_kill_orphan(Containment *c, const char *job_id) {
+        return 0;
+}
+
+static const ContainmentOps test_ops = {
+        /* The slot of a mechanism without a cgroup, so the supervisor runs
+         * the command as it does for process_group. */
+        .mechanism = MECHANISM_PROCESS_GROUP,
+        .teardown_method = TEARDOWN_PROCESS_GROUP,
+        .available = test_available,
+        .describe = test_describe,
+        .prepare = test_prepare,
+        .start = test_start,
+        .verify = test_verify,
+        .kill = test_kill,
+        .is_empty = test_is_empty,
+        .watch = test_watch,
+        .list = test_list,
+        .kill_orphan = test_kill_orphan,
+};
+
+/* The same, in the systemd slot, always failing to start. */
+static ContainmentOps failing_ops;
+
+/* --- what the lifecycle reports ----------------------------------------- */
+
+static struct {
+        unsigned new, running, ended, discarded, running_changed;
+        char discard_message[256];
+        JobStatus ended_status;
+} events;
+
+static void on_new(void *u, Job *j) { events.new++; }
+static void on_running(void *u, Job *j) { events.running++; }
+static void on_ended(void *u, Job *j) {
+        events.ended++;
+        events.ended_status = j->status;
+}
+static void on_discarded(void *u, Job *j, const char *message) {
+        events.discarded++;
+        snprintf(events.discard_message, sizeof events.discard_message, "%s", message);
+}
+static void on_running_changed(void *u) { events.running_changed++; }
+
+static const JobNotifier notifier = {
+        .job_new = on_new,
+        .job_running = on_running,
+        .job_ended = on_ended,
+        .job_discarded = on_discarded,
+        .running_jobs_changed = on_running_changed,
+};
+
+/* --- the fixture ------------------------------------------------------- */
+
+static char state_dir[] = "/tmp/test-job-lifecycle.XXXXXX";
+static sd_event *event;
+static Runtime *rt;
+
+static void setup(void) {
+        if (geteuid() != 0)
+                cr_skip_test("needs root: the supervisor drops privileges to the job's owner");
+        const char *supervisor = getenv("BGRUN_TEST_SUPERVISOR");
+        cr_assert_not_null(supervisor, "BGRUN_TEST_SUPERVISOR names the built bgrun-supervisor");
+        calls = (typeof(calls)) {};
+        events = (typeof(events)) {};
+        cr_assert_not_null(mkdtemp(state_dir));
+        cr_assert_geq(sd_event_new(&event), 0);
+
+        BgrunConfig config;
+        config_init(&config);
+        /* Only process_group is configured, so nothing talks to systemd;
+         * report-only, since it does not contain. */
+        config.mode = CONTAINMENT_REPORT_ONLY;
+        config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
+        config.n_mechanisms = 1;
+        cr_assert_eq(runtime_new(&rt, event, state_dir, &config), 0);
+        rt->supervisor_path = supervisor;
+        rt->containments[MECHANISM_PROCESS_GROUP] =
+                (Containment) { .ops = &test_ops, .runtime = rt, .initialized = true };
+        runtime_set_notifier(rt, &notifier, NULL);
+}
+
+static void teardown(void) {
+        rt = runtime_free(rt);
+        event = sd_event_unref(event);
+        _cleanup_close_ int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        (void) rm_rf_at(fd, state_dir + strlen("/tmp/"));
+}
+
+static void spec_for(JobSpec *spec, const char *command) {
+        *spec = (JobSpec) {
+                .session_id = strdup("s"),
+                .command = strdup(command),
+                .cwd = strdup("/"),
+                .user = strdup("root"),
+                .home = strdup("/root"),
+                .shell = strdup("/bin/sh"),
+                .groups = calloc(1, sizeof(gid_t)),
+                .n_groups = 1,
+        };
+        cr_assert(spec->session_id && spec->command && spec->cwd && spec->user && spec->home && spec->shell &&
+                  spec->groups);
+}
+
+/* Run the loop until cond holds or 10 s passed. */
+#define RUN_UNTIL(cond)                                                          \
+        do {                                                                     \
+                uint64_t _deadline = now_monotonic_usec() + 10 * USEC_PER_SEC;   \
+                while (!(cond) && now_monotonic_usec() < _deadline)              \
+                        cr_assert_geq(sd_event_run(event, 100 * USEC_PER_MSEC), 0); \
+                cr_assert(cond, "timed out waiting for: %s", #cond);             \
+        } while (0)
+
+static void launch(const char *command, char ret_id[static JOB_ID_MAX]) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, command);
+        Job *j = NULL;
+        int r = runtime_launch(rt, &spec, &(LaunchLimits) {}, &j);
+        cr_assert_eq(r, 0, "runtime_launch: %s", strerror(-r));
+        cr_assert_not_null(j);
+        cr_assert_eq(j->phase, JOB_PHASE_STARTING);
+        strcpy(ret_id, j->id);
+}
+
+TestSuite(job_lifecycle, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(job_lifecycle, a_job_runs_and_ends_through_a_test_mechanism) {
+        char id[JOB_ID_MAX];
+        calls.ready_async = true;
+        launch("echo hello", id);
+        RUN_UNTIL(events.ended == 1);
+
+        cr_assert_eq(calls.starts, 1);
+        cr_assert_eq(calls.verifies, 1, "the supervisor is verified before it is let go");
+        cr_assert_eq(events.new, 1);
+        cr_assert_eq(events.running, 1);
+        cr_assert_eq(events.ended_status, JOB_EXITED);
+        cr_assert_eq(rt->n_running, 0);
+
+        /* The record names what the mechanism described, and is final. */
+        Job *j = runtime_find_job(rt, id);
+        cr_assert_not_null(j);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        char unit[64];
+        snprintf(unit, sizeof unit, "test-%s", id);
+        cr_assert_str_eq(v.spec->unit, unit);
+        cr_assert_eq(v.spec->mechanism, MECHANISM_PROCESS_GROUP);
+        cr_assert_not_null(v.result);
+        cr_assert_eq(v.result->exit_code, 0);
+        cr_assert(v.result->dead);
+        cr_assert_not(v.result->contained, "a mechanism without a cgroup never contains");
+        cr_assert_eq(v.output_bytes, strlen("hello\n"));
+
+        _cleanup_close_ int dir_fd = -EBADF;
+        cr_assert_eq(job_store_open_job(rt->jobs_fd, id, &dir_fd), 0);
+        Grant g = {};
+        cr_assert_eq(grant_read(dir_fd, &g), 0);
+        cr_assert_eq(g.state, GRANT_RELEASED);
+        grant_done(&g);
+
+        cr_assert_eq(job_forget(j), 0);
+        cr_assert_null(runtime_find_job(rt, id));
+}
+
+Test(job_lifecycle, a_failing_mechanism_falls_back_to_the_next) {
+        failing_ops = test_ops;
+        failing_ops.mechanism = MECHANISM_SYSTEMD;
+        failing_ops.start = test_start_fails;
+        rt->containments[MECHANISM_SYSTEMD] = (Containment) { .ops = &failing_ops, .runtime = rt, .initialized = true };
+        rt->config.mechanisms[0] = MECHANISM_SYSTEMD;
+        rt->config.mechanisms[1] = MECHANISM_PROCESS_GROUP;
+        rt->config.n_mechanisms = 2;
+
+        char id[JOB_ID_MAX];
+        launch("exit 3", id);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(calls.failing_starts, 1);
+        cr_assert_eq(calls.starts, 1);
+        cr_assert_eq(events.ended_status, JOB_EXITED);
+
+        JobView v;
+        cr_assert_eq(job_view(runtime_find_job(rt, id), &v), 0);
+        cr_assert_eq(v.spec->mechanism, MECHANISM_PROCESS_GROUP, "the spec follows the fallback");
+        cr_assert_eq(v.result->exit_code, 3);
+}
+
+Test(job_lifecycle, no_mechanism_that_starts_means_nothing_is_left) {
+        failing_ops = test_ops;
+        failing_ops.start = test_start_fails;
+        rt->containments[MECHANISM_PROCESS_GROUP] =
+                (Containment) { .ops = &failing_ops, .runtime = rt, .initialized = true };
+
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "true");
+        Job *j = NULL;
+        cr_assert_eq(runtime_launch(rt, &spec, &(LaunchLimits) {}, &j), LAUNCH_START_FAILED);
+        cr_assert_eq(rt->jobs.n_jobs, 0);
+        cr_assert_eq(rt->n_running, 0);
+        cr_assert_eq(events.new + events.running + events.discarded, 0, "nobody heard of it");
+        _cleanup_closedir_ DIR *d = fdopendir(dup(rt->jobs_fd));
+        cr_assert_not_null(d);
+        for (struct dirent *de; (de = readdir(d));)
+                cr_assert(de->d_name[0] == '.', "a record was left behind: %s", de->d_name);
+}
+
+Test(job_lifecycle, a_lost_supervisor_is_released_through_the_mechanism) {
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        cr_assert_eq(j->phase, JOB_PHASE_RUNNING);
+
+        /* The supervisor dies without a result: bgrund must release the job
+         * through its mechanism, and record it failed and confirmed dead. */
+        cr_assert_eq(pidref_kill(&j->live->supervisor, SIGKILL), 0);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(calls.kills, 1);
+        cr_assert_eq(events.ended_status, JOB_FAILED);
+        cr_assert_eq(rt->reaped.released, 1);
+
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert(v.result->dead);
+        cr_assert_eq(v.result->method, TEARDOWN_PROCESS_GROUP);
+        cr_assert(v.result->executed);
+}
+
+Test(job_lifecycle, kill_ends_a_running_job_as_killed) {
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        job_kill(j);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_KILLED);
+        cr_assert_eq(calls.kills, 0, "the supervisor tore it down, not a release");
+        cr_assert_eq(job_forget(j), 0);
+}
