@@ -83,12 +83,15 @@ static int run(int argc, char **argv) {
         if (arg_check_config) {
                 /* Where this build looks, as meson's --sysconfdir and
                  * --localstatedir set it. */
-                printf("# configuration: %s, %s/*.conf\n# state: %s\n", arg_config,
-                       arg_config_dropins ?: "(no drop-ins)", arg_state_dir);
-                printf("ContainmentMode=%s\nMechanisms=", containment_mode_to_string(config.mode));
-                for (unsigned i = 0; i < config.n_mechanisms; i++)
-                        printf("%s%s", i ? " " : "", mechanism_to_string(config.mechanisms[i]));
-                putchar('\n');
+                printf("# configuration: %s", arg_config);
+                if (arg_config_dropins)
+                        printf(", %s/*.conf", arg_config_dropins);
+                printf("\n# state: %s\n", arg_state_dir);
+                _cleanup_free_ char *text = NULL;
+                r = config_format(&config, &text);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to format the configuration: %m");
+                fputs(text, stdout);
                 return 0;
         }
 

@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +14,10 @@
 #include <sys/sysmacros.h>
 
 #include "config.h"
+#include "duration.h"
 #include "fileio.h"
 #include "macro.h"
+#include "parse-util.h"
 
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define WHITESPACE " \t\r\n"
@@ -42,6 +47,17 @@ void config_init(BgrunConfig *c) {
                 .mode = CONTAINMENT_ENFORCING,
                 .mechanisms = { MECHANISM_SYSTEMD, MECHANISM_PROCESS_GROUP },
                 .n_mechanisms = 2,
+                .limits = {
+                        .max_running_jobs = 512,
+                        .max_records = 10000,
+                        .retention_usec = 7 * 24 * 3600 * USEC_PER_SEC,
+                        .output_max_bytes = 256ULL << 20,
+                        .output_max_bytes_per_user = 4ULL << 30,
+                        .tasks_max = 4096,
+                        .memory_max = UINT64_MAX,
+                        .cpu_weight = 100,
+                        .keep_free = 512ULL << 20,
+                },
         };
 }
 
@@ -141,8 +157,109 @@ static int parse_assignment(const char *path, unsigned line, const char *key, ch
         return config_error(error, -EINVAL, "%s:%u: %s=: unknown key in section [Runtime]", path, line, key);
 }
 
+typedef enum LimitKind {
+        LIMIT_COUNT,    /* a number >= 1 */
+        LIMIT_TASKS,    /* a number >= 1, or infinity */
+        LIMIT_BYTES,    /* bytes with K, M, G, T (base 1024), or infinity */
+        LIMIT_BYTES_0,  /* the same, 0 allowed */
+        LIMIT_DURATION, /* a time span, or infinity */
+        LIMIT_WEIGHT,   /* 1..10000, as systemd's CPUWeight= */
+} LimitKind;
+
+static const struct {
+        const char *key;
+        LimitKind kind;
+        size_t offset;
+} limit_table[] = {
+        { "MaxRunningJobs", LIMIT_COUNT, offsetof(BgrunLimits, max_running_jobs) },
+        { "MaxRecords", LIMIT_COUNT, offsetof(BgrunLimits, max_records) },
+        { "RetentionSec", LIMIT_DURATION, offsetof(BgrunLimits, retention_usec) },
+        { "OutputMaxBytes", LIMIT_BYTES, offsetof(BgrunLimits, output_max_bytes) },
+        { "OutputMaxBytesPerUser", LIMIT_BYTES, offsetof(BgrunLimits, output_max_bytes_per_user) },
+        { "TasksMax", LIMIT_TASKS, offsetof(BgrunLimits, tasks_max) },
+        { "MemoryMax", LIMIT_BYTES, offsetof(BgrunLimits, memory_max) },
+        { "CPUWeight", LIMIT_WEIGHT, offsetof(BgrunLimits, cpu_weight) },
+        { "KeepFree", LIMIT_BYTES_0, offsetof(BgrunLimits, keep_free) },
+};
+
+static const char *limit_expected(LimitKind k) {
+        switch (k) {
+        case LIMIT_COUNT: return "a number of at least 1";
+        case LIMIT_TASKS: return "a number of at least 1, or infinity";
+        case LIMIT_BYTES: return "bytes of at least 1, with K, M, G or T, or infinity";
+        case LIMIT_BYTES_0: return "bytes, with K, M, G or T";
+        case LIMIT_DURATION: return "a time span such as 7d or 12h, or infinity";
+        case LIMIT_WEIGHT: return "a number from 1 to 10000";
+        }
+        return "?";
+}
+
+static int parse_limit(LimitKind kind, const char *value, uint64_t *ret) {
+        uint64_t v;
+        int r;
+        switch (kind) {
+        case LIMIT_COUNT:
+        case LIMIT_WEIGHT:
+                r = parse_uint64_strict(value, &v, NULL);
+                if (r < 0)
+                        return r;
+                if (v == 0 || (kind == LIMIT_WEIGHT && v > 10000))
+                        return -ERANGE;
+                break;
+        case LIMIT_TASKS:
+                if (streq(value, "infinity"))
+                        v = UINT64_MAX;
+                else if ((r = parse_uint64_strict(value, &v, NULL)) < 0)
+                        return r;
+                if (v == 0)
+                        return -ERANGE;
+                break;
+        case LIMIT_BYTES:
+        case LIMIT_BYTES_0:
+                r = parse_size_bytes(value, &v);
+                if (r < 0)
+                        return r;
+                if (v == 0 && kind == LIMIT_BYTES)
+                        return -ERANGE;
+                if (v == UINT64_MAX && kind == LIMIT_BYTES_0)
+                        return -ERANGE;
+                break;
+        case LIMIT_DURATION:
+                if (streq(value, "infinity"))
+                        v = UINT64_MAX;
+                else if ((r = parse_duration_usec(value, &v)) < 0)
+                        return r;
+                break;
+        default:
+                return -EINVAL;
+        }
+        *ret = v;
+        return 0;
+}
+
+static int parse_limits_assignment(const char *path, unsigned line, const char *key, const char *value,
+                                   BgrunConfig *c, char **error) {
+        for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
+                if (!streq(key, limit_table[i].key))
+                        continue;
+                uint64_t v;
+                if (parse_limit(limit_table[i].kind, value, &v) < 0)
+                        return config_error(error, -EINVAL, "%s:%u: %s=: invalid value '%s' (expected %s)", path,
+                                            line, key, value, limit_expected(limit_table[i].kind));
+                *(uint64_t *) ((uint8_t *) &c->limits + limit_table[i].offset) = v;
+                return 0;
+        }
+        return config_error(error, -EINVAL, "%s:%u: %s=: unknown key in section [Limits]", path, line, key);
+}
+
+typedef enum Section {
+        SECTION_NONE,
+        SECTION_RUNTIME,
+        SECTION_LIMITS,
+} Section;
+
 static int parse_text(const char *path, char *text, BgrunConfig *c, char **error) {
-        bool in_runtime = false;
+        Section section = SECTION_NONE;
         unsigned line = 0;
         char *next = text;
 
@@ -167,11 +284,14 @@ static int parse_text(const char *path, char *text, BgrunConfig *c, char **error
                                 return config_error(error, -EINVAL, "%s:%u: malformed section header '%s'",
                                                     path, line, l);
                         l[n - 1] = '\0';
-                        if (!streq(l + 1, "Runtime"))
+                        if (streq(l + 1, "Runtime"))
+                                section = SECTION_RUNTIME;
+                        else if (streq(l + 1, "Limits"))
+                                section = SECTION_LIMITS;
+                        else
                                 return config_error(error, -EINVAL,
-                                                    "%s:%u: unknown section [%s] (expected [Runtime])",
+                                                    "%s:%u: unknown section [%s] (expected [Runtime] or [Limits])",
                                                     path, line, l + 1);
-                        in_runtime = true;
                         continue;
                 }
 
@@ -187,11 +307,13 @@ static int parse_text(const char *path, char *text, BgrunConfig *c, char **error
                 if (*key == '\0')
                         return config_error(error, -EINVAL, "%s:%u: =%s: missing key", path, line, value);
 
-                if (!in_runtime)
-                        return config_error(error, -EINVAL, "%s:%u: %s=: assignment outside of [Runtime] section",
+                if (section == SECTION_NONE)
+                        return config_error(error, -EINVAL,
+                                            "%s:%u: %s=: assignment outside of a [Runtime] or [Limits] section",
                                             path, line, key);
 
-                r = parse_assignment(path, line, key, value, c, error);
+                r = section == SECTION_RUNTIME ? parse_assignment(path, line, key, value, c, error)
+                                               : parse_limits_assignment(path, line, key, value, c, error);
                 if (r < 0)
                         return r;
         }
@@ -324,4 +446,36 @@ fail:
         if (ret_error && error)
                 *ret_error = TAKE_PTR(error);
         return r;
+}
+
+static int format_limit(LimitKind kind, uint64_t v, char *buf, size_t len) {
+        if (v == UINT64_MAX && kind != LIMIT_COUNT && kind != LIMIT_WEIGHT)
+                return snprintf(buf, len, "infinity");
+        if (kind == LIMIT_DURATION) {
+                format_duration(buf, len, v);
+                return 0;
+        }
+        return snprintf(buf, len, "%" PRIu64, v);
+}
+
+int config_format(const BgrunConfig *c, char **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "[Runtime]\nContainmentMode=%s\nMechanisms=", containment_mode_to_string(c->mode));
+        for (unsigned i = 0; i < c->n_mechanisms; i++)
+                fprintf(f, "%s%s", i ? " " : "", mechanism_to_string(c->mechanisms[i]));
+        fputs("\n\n[Limits]\n", f);
+        for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
+                char v[32];
+                format_limit(limit_table[i].kind,
+                             *(const uint64_t *) ((const uint8_t *) &c->limits + limit_table[i].offset), v, sizeof v);
+                fprintf(f, "%s=%s\n", limit_table[i].key, v);
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
 }

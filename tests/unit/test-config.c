@@ -80,6 +80,52 @@ Test(config, defaults) {
         assert_defaults(&c);
 }
 
+Test(config, limits_default_to_the_contract_and_parse_each_kind) {
+        BgrunConfig c = poisoned();
+        cr_assert_eq(config_load("/nonexistent/bgrund.conf", NULL, &c, NULL), 0);
+        cr_assert_eq(c.limits.max_running_jobs, 512);
+        cr_assert_eq(c.limits.max_records, 10000);
+        cr_assert_eq(c.limits.retention_usec, 7ULL * 24 * 3600 * 1000000);
+        cr_assert_eq(c.limits.output_max_bytes, 256ULL << 20);
+        cr_assert_eq(c.limits.output_max_bytes_per_user, 4ULL << 30);
+        cr_assert_eq(c.limits.tasks_max, 4096);
+        cr_assert_eq(c.limits.memory_max, UINT64_MAX);
+        cr_assert_eq(c.limits.cpu_weight, 100);
+        cr_assert_eq(c.limits.keep_free, 512ULL << 20);
+
+        put(main_path, "[Limits]\nMaxRunningJobs=3\nRetentionSec=1h 30min\nOutputMaxBytes=1M\n"
+                       "TasksMax=infinity\nMemoryMax=2G\nCPUWeight=10000\nKeepFree=0\n"
+                       "[Runtime]\nContainmentMode=report-only\n");
+        cr_assert_eq(config_load(main_path, NULL, &c, NULL), 0);
+        cr_assert_eq(c.limits.max_running_jobs, 3);
+        cr_assert_eq(c.limits.retention_usec, 5400ULL * 1000000);
+        cr_assert_eq(c.limits.output_max_bytes, 1ULL << 20);
+        cr_assert_eq(c.limits.tasks_max, UINT64_MAX);
+        cr_assert_eq(c.limits.memory_max, 2ULL << 30);
+        cr_assert_eq(c.limits.cpu_weight, 10000);
+        cr_assert_eq(c.limits.keep_free, 0);
+        cr_assert_eq(c.limits.max_records, 10000, "keys not set keep their default");
+        cr_assert_eq(c.mode, CONTAINMENT_REPORT_ONLY);
+}
+
+Test(config, formatted_configuration_loads_back_the_same) {
+        BgrunConfig c = poisoned(), d = poisoned();
+        put(main_path, "[Runtime]\nContainmentMode=report-only\nMechanisms=process_group\n"
+                       "[Limits]\nRetentionSec=90min\nMemoryMax=infinity\nOutputMaxBytes=3K\n");
+        cr_assert_eq(config_load(main_path, NULL, &c, NULL), 0);
+        char *text = NULL;
+        cr_assert_eq(config_format(&c, &text), 0);
+        cr_assert_not_null(strstr(text, "MemoryMax=infinity\n"));
+        cr_assert_not_null(strstr(text, "OutputMaxBytes=3072\n"));
+        put(main_path, text);
+        free(text);
+        cr_assert_eq(config_load(main_path, NULL, &d, NULL), 0);
+        cr_assert_eq(memcmp(&c.limits, &d.limits, sizeof c.limits), 0);
+        cr_assert_eq(d.mode, c.mode);
+        cr_assert_eq(d.n_mechanisms, 1);
+        cr_assert_eq(d.mechanisms[0], MECHANISM_PROCESS_GROUP);
+}
+
 Test(config, strings) {
         cr_assert_str_eq(containment_mode_to_string(CONTAINMENT_ENFORCING), "enforcing");
         cr_assert_str_eq(containment_mode_to_string(CONTAINMENT_REPORT_ONLY), "report-only");
@@ -220,11 +266,11 @@ static const struct {
         { "[Runtime]\n# c\nFoo=bar\n",
           ":3: Foo=: unknown key in section [Runtime]" },
         { "ContainmentMode=enforcing\n",
-          ":1: ContainmentMode=: assignment outside of [Runtime] section" },
+          ":1: ContainmentMode=: assignment outside of a [Runtime] or [Limits] section" },
         { "# header\n[Other]\nContainmentMode=enforcing\n",
-          ":2: unknown section [Other] (expected [Runtime])" },
+          ":2: unknown section [Other] (expected [Runtime] or [Limits])" },
         { "[Runtime]\n[runtime]\n",
-          ":2: unknown section [runtime] (expected [Runtime])" },
+          ":2: unknown section [runtime] (expected [Runtime] or [Limits])" },
         { "[Runtime\n",
           ":1: malformed section header '[Runtime'" },
         { "[Runtime]\nContainmentMode enforcing\n",
@@ -239,6 +285,18 @@ static const struct {
           ":2: Mechanisms=: invalid value 'cgroup' (expected systemd or process_group)" },
         { "[Runtime]\nMechanisms=systemd process_group systemd\n",
           ":2: Mechanisms=: duplicate mechanism 'systemd'" },
+        { "[Limits]\nMaxRunningJobs=0\n",
+          ":2: MaxRunningJobs=: invalid value '0' (expected a number of at least 1)" },
+        { "[Limits]\nOutputMaxBytes=lots\n",
+          ":2: OutputMaxBytes=: invalid value 'lots' (expected bytes of at least 1, with K, M, G or T, or infinity)" },
+        { "[Limits]\nCPUWeight=10001\n",
+          ":2: CPUWeight=: invalid value '10001' (expected a number from 1 to 10000)" },
+        { "[Limits]\nRetentionSec=7 fortnights\n",
+          ":2: RetentionSec=: invalid value '7 fortnights' (expected a time span such as 7d or 12h, or infinity)" },
+        { "[Limits]\nKeepFree=infinity\n",
+          ":2: KeepFree=: invalid value 'infinity' (expected bytes, with K, M, G or T)" },
+        { "[Limits]\nContainmentMode=enforcing\n",
+          ":2: ContainmentMode=: unknown key in section [Limits]" },
 };
 
 Test(config, errors_name_file_line_and_key) {
