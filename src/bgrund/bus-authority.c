@@ -87,3 +87,10 @@ int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd
         *ret = j;
         return 0;
 }
+
+/* Read a method's leading job id argument and resolve it for the caller. */
+int bus_read_job(BusService *s, sd_bus_message *m, Job **ret, sd_bus_error *error) {
+        const char *id;
+        int r = sd_bus_message_read(m, "s", &id);
+        return r < 0 ? r : bus_find_job(s, m, id, ret, error);
+}

@@ -26,5 +26,8 @@ int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid);
  * -EINPROGRESS like caller_is_admin() for a foreign job. */
 int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error);
 
+/* Read a method's leading job id argument and resolve it as bus_find_job(). */
+int bus_read_job(BusService *s, sd_bus_message *m, Job **ret, sd_bus_error *error);
+
 /* For method handlers: a pending authorization is not an error. */
 #define BUS_AUTH_PENDING(r) ((r) == -EINPROGRESS)

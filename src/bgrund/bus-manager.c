@@ -10,26 +10,18 @@
 #include "bus-launch.h"
 #include "bus-listing.h"
 #include "bus-manager.h"
+#include "bus-output.h"
 #include "bus-pending.h"
 #include "bus-record.h"
 #include "bus-service.h"
 #include "macro.h"
 #include "record-keys.h"
 
-#define READ_OUTPUT_MAX (4U * 1024U * 1024U)
-
 #define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
-
-/* Read a method's leading job id argument and resolve it for the caller. */
-static int read_job(BusService *s, sd_bus_message *m, Job **ret, sd_bus_error *error) {
-        const char *id;
-        int r = sd_bus_message_read(m, "s", &id);
-        return r < 0 ? r : bus_find_job(s, m, id, ret, error);
-}
 
 static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Job *j;
-        int r = read_job(userdata, m, &j, error);
+        int r = bus_read_job(userdata, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         return r < 0 ? r : bus_reply_record(j, m);
@@ -78,7 +70,7 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
 static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         Job *j;
-        int r = read_job(s, m, &j, error);
+        int r = bus_read_job(s, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r < 0)
@@ -93,70 +85,11 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 1;
 }
 
-static int method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        uint64_t offset;
-        uint32_t max;
-        Job *j;
-        int r = read_job(s, m, &j, error);
-        if (r >= 0)
-                r = sd_bus_message_read(m, "tu", &offset, &max);
-        if (BUS_AUTH_PENDING(r))
-                return 1;
-        if (r < 0)
-                return r;
-        if (offset > INT64_MAX)
-                return invalid(error, "offset is out of range");
-        if (max > READ_OUTPUT_MAX)
-                max = READ_OUTPUT_MAX;
-
-        /* Whether the job ended is decided before reading, so "complete" is
-         * never claimed for bytes written after the read. */
-        bool ended = j->phase == JOB_PHASE_ENDED;
-        _cleanup_close_ int fd = -EBADF;
-        r = job_open_output(j, &fd);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-
-        _cleanup_free_ uint8_t *buf = malloc(max ? max : 1);
-        if (!buf)
-                return -ENOMEM;
-        ssize_t n = max ? pread(fd, buf, max, (off_t) offset) : 0;
-        if (n < 0)
-                return sd_bus_error_set_errnof(error, errno, "Cannot read the output of job %s: %m", j->id);
-        uint64_t next = offset + (uint64_t) n;
-        bool complete = ended && next >= (uint64_t) st.st_size;
-
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', buf, (size_t) n);
-        if (r >= 0) r = sd_bus_message_append(reply, "tb", next, (int) complete);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
-}
-
-static int method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        Job *j;
-        int r = read_job(s, m, &j, error);
-        if (BUS_AUTH_PENDING(r))
-                return 1;
-        if (r < 0)
-                return r;
-        _cleanup_close_ int fd = -EBADF;
-        r = job_open_output(j, &fd);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
-        return sd_bus_reply_method_return(m, "h", fd);
-}
-
 static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         uint64_t timeout;
         Job *j;
-        int r = read_job(s, m, &j, error);
+        int r = bus_read_job(s, m, &j, error);
         if (r >= 0)
                 r = sd_bus_message_read(m, "t", &timeout);
         if (BUS_AUTH_PENDING(r))
@@ -172,7 +105,7 @@ static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         Job *j;
-        int r = read_job(s, m, &j, error);
+        int r = bus_read_job(s, m, &j, error);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r < 0)
@@ -254,9 +187,9 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_kill, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReadOutput", SD_BUS_ARGS("s", id, "t", offset, "u", max),
                                 SD_BUS_RESULT("ay", data, "t", next, "b", complete),
-                                method_read_output, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_read_output, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenOutput", SD_BUS_ARGS("s", id), SD_BUS_RESULT("h", fd),
-                                method_open_output, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_open_output, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Wait", SD_BUS_ARGS("s", id, "t", timeout_usec), SD_BUS_RESULT("a{sv}", record),
                                 method_wait, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Forget", SD_BUS_ARGS("s", id), SD_BUS_NO_RESULT,
