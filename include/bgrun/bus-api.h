@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The contract's D-Bus error names. */
+/* The names a client of org.bgrun.Runtime1 needs: the bus name, objects and
+ * interfaces, and the errors (see also record-keys.h, launch-options.h). */
 #define BGRUN_ERROR_ACCESS_DENIED "org.bgrun.Runtime1.Error.AccessDenied"
 #define BGRUN_ERROR_NO_SUCH_JOB "org.bgrun.Runtime1.Error.NoSuchJob"
 #define BGRUN_ERROR_CONTAINMENT_REFUSED "org.bgrun.Runtime1.Error.ContainmentRefused"
 #define BGRUN_ERROR_JOB_NOT_FINISHED "org.bgrun.Runtime1.Error.JobNotFinished"
+#define BGRUN_ERROR_LIMIT_EXCEEDED "org.bgrun.Runtime1.Error.LimitExceeded"
+#define BGRUN_ERROR_NO_INPUT "org.bgrun.Runtime1.Error.NoInput"
+#define BGRUN_ERROR_INPUT_FULL "org.bgrun.Runtime1.Error.InputFull"
 #define BGRUN_ERROR_INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
 
 #define BGRUN_BUS_NAME "org.bgrun.Runtime1"

@@ -110,3 +110,39 @@ bool process_group_has_members(pid_t pgid) {
         closedir(dir);
         return found;
 }
+
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1U << 2)
+#endif
+
+int process_group_kill_by_leader(int leader_pidfd, pid_t pgid, int sig) {
+        /* The kernel does it from the leader's pidfd (6.9 and later). */
+        if (pidfd_send_signal(leader_pidfd, sig, NULL, PIDFD_SIGNAL_PROCESS_GROUP) >= 0)
+                return 1;
+        if (errno != EINVAL)
+                return negative_errno();
+
+        /* Else each member through its own pidfd, checked to be in the group
+         * after it was pinned, so a recycled pid is never signalled. */
+        DIR *dir = opendir("/proc");
+        if (!dir)
+                return negative_errno();
+        int n = 0;
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                pid_t pid = (pid_t) atoi(de->d_name);
+                char state;
+                pid_t ppid, pgrp;
+                if (read_stat(pid, &state, &ppid, &pgrp) < 0 || pgrp != pgid)
+                        continue;
+                _cleanup_close_ int pidfd = pidfd_open(pid, 0);
+                if (pidfd < 0 || read_stat(pid, &state, &ppid, &pgrp) < 0 || pgrp != pgid || state == 'Z')
+                        continue;
+                if (pidfd_send_signal(pidfd, sig, NULL, 0) >= 0)
+                        n++;
+        }
+        closedir(dir);
+        return n;
+}

@@ -15,3 +15,10 @@ int process_tree_kill_descendants(void);
 /* True when a living (not zombie) process has process group pgid; also true
  * when /proc cannot be read, so that death is never assumed. */
 bool process_group_has_members(pid_t pgid);
+
+/* Signal every member of process group pgid, whose leader leader_pidfd
+ * refers to (verified by the caller): with PIDFD_SIGNAL_PROCESS_GROUP where
+ * the kernel has it, else through each member's own pidfd, re-checked to be
+ * in the group once pinned. Never a signal by number. Returns how many were
+ * signalled (1 for the kernel's way), or -errno. */
+int process_group_kill_by_leader(int leader_pidfd, pid_t pgid, int sig);

@@ -99,9 +99,9 @@ static sd_bus_vtable job_vtable[_RECORD_KEY_MAX + 2];
 int bus_job_objects_add(BusService *s) {
         job_vtable[0] = (sd_bus_vtable) SD_BUS_VTABLE_START(0);
         for (size_t i = 0; i < _RECORD_KEY_MAX; i++)
-                job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(record_keys[i].name, record_keys[i].signature,
-                                                                    property_get, 0,
-                                                                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
+                job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(
+                        record_keys[i].name, record_keys[i].signature, property_get, 0,
+                        record_key_is_counter(i) ? 0 : SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
         job_vtable[_RECORD_KEY_MAX + 1] = (sd_bus_vtable) SD_BUS_VTABLE_END;
 
         int r = sd_bus_add_fallback_vtable(s->bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Validation comes before anything is created, so bad input changes
  * nothing. */
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
+#include "bus-client.h"
 #include "bus-launch.h"
 #include "bus-pending.h"
 #include "bus-service.h"
@@ -18,6 +24,9 @@
 #define COMMAND_MAX (128 * 1024 - 1)
 #define SESSION_MAX 256
 #define PATH_MAX_LEN 4095
+
+/* "nogroup": what a uid without a user-database entry runs in. */
+#define NO_GROUP_GID ((gid_t) 65534)
 
 #define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
 
@@ -79,11 +88,12 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, sd_bus_error
         if (r != 0 || !found) {
                 if (name)
                         return invalid(error, "Option User: no such user '%s'", name);
-                /* A uid without a passwd entry still runs, as itself. */
+                /* A uid without a passwd entry still runs, as itself, but in
+                 * no group it might not own: the overflow group, alone. */
                 char n[16];
                 snprintf(n, sizeof n, "%u", (unsigned) uid);
                 spec->uid = uid;
-                spec->gid = (gid_t) uid;
+                spec->gid = NO_GROUP_GID;
                 spec->user = strdup(n);
                 spec->home = strdup("/");
                 spec->shell = strdup("/bin/sh");
@@ -117,11 +127,53 @@ static int check_arguments(const char *command, const char *session, const char 
         if (cwd[0] != '/' || strlen(cwd) > PATH_MAX_LEN)
                 return strlen(cwd) <= 256 ? invalid(error, "cwd '%s' is not an absolute path", cwd)
                                           : invalid(error, "cwd is not an absolute path");
-        struct stat st;
-        if (stat(cwd, &st) < 0)
-                return invalid(error, "cwd '%s' does not exist: %s", cwd, strerror(errno));
-        if (!S_ISDIR(st.st_mode))
-                return invalid(error, "cwd '%s' is not a directory", cwd);
+        return 0;
+}
+
+/* Whether the job's user can enter cwd, checked with that user's file
+ * system identity (fsuid, fsgid, groups) rather than bgrund's: a path the
+ * user cannot reach gets the same answer whether or not it exists, so root's
+ * view of the file system tells a caller nothing. bgrund is single-threaded,
+ * so switching its own identity for the check affects nothing else. */
+static int check_cwd(const JobSpec *spec, sd_bus_error *error) {
+        int n = getgroups(0, NULL);
+        if (n < 0)
+                return negative_errno();
+        _cleanup_free_ gid_t *saved = calloc((size_t) n + 1, sizeof(gid_t));
+        if (!saved)
+                return -ENOMEM;
+        n = getgroups(n, saved);
+        if (n < 0)
+                return negative_errno();
+        uid_t saved_fsuid = (uid_t) setfsuid((uid_t) -1);
+        gid_t saved_fsgid = (gid_t) setfsgid((gid_t) -1);
+
+        int r = 0;
+        if (setgroups(spec->n_groups, spec->groups) < 0)
+                r = negative_errno();
+        (void) setfsgid(spec->gid);
+        (void) setfsuid(spec->uid);
+        if (r >= 0 && ((uid_t) setfsuid((uid_t) -1) != spec->uid || (gid_t) setfsgid((gid_t) -1) != spec->gid))
+                r = -EPERM;
+        bool enterable = false;
+        if (r >= 0) {
+                struct stat st;
+                enterable = stat(spec->cwd, &st) >= 0 && S_ISDIR(st.st_mode) &&
+                            faccessat(AT_FDCWD, spec->cwd, X_OK, AT_EACCESS) >= 0;
+        }
+
+        (void) setfsuid(saved_fsuid);
+        (void) setfsgid(saved_fsgid);
+        if (setgroups((size_t) n, saved) < 0 || (uid_t) setfsuid((uid_t) -1) != saved_fsuid) {
+                /* bgrund must never go on as someone else. */
+                log_error("Cannot restore bgrund's own identity after checking a cwd; exiting");
+                abort();
+        }
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot check cwd as user %s: %m", spec->user);
+        if (!enterable)
+                return invalid(error, "cwd '%s' does not exist or is not a directory that user %s can enter",
+                               spec->cwd, spec->user);
         return 0;
 }
 
@@ -159,19 +211,36 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return -ENOMEM;
         spec.environment = TAKE_PTR(o.environment);
         spec.max_runtime_usec = o.max_runtime_usec;
+        r = check_cwd(&spec, error);
+        if (r < 0)
+                return r;
+
+        /* Launch waits for the job to run: the caller must have room. */
+        BusClient *c;
+        r = bus_client_get(s, m, uid, &c);
+        if (r < 0)
+                return r;
+        r = bus_client_may_wait(c, error);
+        bus_client_release(c);
+        if (r < 0)
+                return r;
 
         Job *j;
         r = runtime_launch(s->runtime, &spec, &o.limits, &j);
         if (r == LAUNCH_NO_CONTAINMENT)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "Containment mode is enforcing and no containing mechanism is available; nothing was run");
+        if (r == LAUNCH_TOO_MANY_RUNNING)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; nothing was started",
+                                         s->runtime->config.limits.max_running_jobs, (unsigned) uid);
         if (r == LAUNCH_START_FAILED)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "No mechanism could start the job; nothing was run");
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
 
-        r = pending_call_add(s, j, PENDING_LAUNCH, m, 0);
+        r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
         if (r < 0) {
                 /* Nobody can be told about it: end it as a Kill would. */
                 job_kill(j);

@@ -1,125 +1,123 @@
 /* SPDX-License-Identifier: MIT */
+#include "bgrun/bus-api.h"
+#include "bus-authority.h"
 #include "bus-listing.h"
 #include "bus-service.h"
-#include "list.h"
-#include "log.h"
+#include "job-id.h"
 #include "macro.h"
 
-/* Records per turn of the event loop: a few milliseconds of disk reads. */
-#define LISTING_BATCH 128
+typedef struct ListFilter {
+        const char *session; /* "" for every session */
+        uid_t uid;
+        bool admin;
+} ListFilter;
 
-typedef struct JobListing {
-        struct JobListing *next, *prev;
-        BusService *service;
-        sd_bus_message *call;
-        sd_bus_message *reply;
-        char (*ids)[JOB_ID_MAX]; /* what is left to list, by id: a job may be forgotten meanwhile */
-        size_t n_ids, done;
-        sd_event_source *source;
-} JobListing;
-
-static void job_listing_free(JobListing *l) {
-        LIST_REMOVE(l->service->listings, l);
-        sd_event_source_disable_unref(l->source);
-        sd_bus_message_unref(l->call);
-        sd_bus_message_unref(l->reply);
-        free(l->ids);
-        free(l);
+static bool filter_matches(const ListFilter *f, const Job *j) {
+        return (f->admin || j->owner == f->uid) && (!*f->session || streq(f->session, j->session_id));
 }
 
-void bus_listings_free(BusService *s) {
-        while (s->listings)
-                job_listing_free(s->listings);
-}
-
-static int append_job(sd_bus_message *reply, Job *j) {
-        _cleanup_(job_spec_done) JobSpec spec = {};
-        const char *command;
-        /* Status is in memory; an ended job's command costs one read. */
-        if (j->live)
-                command = j->live->spec.command;
-        else if (job_read_spec(j, &spec) >= 0)
-                command = spec.command;
-        else
-                return 0; /* a record that vanished from disk is not listed */
-        char path[BUS_JOB_PATH_MAX];
-        return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
-                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), command,
-                                     bus_job_path(j->id, path));
-}
-
-/* Send the reply, or an error in its place: the call is answered either way. */
-static void send_reply(sd_bus_message *call, sd_bus_message *reply, int r) {
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
+/* Who is asking, and whether they see other owners' jobs. polkit is asked
+ * only when that would change the answer: some job in the session is
+ * someone else's. -EINPROGRESS while polkit is being asked. */
+static int read_filter(BusService *s, sd_bus_message *m, const char *session, ListFilter *ret,
+                       sd_bus_error *error) {
+        uid_t uid;
+        int r = bus_caller_uid(m, &uid, error);
         if (r < 0)
-                (void) sd_bus_reply_method_errnof(call, r, "Cannot list the jobs: %m");
-}
-
-static int on_batch(sd_event_source *s, void *userdata);
-
-/* A new defer source per batch, at normal priority: a fresh one queues
- * behind whatever is already pending (bus traffic included), so neither the
- * listing nor other callers can starve the other. */
-static int schedule_batch(JobListing *l) {
-        l->source = sd_event_source_disable_unref(l->source);
-        return sd_event_add_defer(l->service->runtime->event, &l->source, on_batch, l);
-}
-
-static int on_batch(sd_event_source *s, void *userdata) {
-        JobListing *l = userdata;
-        int r = 0;
-        for (size_t end = MIN(l->n_ids, l->done + LISTING_BATCH); r >= 0 && l->done < end; l->done++) {
-                Job *j = runtime_find_job(l->service->runtime, l->ids[l->done]);
-                if (j)
-                        r = append_job(l->reply, j);
-        }
-        if (r >= 0 && l->done < l->n_ids)
-                r = schedule_batch(l);
-        if (r < 0 || l->done == l->n_ids) {
-                send_reply(l->call, l->reply, r);
-                job_listing_free(l);
-        }
+                return r;
+        bool others = false;
+        for (Job *j = s->runtime->all.head; j && !others; j = j->all_next)
+                others = j->owner != uid && (!*session || streq(session, j->session_id));
+        int admin = others ? caller_is_admin(s, m, uid) : 0;
+        if (admin < 0)
+                return admin;
+        *ret = (ListFilter) { .session = session, .uid = uid, .admin = admin > 0 };
         return 0;
 }
 
-int bus_listing_start(BusService *s, sd_bus_message *call, Job *const *jobs, size_t n) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r = sd_bus_message_new_method_return(call, &reply);
+static int append_job(sd_bus_message *reply, const Job *j) {
+        char path[BUS_JOB_PATH_MAX];
+        return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
+                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), j->command_head,
+                                     bus_job_path(j->id, path));
+}
+
+int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const char *session;
+        ListFilter f;
+        int r = sd_bus_message_read(m, "s", &session);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
-        size_t i = 0;
-        for (; r >= 0 && i < MIN(n, (size_t) LISTING_BATCH); i++)
-                r = append_job(reply, jobs[i]);
+                r = read_filter(s, m, session, &f, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
         if (r < 0)
                 return r;
-        if (i == n) {
-                send_reply(call, reply, 0);
-                return 1;
-        }
 
-        /* The rest between other work. */
-        JobListing *l = calloc(1, sizeof(JobListing));
-        if (!l)
-                return -ENOMEM;
-        *l = (JobListing) { .service = s, .n_ids = n - i };
-        l->ids = calloc(l->n_ids, sizeof *l->ids);
-        if (!l->ids) {
-                free(l);
-                return -ENOMEM;
-        }
-        for (size_t k = 0; k < l->n_ids; k++)
-                memcpy(l->ids[k], jobs[i + k]->id, JOB_ID_MAX);
-        LIST_PREPEND(s->listings, l);
+        size_t n = 0;
+        for (Job *j = s->runtime->all.head; j; j = j->all_next)
+                n += filter_matches(&f, j);
+        if (n > BUS_LIST_MAX)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "The listing has %zu jobs, more than ListJobs answers (%d); use ListJobsPaged",
+                                         n, BUS_LIST_MAX);
 
-        r = schedule_batch(l);
-        if (r < 0) {
-                job_listing_free(l);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
+        for (Job *j = s->runtime->all.head; r >= 0 && j; j = j->all_next)
+                if (filter_matches(&f, j))
+                        r = append_job(reply, j);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const char *session, *after;
+        uint32_t max;
+        ListFilter f;
+        int r = sd_bus_message_read(m, "ssu", &session, &after, &max);
+        if (r < 0)
                 return r;
+        if (max == 0 || max > BUS_PAGE_MAX)
+                return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS, "max must be from 1 to %d", BUS_PAGE_MAX);
+        r = read_filter(s, m, session, &f, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+
+        /* The page starts after a job the caller may see, or at the start. */
+        Job *j = s->runtime->all.head;
+        if (*after) {
+                Job *a = job_id_is_valid(after) ? runtime_find_job(s->runtime, after) : NULL;
+                if (!a || !(f.admin || a->owner == f.uid))
+                        return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB,
+                                                 "No such job to page after (forgotten since? start again with \"\")");
+                j = a->all_next;
         }
-        l->call = sd_bus_message_ref(call);
-        l->reply = TAKE_PTR(reply);
-        return 1;
+
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
+        const Job *last = NULL;
+        uint32_t n = 0;
+        for (; r >= 0 && j && n < max; j = j->all_next)
+                if (filter_matches(&f, j)) {
+                        r = append_job(reply, j);
+                        last = j;
+                        n++;
+                }
+        /* Another page only if something is left to show. */
+        while (j && !filter_matches(&f, j))
+                j = j->all_next;
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", j && last ? last->id : "");
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }

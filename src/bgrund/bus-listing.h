@@ -1,22 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* ListJobs, answered in batches. An ended job's command lives only in its
- * record on disk, and reading thousands of records at once would hold the
- * event loop, and every other caller, for as long (about 30 µs a record).
- * Past the first batch the rest is read between other work, a batch per
- * turn of the event loop, and the reply goes out when the last is in. */
+/* ListJobs and ListJobsPaged. Both are answered from memory (each job keeps
+ * its session and the first JOB_COMMAND_HEAD_MAX bytes of its command), and
+ * both are bounded: ListJobs refuses more than BUS_LIST_MAX entries with
+ * LimitExceeded, ListJobsPaged gives at most BUS_PAGE_MAX per call, so no
+ * answer can pass what the bus accepts. */
 
-#include <stddef.h>
 #include <systemd/sd-bus.h>
 
-typedef struct BusService BusService;
-typedef struct Job Job;
+#define BUS_LIST_MAX 5000
+#define BUS_PAGE_MAX 1000
 
-/* Answer call with (id, session, status, command, path) of jobs[0..n), in
- * that order. Jobs forgotten while the answer is built are left out. Returns
- * 1 once the call is answered or will be; < 0 (nothing sent) on failure. */
-int bus_listing_start(BusService *s, sd_bus_message *call, Job *const *jobs, size_t n);
-
-/* Drop the answers still being built (on shutdown). */
-void bus_listings_free(BusService *s);
+int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -7,6 +7,7 @@
 #include "bgrun/bus-api.h"
 #include "build-config.h"
 #include "bus-authority.h"
+#include "bus-client.h"
 #include "bus-launch.h"
 #include "bus-listing.h"
 #include "bus-manager.h"
@@ -27,46 +28,6 @@ static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return r < 0 ? r : bus_reply_record(j, m);
 }
 
-static int compare_jobs(const void *a, const void *b) {
-        const Job *x = *(Job *const *) a, *y = *(Job *const *) b;
-        if (x->created_at != y->created_at)
-                return x->created_at < y->created_at ? -1 : 1;
-        return strcmp(x->id, y->id);
-}
-
-static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        JobTable *jobs = &s->runtime->jobs;
-        const char *session;
-        uid_t uid;
-        int r = sd_bus_message_read(m, "s", &session);
-        if (r >= 0)
-                r = bus_caller_uid(m, &uid, error);
-        if (r < 0)
-                return r;
-
-        /* Ask polkit only when it would change the answer: some job in the
-         * session is someone else's. */
-        bool others = false;
-        size_t b;
-        for (Job *j = job_table_first(jobs, &b); j && !others; j = job_table_next(jobs, &b, j))
-                others = j->owner != uid && (!*session || streq(session, j->session_id));
-        int admin = others ? caller_is_admin(s, m, uid) : 0;
-        if (BUS_AUTH_PENDING(admin))
-                return 1;
-        _cleanup_free_ Job **list = calloc(jobs->n_jobs + 1, sizeof(Job *));
-        if (!list)
-                return -ENOMEM;
-        size_t n = 0;
-        for (Job *j = job_table_first(jobs, &b); j; j = job_table_next(jobs, &b, j))
-                if ((admin || j->owner == uid) && (!*session || streq(session, j->session_id)))
-                        list[n++] = j;
-        qsort(list, n, sizeof(Job *), compare_jobs);
-
-        r = bus_listing_start(s, m, list, n);
-        return r < 0 ? r : 1;
-}
-
 static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         Job *j;
@@ -78,7 +39,7 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (j->phase == JOB_PHASE_ENDED)
                 return bus_reply_kill(j, m, false);
         /* Answered once the teardown is confirmed (bus-service.c). */
-        r = pending_call_add(s, j, PENDING_KILL, m, 0);
+        r = pending_call_add(s, j, PENDING_KILL, m, 0, error);
         if (r < 0)
                 return r;
         job_kill(j);
@@ -98,7 +59,7 @@ static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
         if (j->phase == JOB_PHASE_ENDED || timeout == 0)
                 return bus_reply_record(j, m);
-        r = pending_call_add(s, j, PENDING_WAIT, m, timeout);
+        r = pending_call_add(s, j, PENDING_WAIT, m, timeout, error);
         return r < 0 ? r : 1;
 }
 
@@ -182,7 +143,10 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Get", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", record),
                                 method_get, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_ARGS("s", session), SD_BUS_RESULT("a(sssso)", jobs),
-                                method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
+                                bus_method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListJobsPaged", SD_BUS_ARGS("s", session, "s", after, "u", max),
+                                SD_BUS_RESULT("a(sssso)", jobs, "s", next),
+                                bus_method_list_jobs_paged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Kill", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", result),
                                 method_kill, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReadOutput", SD_BUS_ARGS("s", id, "t", offset, "u", max),
@@ -196,6 +160,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_forget, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reap", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", counts),
                                 method_reap, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                bus_method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                bus_method_unsubscribe, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("JobNew", SD_BUS_ARGS("s", id, "o", job), 0),
         SD_BUS_SIGNAL_WITH_ARGS("JobRemoved", SD_BUS_ARGS("s", id, "o", job, "s", status), 0),
         SD_BUS_VTABLE_END

@@ -19,9 +19,13 @@ typedef enum PendingKind {
 
 typedef struct BusService BusService;
 
+typedef struct BusClient BusClient;
+
 /* Hold call until j's next answer; for PENDING_WAIT, at most timeout_usec
- * (past a century is forever). */
-int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec);
+ * (past a century is forever). Counted against the caller's connection and
+ * uid: LimitExceeded in error past their share. */
+int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
+                     sd_bus_error *error);
 
 /* Answer each call of one kind held on j, taking it off first. */
 typedef void (*PendingAnswer)(Job *j, sd_bus_message *call, void *userdata);
@@ -29,3 +33,6 @@ void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *
 
 /* Drop every pending call of j unanswered (shutdown). */
 void pending_calls_drop(Job *j);
+
+/* Drop the calls of a connection that is gone: nobody can be answered. */
+void pending_calls_drop_client(BusClient *c);

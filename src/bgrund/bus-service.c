@@ -5,12 +5,13 @@
 #include <stdio.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-client.h"
 #include "bus-job.h"
-#include "bus-listing.h"
 #include "bus-manager.h"
 #include "bus-pending.h"
 #include "bus-polkit.h"
 #include "bus-record.h"
+#include "record-keys.h"
 #include "bus-service.h"
 #include "log.h"
 
@@ -32,20 +33,91 @@ static void answer_kill(Job *j, sd_bus_message *call, void *userdata) {
         (void) bus_reply_kill(j, call, j->status == JOB_KILLED);
 }
 
+typedef struct Refusal {
+        int error;
+        const char *message;
+} Refusal;
+
 static void refuse_launch(Job *j, sd_bus_message *call, void *userdata) {
-        (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_CONTAINMENT_REFUSED,
-                                          "No containment for the job (%s); nothing was run", (const char *) userdata);
+        const Refusal *f = userdata;
+        if (f->error == LAUNCH_START_FAILED)
+                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                                  "No containment for the job (%s); nothing was run", f->message);
+        else if (f->error == -EINVAL)
+                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_INVALID_ARGS, "The job was refused (%s); nothing was run",
+                                                  f->message);
+        else
+                (void) sd_bus_reply_method_errnof(call, f->error, "The job could not start (%s; %m); nothing was run",
+                                                  f->message);
 }
 
 static void refuse_never_started(Job *j, sd_bus_message *call, void *userdata) {
         (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_NO_SUCH_JOB, "No such job: %s never started", j->id);
 }
 
-static void on_job_new(void *userdata, Job *j) {
-        BusService *s = userdata;
+/* --- signals: each goes only to subscribed connections that may see it -- */
+
+typedef int (*SignalBuilder)(sd_bus_message *m, BusService *s, Job *j);
+
+/* Send one copy of a signal about j (NULL: about no job, for every
+ * subscriber) to each subscriber allowed to see j, never a broadcast that
+ * another user's match rule could receive. */
+static void emit(BusService *s, Job *j, const char *path, const char *interface, const char *member,
+                 SignalBuilder build) {
+        for (BusClient *c = s->subscribers; c; c = c->subscriber_next) {
+                if (j && !c->admin && c->uid != j->owner)
+                        continue;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+                int r = sd_bus_message_new_signal(s->bus, &m, path, interface, member);
+                if (r >= 0)
+                        r = sd_bus_message_set_destination(m, c->name);
+                if (r >= 0)
+                        r = build(m, s, j);
+                if (r >= 0)
+                        r = sd_bus_send(s->bus, m, NULL);
+                if (r < 0)
+                        log_debug("Cannot send %s to %s: %s", member, c->name, strerror(-r));
+        }
+}
+
+static int build_job_new(sd_bus_message *m, BusService *s, Job *j) {
         char path[BUS_JOB_PATH_MAX];
-        (void) sd_bus_emit_signal(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", "so", j->id,
-                                  bus_job_path(j->id, path));
+        return sd_bus_message_append(m, "so", j->id, bus_job_path(j->id, path));
+}
+
+static int build_job_removed(sd_bus_message *m, BusService *s, Job *j) {
+        char path[BUS_JOB_PATH_MAX];
+        return sd_bus_message_append(m, "sos", j->id, bus_job_path(j->id, path), job_status_to_string(j->status));
+}
+
+/* The job's state changed: every property but the counters. */
+static int build_job_properties_changed(sd_bus_message *m, BusService *s, Job *j) {
+        JobView v;
+        int r = job_view(j, &v);
+        if (r >= 0) r = sd_bus_message_append(m, "s", BGRUN_JOB_INTERFACE);
+        if (r >= 0) r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (size_t i = 0; r >= 0 && i < _RECORD_KEY_MAX; i++) {
+                if (record_key_is_counter(i))
+                        continue;
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0) r = sd_bus_message_append_basic(m, 's', record_keys[i].name);
+                if (r >= 0) r = sd_bus_message_open_container(m, 'v', record_keys[i].signature);
+                if (r >= 0) r = record_appenders[i](m, &v);
+                if (r >= 0) r = sd_bus_message_close_container(m);
+                if (r >= 0) r = sd_bus_message_close_container(m);
+        }
+        if (r >= 0) r = sd_bus_message_close_container(m);
+        if (r >= 0) r = sd_bus_message_append(m, "as", 0);
+        return r;
+}
+
+static int build_running_jobs_changed(sd_bus_message *m, BusService *s, Job *j) {
+        return sd_bus_message_append(m, "sa{sv}as", BGRUN_MANAGER_INTERFACE, 1, "RunningJobs", "u",
+                                     (uint32_t) s->runtime->n_running, 0);
+}
+
+static void on_job_new(void *userdata, Job *j) {
+        emit(userdata, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobNew", build_job_new);
 }
 
 static void on_job_running(void *userdata, Job *j) {
@@ -59,24 +131,23 @@ static void on_job_ended(void *userdata, Job *j) {
 
         /* A job that failed during setup still exists: Launch names it. */
         pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
-        (void) sd_bus_emit_properties_changed_strv(s->bus, path, BGRUN_JOB_INTERFACE, NULL);
-        (void) sd_bus_emit_signal(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", "sos", j->id,
-                                  path, job_status_to_string(j->status));
+        emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
+        emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
         pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
         pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
 }
 
-static void on_job_discarded(void *userdata, Job *j, const char *message) {
+static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
         /* Kill or Wait calls made while it was starting: it never existed. */
         pending_calls_answer(j, PENDING_KILL, refuse_never_started, NULL);
         pending_calls_answer(j, PENDING_WAIT, refuse_never_started, NULL);
-        pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, (void *) message);
+        pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
 }
 
 static void on_running_jobs_changed(void *userdata) {
         BusService *s = userdata;
-        (void) sd_bus_emit_properties_changed(s->bus, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "RunningJobs",
-                                              NULL);
+        emit(s, NULL, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+             build_running_jobs_changed);
 }
 
 static const JobNotifier bus_notifier = {
@@ -113,7 +184,11 @@ int bus_service_new(BusService **ret, Runtime *rt) {
         int r = bus_connect(&s->bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to connect to the system bus: %m");
-        r = sd_bus_attach_event(s->bus, rt->event, 0);
+        /* Losing the bus is an error exit, so that systemd's Restart= brings
+         * bgrund back; the jobs never depended on it. */
+        r = sd_bus_set_exit_on_disconnect(s->bus, true);
+        if (r >= 0)
+                r = sd_bus_attach_event(s->bus, rt->event, 0);
         if (r < 0)
                 return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
         r = bus_manager_add(s);
@@ -137,8 +212,8 @@ BusService *bus_service_free(BusService *s) {
                         pending_calls_drop(j);
                 runtime_set_notifier(s->runtime, NULL, NULL);
         }
+        bus_clients_free(s);
         bus_polkit_queries_free(s);
-        bus_listings_free(s);
         sd_bus_flush_close_unref(s->bus);
         free(s);
         return NULL;

@@ -11,11 +11,17 @@
 #include "macro.h"
 #include "runtime.h"
 
+#define BUS_CLIENT_BUCKETS 1024
+
 typedef struct BusService {
         sd_bus *bus;
         Runtime *runtime;
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
-        struct JobListing *listings;        /* ListJobs answers being built */
+        struct BusClient *clients;          /* connections holding calls or subscriptions */
+        struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
+        struct BusClient *subscribers;      /* connections that called Subscribe */
+        unsigned n_subscribers;
+        struct UidTally *tallies;           /* per uid, over its connections */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

@@ -48,7 +48,7 @@ static int process_group_kill(Containment *c, const char *job_id, const JobRun *
         if (pidref_verify(run->pid, run->start_token, &leader) == PIDREF_OWNED) {
                 /* The group first, while its verified leader still holds
                  * the group's id. */
-                (void) killpg(leader.pid, SIGKILL);
+                (void) process_group_kill_by_leader(leader.fd, leader.pid, SIGKILL);
                 (void) pidref_kill(&leader, SIGKILL);
                 pidref_done(&leader);
         }

@@ -80,7 +80,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         }
         char msg[256];
         snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%.32s'", unit, result);
-        job_start_failed(j, msg);
+        job_start_failed(j, true, msg);
         return 0;
 }
 
@@ -107,7 +107,9 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (j && job_awaits_containment(j, MECHANISM_SYSTEMD)) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "systemd refused the job's unit: %.400s", e->message ?: e->name);
-                job_start_failed(j, msg);
+                /* Refused for what it was asked is the request's fault, and
+                 * no weaker mechanism may take the job for it. */
+                job_start_failed(j, !sd_bus_error_has_name(e, SD_BUS_ERROR_INVALID_ARGS), msg);
         }
         return 0;
 }
@@ -129,8 +131,10 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
         if (r < 0)
                 return r;
 
-        char description[160];
-        snprintf(description, sizeof description, "bgrun job %s: %.100s", j->id, spec->command);
+        /* The id only: every user can read a unit's description, and the
+         * command is the job's owner's business. */
+        char description[64];
+        snprintf(description, sizeof description, "bgrun job %s", j->id);
         r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)",
                                   "Description", "s", description,
                                   "Slice", "s", JOB_SLICE,
@@ -280,7 +284,9 @@ static int systemd_init(Containment *c) {
         if (r < 0)
                 return r;
         c->data = s;
-        r = sd_bus_attach_event(s->bus, c->runtime->event, 0);
+        r = sd_bus_set_exit_on_disconnect(s->bus, true);
+        if (r >= 0)
+                r = sd_bus_attach_event(s->bus, c->runtime->event, 0);
         if (r >= 0)
                 r = sd_bus_match_signal_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                               "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,

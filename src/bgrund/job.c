@@ -19,6 +19,7 @@
 #include "runtime.h"
 #include "supervisor-spawn.h"
 #include "time-util.h"
+#include "utf8.h"
 
 /* How long a release may wait for a cgroup to empty after killing it. */
 #define RELEASE_TIMEOUT_USEC (10 * USEC_PER_SEC)
@@ -30,18 +31,20 @@
 
 /* --- the struct -------------------------------------------------------- */
 
-Job *job_new(Runtime *rt, const char *id, const char *session_id) {
-        Job *j = calloc(1, sizeof(Job));
+Job *job_new(Runtime *rt, const JobSpec *spec) {
+        _cleanup_free_ Job *j = calloc(1, sizeof(Job));
         if (!j)
                 return NULL;
-        *j = (Job) { .runtime = rt };
-        strcpy(j->id, id);
-        j->session_id = strdup(session_id);
-        if (!j->session_id) {
-                free(j);
+        *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at };
+        strcpy(j->id, spec->id);
+        j->session_id = strdup(spec->session_id);
+        j->command_head = utf8_strndup(spec->command, JOB_COMMAND_HEAD_MAX);
+        if (!j->session_id || !j->command_head) {
+                free(j->session_id);
+                free(j->command_head);
                 return NULL;
         }
-        return j;
+        return TAKE_PTR(j);
 }
 
 int job_make_live(Job *j) {
@@ -87,6 +90,7 @@ Job *job_free(Job *j) {
         assert(!j->pending);
         job_release_live_state(j);
         free(j->session_id);
+        free(j->command_head);
         free(j);
         return NULL;
 }
@@ -167,6 +171,8 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
 
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
+        j->finished_at = res ? res->finished_at : now_realtime_usec();
+        (void) job_store_output_size(j->live->dir_fd, &j->output_size);
         if (res) {
                 RecordCache *cache = &rt->cache;
                 runtime_cache_drop(rt, NULL);
@@ -174,16 +180,18 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
                 cache->run = TAKE_STRUCT(j->live->run);
                 cache->have_run = j->live->have_run;
                 cache->result = *res;
-                (void) job_store_output_size(j->live->dir_fd, &cache->output_bytes);
+                cache->output_bytes = j->output_size;
                 strcpy(cache->id, j->id);
         } else
                 runtime_cache_drop(rt, j->id);
         job_release_live_state(j);
-        rt->n_running--;
+        runtime_job_ended(rt, j);
         runtime_notify_running_jobs(rt);
         if (rt->notifier)
                 rt->notifier->job_ended(rt->notifier_data, j);
         log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
+        /* Last: it may forget other ended jobs of the owner. */
+        runtime_apply_limits(rt, j);
 }
 
 /* The job's supervisor published its result and exited (or died after
@@ -374,8 +382,7 @@ int job_forget(Job *j) {
         int r = job_store_remove(rt->jobs_fd, j->id);
         if (r < 0)
                 return r;
-        runtime_cache_drop(rt, j->id);
-        (void) job_table_remove(&rt->jobs, j->id);
+        runtime_remove_job(rt, j);
         job_free(j);
         return 0;
 }
@@ -423,16 +430,17 @@ void job_started(Job *j) {
                 job_tell_supervisor_to_kill(j);
 }
 
-/* Never started, nothing ran: it goes as if it never existed. */
-static void job_discard(Job *j, const char *message) {
+/* Never started, nothing ran: it goes as if it never existed. error says
+ * why: LAUNCH_START_FAILED (no mechanism could contain it), -EINVAL (the
+ * mechanism refused what it was asked), or another -errno. */
+static void job_discard(Job *j, int error, const char *message) {
         Runtime *rt = j->runtime;
         assert(j->phase == JOB_PHASE_STARTING && !j->live->let_go);
-        (void) job_table_remove(&rt->jobs, j->id);
+        runtime_remove_job(rt, j);
         (void) job_store_remove(rt->jobs_fd, j->id);
-        rt->n_running--;
         runtime_notify_running_jobs(rt);
         if (rt->notifier)
-                rt->notifier->job_discarded(rt->notifier_data, j, message);
+                rt->notifier->job_discarded(rt->notifier_data, j, error, message);
         job_free(j);
 }
 
@@ -454,7 +462,7 @@ void job_containment_ready(Job *j) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "the supervisor could not be let go once its containment was ready: %s",
                          strerror(-r));
-                job_start_failed(j, msg);
+                job_start_failed(j, true, msg);
         }
 }
 
@@ -478,15 +486,27 @@ static int job_assign_mechanism(Job *j, Containment *c) {
         return grant_open(j->live->dir_fd, c->ops->mechanism, spec->unit, cgroup);
 }
 
-static int job_start_with(Job *j, Containment *c) {
+/* Start j under c. *ret_fatal says a failure is not the mechanism's (no
+ * space for the record, no process for the supervisor): another mechanism
+ * would fail the same way, so the launch fails instead of falling back. */
+static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         SpawnPlan plan;
         int r = job_assign_mechanism(j, c);
-        if (r >= 0)
-                r = c->ops->prepare(c, j, &plan);
-        if (r >= 0)
-                r = supervisor_spawn(j, &plan);
+        *ret_fatal = true;
         if (r < 0)
                 return r;
+        r = c->ops->prepare(c, j, &plan);
+        *ret_fatal = false;
+        if (r < 0)
+                return r;
+        r = supervisor_spawn(j, &plan);
+        *ret_fatal = true;
+        if (r < 0) {
+                if (plan.pin)
+                        supervisor_unpin(j->runtime, j->id);
+                return r;
+        }
+        *ret_fatal = false;
         r = c->ops->start(c, j, j->live->spawned_pid);
         if (r > 0)
                 r = job_let_go(j);
@@ -507,16 +527,19 @@ int job_start(Job *j, unsigned from) {
                 if (!containment_usable(c))
                         continue;
                 j->live->next_mechanism = i + 1;
-                int r = job_start_with(j, c);
+                bool fatal;
+                int r = job_start_with(j, c, &fatal);
                 if (r >= 0)
                         return 0;
                 log_warning_errno(r, "Job %s: mechanism %s failed to start: %m", j->id,
                                   mechanism_to_string(c->ops->mechanism));
+                if (fatal)
+                        return r;
         }
         return LAUNCH_START_FAILED;
 }
 
-void job_start_failed(Job *j, const char *message) {
+void job_start_failed(Job *j, bool may_fall_back, const char *message) {
         JobResult res = {};
         assert(j->phase == JOB_PHASE_STARTING);
 
@@ -546,7 +569,8 @@ void job_start_failed(Job *j, const char *message) {
                 return;
         }
 
-        if (job_start(j, j->live->next_mechanism) >= 0)
+        int r = may_fall_back ? job_start(j, j->live->next_mechanism) : -EINVAL;
+        if (r >= 0)
                 return;
-        job_discard(j, message);
+        job_discard(j, r, message);
 }

@@ -19,6 +19,7 @@
 
 typedef struct Runtime Runtime;
 typedef struct Job Job;
+typedef struct Owner Owner;
 typedef struct PendingCall PendingCall; /* the D-Bus face's; never looked into here */
 
 typedef enum JobPhase {
@@ -57,16 +58,27 @@ typedef struct JobLive {
         sd_event_source *teardown_timer;
 } JobLive;
 
-/* Every job the store holds has one; an ended one is just this summary. */
+/* What a listing carries of a command, at most: a bounded answer. */
+#define JOB_COMMAND_HEAD_MAX 256
+
+/* Every job the store holds has one; an ended one is just this summary,
+ * enough for listings and the per-owner limits without reading the store. */
 struct Job {
         Runtime *runtime;
         Job *table_next;                /* job-table.c's chain */
+        Job *all_next, *all_prev;       /* every job, oldest first (listings) */
+        Job *owner_next, *owner_prev;   /* its owner's, oldest first */
+        Job *ended_next, *ended_prev;   /* ended ones, in the order they ended (retention) */
         char id[JOB_ID_MAX];
         uid_t owner;
+        Owner *account;                 /* its owner's counts */
         JobStatus status;
         JobPhase phase;
         uint64_t created_at;            /* orders listings */
+        uint64_t finished_at;           /* 0 while live */
+        uint64_t output_size;           /* an ended job's output on disk */
         char *session_id;
+        char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         JobLive *live;                  /* NULL once ended */
         PendingCall *pending;           /* the D-Bus face's calls waiting on this job */
 };
@@ -82,8 +94,10 @@ typedef struct JobView {
         uint64_t output_bytes;
 } JobView;
 
-Job *job_new(Runtime *rt, const char *id, const char *session_id);
+/* A job of spec's id, owner, session and command, in no table yet. */
+Job *job_new(Runtime *rt, const JobSpec *spec);
 Job *job_free(Job *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Job *, job_free);
 int job_make_live(Job *j);
 
 int job_view(Job *j, JobView *ret);
@@ -102,15 +116,19 @@ int job_forget(Job *j);
 void job_release(Job *j);
 
 /* Start the job with the first usable mechanism from config.mechanisms[from]
- * on. < 0 when none could start (nothing ran, nothing was told). */
+ * on. < 0 when none could start (LAUNCH_START_FAILED), or at once on a
+ * failure that is not the mechanism's (nothing ran, nothing was told). */
 int job_start(Job *j, unsigned from);
 
 /* Called by a mechanism: the containment is ready, let the supervisor run
  * the command. */
 void job_containment_ready(Job *j);
-/* Called by a mechanism or supervisor-spawn.c: starting failed. Falls back
- * to the next mechanism if nothing can have run, else releases. */
-void job_start_failed(Job *j, const char *message);
+/* Called by a mechanism or supervisor-spawn.c: starting failed. If nothing
+ * can have run, falls back to the next mechanism when may_fall_back (the
+ * containment could not be had), else the launch fails (the mechanism
+ * refused what it was asked: bad input); if something may have run, its
+ * containment is released. */
+void job_start_failed(Job *j, bool may_fall_back, const char *message);
 /* Called by supervisor-spawn.c: the command runs and run.json is written. */
 void job_started(Job *j);
 

@@ -135,6 +135,8 @@ static int run(int argc, char **argv) {
         r = sd_event_loop(event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
+        if (r > 0) /* sd-bus leaves the loop so when a connection is lost */
+                return log_error_errno(-ECONNRESET, "Lost a bus connection; exiting so that bgrund is restarted");
         (void) sd_notify(false, "STOPPING=1");
         return 0;
 }

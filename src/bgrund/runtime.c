@@ -58,6 +58,8 @@ Runtime *runtime_free(Runtime *rt) {
                 job_free(j);
         }
         job_table_clear(&rt->jobs);
+        owner_table_clear(&rt->owners);
+        sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
         supervisor_children_free(rt);
         containments_done(rt);
@@ -79,6 +81,116 @@ void runtime_notify_running_jobs(Runtime *rt) {
 
 Job *runtime_find_job(Runtime *rt, const char *id) {
         return job_table_get(&rt->jobs, id);
+}
+
+int runtime_add_job(Runtime *rt, Job *j) {
+        Owner *o;
+        int r = owner_get_or_add(&rt->owners, j->owner, &o);
+        if (r >= 0)
+                r = job_table_put(&rt->jobs, j);
+        if (r < 0)
+                return r;
+        j->account = o;
+        QUEUE_APPEND(all, rt->all, j);
+        QUEUE_APPEND(owner, o->jobs, j);
+        o->records++;
+        if (j->phase != JOB_PHASE_ENDED) {
+                rt->n_running++;
+                o->running++;
+        } else {
+                QUEUE_APPEND(ended, rt->ended, j);
+                o->output_bytes += j->output_size;
+        }
+        return 0;
+}
+
+void runtime_remove_job(Runtime *rt, Job *j) {
+        Owner *o = j->account;
+        assert(o);
+        (void) job_table_remove(&rt->jobs, j->id);
+        QUEUE_REMOVE(all, rt->all, j);
+        QUEUE_REMOVE(owner, o->jobs, j);
+        o->records--;
+        if (j->phase != JOB_PHASE_ENDED) {
+                rt->n_running--;
+                o->running--;
+        } else {
+                QUEUE_REMOVE(ended, rt->ended, j);
+                o->output_bytes -= j->output_size;
+        }
+        runtime_cache_drop(rt, j->id);
+        j->account = NULL;
+}
+
+/* --- what is kept: MaxRecords, OutputMaxBytesPerUser, RetentionSec ----- */
+
+static void forget(Job *j, const char *why) {
+        log_debug("Job %s: forgotten (%s)", j->id, why);
+        int r = job_forget(j);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot forget it (%s): %m", j->id, why);
+}
+
+/* The owner's oldest ended job other than keep, or NULL. */
+static Job *oldest_ended(Owner *o, Job *keep) {
+        for (Job *j = o->jobs.head; j; j = j->owner_next)
+                if (j->phase == JOB_PHASE_ENDED && j != keep)
+                        return j;
+        return NULL;
+}
+
+static void enforce_owner_limits(Runtime *rt, Owner *o, Job *keep) {
+        const BgrunLimits *l = &rt->config.limits;
+        for (Job *j; (o->records > l->max_records || o->output_bytes > l->output_max_bytes_per_user) &&
+                     (j = oldest_ended(o, keep));)
+                forget(j, o->records > l->max_records ? "MaxRecords" : "OutputMaxBytesPerUser");
+}
+
+static int on_retention_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Forget what is past RetentionSec and set the timer for the next one. */
+static int enforce_retention(Runtime *rt) {
+        uint64_t retention = rt->config.limits.retention_usec;
+        if (retention == UINT64_MAX)
+                return 0;
+        uint64_t now = now_realtime_usec();
+        while (rt->ended.head && rt->ended.head->finished_at + retention <= now)
+                forget(rt->ended.head, "RetentionSec");
+        if (!rt->ended.head)
+                return 0;
+
+        /* finished_at is realtime, the timer monotonic: a clock step only
+         * moves the sweep, which looks at realtime again. */
+        uint64_t due = rt->ended.head->finished_at + retention - now;
+        if (!rt->retention_timer)
+                return sd_event_add_time_relative(rt->event, &rt->retention_timer, CLOCK_MONOTONIC, due,
+                                                  USEC_PER_SEC, on_retention_timer, rt);
+        int r = sd_event_source_set_time_relative(rt->retention_timer, due);
+        return r < 0 ? r : sd_event_source_set_enabled(rt->retention_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_retention_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        int r = enforce_retention(userdata);
+        if (r < 0)
+                log_warning_errno(r, "Cannot schedule the retention of records: %m");
+        return 0;
+}
+
+void runtime_job_ended(Runtime *rt, Job *j) {
+        Owner *o = j->account;
+        rt->n_running--;
+        o->running--;
+        QUEUE_APPEND(ended, rt->ended, j);
+        o->output_bytes += j->output_size;
+}
+
+void runtime_apply_limits(Runtime *rt, Job *keep) {
+        enforce_owner_limits(rt, keep->account, keep);
+        if (!rt->retention_timer || !sd_event_source_get_enabled(rt->retention_timer, NULL)) {
+                int r = enforce_retention(rt);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot schedule the retention of records: %m");
+        }
 }
 
 Containment *runtime_containment(Runtime *rt, Mechanism m) {
@@ -113,6 +225,10 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         if (!c)
                 return LAUNCH_NO_CONTAINMENT;
 
+        Owner *o = owner_get(&rt->owners, spec->owner);
+        if (o && o->running >= rt->config.limits.max_running_jobs)
+                return LAUNCH_TOO_MANY_RUNNING;
+
         for (int attempt = 0;; attempt++) {
                 r = job_id_generate(spec->id);
                 if (r < 0)
@@ -131,11 +247,9 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         spec->mechanism = c->ops->mechanism;
         spec->created_at = now_realtime_usec();
 
-        Job *j = job_new(rt, spec->id, spec->session_id);
+        Job *j = job_new(rt, spec);
         if (!j)
                 return -ENOMEM;
-        j->owner = spec->owner;
-        j->created_at = spec->created_at;
         if (job_make_live(j) < 0) {
                 job_free(j);
                 return -ENOMEM;
@@ -149,31 +263,31 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         }
         j->live->spec = TAKE_STRUCT(*spec);
 
-        r = job_table_put(&rt->jobs, j);
+        r = runtime_add_job(rt, j);
         if (r < 0) {
                 (void) job_store_remove(rt->jobs_fd, j->id);
                 job_free(j);
                 return r;
         }
-        rt->n_running++;
 
         r = job_start(j, 0);
         if (r < 0) {
                 /* Nothing ran and nobody heard of it. */
-                (void) job_table_remove(&rt->jobs, j->id);
+                runtime_remove_job(rt, j);
                 (void) job_store_remove(rt->jobs_fd, j->id);
-                rt->n_running--;
                 job_free(j);
                 return r;
         }
         runtime_notify_running_jobs(rt);
+        enforce_owner_limits(rt, j->account, j);
         *ret = j;
         return 0;
 }
 
 /* --- loading the store at start, and Reap ------------------------------ */
 
-static int load_job(Runtime *rt, const char *id, ReapCounts *counts) {
+/* Read one job of the store into a Job, in no table yet. */
+static int load_job(Runtime *rt, const char *id, Job **ret) {
         _cleanup_close_ int dir_fd = -EBADF;
         _cleanup_(job_spec_done) JobSpec spec = {};
         JobResult res = {};
@@ -186,22 +300,19 @@ static int load_job(Runtime *rt, const char *id, ReapCounts *counts) {
         if (r < 0)
                 return log_warning_errno(r, "Job %s: unreadable spec, left alone: %m", id);
 
-        Job *j = job_new(rt, id, spec.session_id);
+        _cleanup_(job_freep) Job *j = job_new(rt, &spec);
         if (!j)
                 return -ENOMEM;
-        j->owner = spec.owner;
-        j->created_at = spec.created_at;
-        if (job_table_put(&rt->jobs, j) < 0) {
-                job_free(j);
-                return -ENOMEM;
-        }
 
         if (job_store_read_result(dir_fd, &res) >= 0) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
+                j->finished_at = res.finished_at;
+                (void) job_store_output_size(dir_fd, &j->output_size);
                 r = job_store_settle_grant(dir_fd, &res);
                 if (r < 0)
                         log_warning_errno(r, "Job %s: cannot release its grant: %m", id);
+                *ret = TAKE_PTR(j);
                 return 0;
         }
 
@@ -213,20 +324,57 @@ static int load_job(Runtime *rt, const char *id, ReapCounts *counts) {
         j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
         j->live->spec = TAKE_STRUCT(spec);
-        rt->n_running++;
-
         j->live->have_run = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        *ret = TAKE_PTR(j);
+        return 0;
+}
+
+/* Keep a job that was live when bgrund stopped if its supervisor verifies;
+ * else release its containment. */
+static void settle_live_job(Job *j, ReapCounts *counts) {
         int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
                                                            &j->live->supervisor)
                                            : -ENOENT;
         ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
         if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
                 counts->background_kept++;
-                return 0;
+                return;
         }
-        log_debug("Job %s: %s (supervisor check: %d)", id, reap_decision_to_string(decision), supervisor);
+        log_debug("Job %s: %s (supervisor check: %d)", j->id, reap_decision_to_string(decision), supervisor);
         counts->released++;
         job_release(j);
+}
+
+static int compare_created(const void *a, const void *b) {
+        const Job *x = *(Job *const *) a, *y = *(Job *const *) b;
+        if (x->created_at != y->created_at)
+                return x->created_at < y->created_at ? -1 : 1;
+        return strcmp(x->id, y->id);
+}
+
+static int compare_finished(const void *a, const void *b) {
+        const Job *x = *(Job *const *) a, *y = *(Job *const *) b;
+        if (x->finished_at != y->finished_at)
+                return x->finished_at < y->finished_at ? -1 : 1;
+        return compare_created(a, b);
+}
+
+/* The ended queue in the order the jobs ended, as the store says. */
+static int sort_ended(Runtime *rt) {
+        size_t n = 0;
+        for (Job *j = rt->ended.head; j; j = j->ended_next)
+                n++;
+        _cleanup_free_ Job **list = calloc(n + 1, sizeof(Job *));
+        if (!list)
+                return -ENOMEM;
+        n = 0;
+        while (rt->ended.head) {
+                list[n++] = rt->ended.head;
+                QUEUE_REMOVE(ended, rt->ended, rt->ended.head);
+        }
+        qsort(list, n, sizeof(Job *), compare_finished);
+        for (size_t i = 0; i < n; i++)
+                QUEUE_APPEND(ended, rt->ended, list[i]);
         return 0;
 }
 
@@ -259,13 +407,56 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
         if (!dir)
                 return negative_errno();
 
+        _cleanup_free_ Job **list = NULL;
+        size_t n = 0;
         struct dirent *de;
-        while ((de = readdir(dir)))
-                if (job_id_is_valid(de->d_name)) {
-                        int r = load_job(rt, de->d_name, &counts);
-                        if (r == -ENOMEM)
-                                return r;
+        while ((de = readdir(dir))) {
+                if (!job_id_is_valid(de->d_name))
+                        continue;
+                Job *j = NULL;
+                int r = load_job(rt, de->d_name, &j);
+                if (r == -ENOMEM) {
+                        for (size_t k = 0; k < n; k++)
+                                job_free(list[k]);
+                        return r;
                 }
+                if (r < 0)
+                        continue;
+                Job **p = reallocarray(list, n + 1, sizeof(Job *));
+                if (!p) {
+                        job_free(j);
+                        for (size_t k = 0; k < n; k++)
+                                job_free(list[k]);
+                        return -ENOMEM;
+                }
+                list = p;
+                list[n++] = j;
+        }
+
+        /* Into the table and the queues oldest first, then settle the live. */
+        qsort(list, n, sizeof(Job *), compare_created);
+        for (size_t i = 0; i < n; i++) {
+                int r = runtime_add_job(rt, list[i]);
+                if (r < 0) {
+                        for (size_t k = i; k < n; k++)
+                                job_free(list[k]);
+                        return r;
+                }
+        }
+        int r = sort_ended(rt);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (list[i]->phase == JOB_PHASE_RUNNING && !list[i]->live->releasing)
+                        settle_live_job(list[i], &counts);
+        /* Each job belongs to the table now (some may be forgotten below). */
+
+        for (size_t b = 0; b < ELEMENTSOF(rt->owners.buckets); b++)
+                for (Owner *o = rt->owners.buckets[b]; o; o = o->next)
+                        enforce_owner_limits(rt, o, NULL);
+        r = enforce_retention(rt);
+        if (r < 0)
+                log_warning_errno(r, "Cannot schedule the retention of records: %m");
 
         counts.orphans_killed = kill_orphans(rt);
         rt->reaped.orphans_killed += counts.orphans_killed;

@@ -14,6 +14,8 @@
 #include "containment.h"
 #include "job-table.h"
 #include "job.h"
+#include "list.h"
+#include "owner.h"
 
 typedef struct ReapCounts {
         unsigned background_kept;
@@ -30,8 +32,9 @@ typedef struct JobNotifier {
         void (*job_running)(void *userdata, Job *j);
         /* Its record is final. */
         void (*job_ended)(void *userdata, Job *j);
-        /* It never started and nothing of it ran; it is freed right after. */
-        void (*job_discarded)(void *userdata, Job *j, const char *message);
+        /* It never started and nothing of it ran; it is freed right after.
+         * error: LAUNCH_START_FAILED, -EINVAL (refused as asked) or -errno. */
+        void (*job_discarded)(void *userdata, Job *j, int error, const char *message);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
 } JobNotifier;
@@ -54,6 +57,10 @@ struct Runtime {
         const char *supervisor_path;        /* BGRUN_SUPERVISOR_PATH, or a test's */
         int jobs_fd;
         JobTable jobs;
+        QUEUE(Job) all;                     /* every job, oldest first */
+        QUEUE(Job) ended;                   /* ended jobs, in the order they ended */
+        OwnerTable owners;
+        sd_event_source *retention_timer;   /* for the next record past RetentionSec */
         unsigned n_running;                 /* starting + running */
         ReapCounts reaped;                  /* releases since start */
         Containment containments[_MECHANISM_MAX];
@@ -68,6 +75,7 @@ struct Runtime {
 /* Errors of runtime_launch() that are not about the caller's input. */
 #define LAUNCH_NO_CONTAINMENT (-EHOSTUNREACH) /* no mechanism may run it: nothing created */
 #define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
+#define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config);
 Runtime *runtime_free(Runtime *rt);
@@ -90,6 +98,16 @@ int runtime_reap(Runtime *rt, ReapCounts *ret);
 int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret);
 
 Job *runtime_find_job(Runtime *rt, const char *id);
+
+/* For the lifecycle: a job enters or leaves the table, the queues and its
+ * owner's counts, or moves to the ended ones. */
+int runtime_add_job(Runtime *rt, Job *j);
+void runtime_remove_job(Runtime *rt, Job *j);
+void runtime_job_ended(Runtime *rt, Job *j);
+/* Apply the owner's limits on what is kept (MaxRecords,
+ * OutputMaxBytesPerUser) and RetentionSec, forgetting the oldest ended
+ * records first, never keep. */
+void runtime_apply_limits(Runtime *rt, Job *keep);
 
 /* The mechanism's instance, or NULL when m is not one bgrund knows. */
 Containment *runtime_containment(Runtime *rt, Mechanism m);

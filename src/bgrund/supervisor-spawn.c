@@ -100,7 +100,7 @@ static void ready_done(Job *j, ssize_t n) {
         if (n == 1)
                 job_started(j);
         else
-                job_start_failed(j, "the supervisor exited before the command ran");
+                job_start_failed(j, true, "the supervisor exited before the command ran");
 }
 
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -122,7 +122,7 @@ static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-        job_start_failed(j, "the supervisor did not report readiness in time");
+        job_start_failed(j, true, "the supervisor did not report readiness in time");
         return 0;
 }
 

@@ -18,3 +18,7 @@ int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
                         return (int) i;
         return -ENOENT;
 }
+
+bool record_key_is_counter(RecordKey k) {
+        return k == RECORD_KEY_OUTPUT_BYTES;
+}

@@ -5,6 +5,7 @@
  * dictionary (RECORD_KEY_ID, TEARDOWN_KEY_DEAD, …), and each key's name and
  * D-Bus signature by that enum. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bgrun/record-keys.h"
@@ -32,6 +33,10 @@ extern const KeyInfo containment_keys[_CONTAINMENT_KEY_MAX];
 extern const KeyInfo teardown_keys[_TEARDOWN_KEY_MAX];
 extern const KeyInfo kill_keys[_KILL_KEY_MAX];
 extern const KeyInfo reap_keys[_REAP_KEY_MAX];
+
+/* Whether a record key is a counter that changes all the time (output_bytes):
+ * like systemd's counters, its changes are not announced. */
+bool record_key_is_counter(RecordKey k);
 
 /* The index of name in keys[0..n), or -ENOENT. */
 int key_lookup(const KeyInfo *keys, size_t n, const char *name);

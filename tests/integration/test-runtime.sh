@@ -172,15 +172,17 @@ test_wait_does_not_block_other_callers() {
 }
 
 test_signals_job_new_and_removed() {
-	(timeout 10 busctl monitor --match "type='signal',interface='org.bgrun.Runtime1.Manager'" >signals.out 2>&1) &
+	# Signals go only to connections that subscribed (the contract's
+	# Subscribe); this one does, first.
+	(/usr/bin/python3 "$TESTS_DIR/subscribe.py" 10 >signals.out 2>&1) &
 	mon=$!
-	sleep 0.5
+	wait_until 5 grep -q '^ready' signals.out || fail "subscriber not ready: $(cat signals.out)"
 	id=$(bgrun run -- true)
 	bgrun wait "$id" >/dev/null
 	sleep 0.3
 	kill "$mon" 2>/dev/null; wait "$mon" 2>/dev/null
-	grep -q 'Member=JobNew' signals.out || fail "no JobNew signal"
-	grep -q 'Member=JobRemoved' signals.out || fail "no JobRemoved signal"
+	grep -q '"member": "JobNew"' signals.out || fail "no JobNew signal"
+	grep -q '"member": "JobRemoved"' signals.out || fail "no JobRemoved signal"
 	grep -q "$id" signals.out || fail "signals do not name job $id"
 }
 

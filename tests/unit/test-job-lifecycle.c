@@ -137,7 +137,7 @@ static void on_ended(void *u, Job *j) {
         events.ended++;
         events.ended_status = j->status;
 }
-static void on_discarded(void *u, Job *j, const char *message) {
+static void on_discarded(void *u, Job *j, int error, const char *message) {
         events.discarded++;
         snprintf(events.discard_message, sizeof events.discard_message, "%s", message);
 }

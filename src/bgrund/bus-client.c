@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#include "bgrun/bus-api.h"
+#include "bus-authority.h"
+#include "bus-client.h"
+#include "bus-pending.h"
+#include "bus-service.h"
+#include "list.h"
+#include "log.h"
+#include "macro.h"
+
+/* Per uid: what all its connections hold. Few uids call bgrund. */
+typedef struct UidTally {
+        struct UidTally *next;
+        uid_t uid;
+        unsigned pending;
+        unsigned subscribers;
+} UidTally;
+
+static UidTally *tally(BusService *s, uid_t uid) {
+        for (UidTally *t = s->tallies; t; t = t->next)
+                if (t->uid == uid)
+                        return t;
+        UidTally *t = calloc(1, sizeof(UidTally));
+        if (!t)
+                return NULL;
+        t->uid = uid;
+        t->next = s->tallies;
+        s->tallies = t;
+        return t;
+}
+
+static size_t hash_name(const char *name) {
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = name; *p; p++)
+                h = (h ^ (unsigned char) *p) * 1099511628211ULL;
+        return (size_t) (h % BUS_CLIENT_BUCKETS);
+}
+
+static BusClient *client_find(BusService *s, const char *name) {
+        for (BusClient *c = s->client_buckets[hash_name(name)]; c; c = c->hash_next)
+                if (streq(c->name, name))
+                        return c;
+        return NULL;
+}
+
+static void client_unsubscribe(BusClient *c) {
+        BusService *s = c->service;
+        if (!c->subscribed)
+                return;
+        c->subscribed = false;
+        if (c->subscriber_prev)
+                c->subscriber_prev->subscriber_next = c->subscriber_next;
+        else
+                s->subscribers = c->subscriber_next;
+        if (c->subscriber_next)
+                c->subscriber_next->subscriber_prev = c->subscriber_prev;
+        c->subscriber_next = c->subscriber_prev = NULL;
+        s->n_subscribers--;
+        UidTally *t = tally(s, c->uid);
+        if (t)
+                t->subscribers--;
+}
+
+static void client_free(BusClient *c) {
+        BusService *s = c->service;
+        pending_calls_drop_client(c);
+        client_unsubscribe(c);
+        for (BusClient **p = &s->client_buckets[hash_name(c->name)]; *p; p = &(*p)->hash_next)
+                if (*p == c) {
+                        *p = c->hash_next;
+                        break;
+                }
+        LIST_REMOVE(s->clients, c);
+        sd_bus_track_unref(c->track);
+        free(c->name);
+        free(c);
+}
+
+/* The connection is gone: nothing of it stays. */
+static int on_client_gone(sd_bus_track *track, void *userdata) {
+        BusClient *c = userdata;
+        log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
+        client_free(c);
+        return 0;
+}
+
+int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
+        const char *name = sd_bus_message_get_sender(m);
+        if (!name)
+                return -ENXIO;
+        BusClient *c = client_find(s, name);
+        if (c) {
+                *ret = c;
+                return 0;
+        }
+
+        c = calloc(1, sizeof(BusClient));
+        if (!c)
+                return -ENOMEM;
+        *c = (BusClient) { .service = s, .uid = uid, .name = strdup(name) };
+        int r = c->name ? sd_bus_track_new(s->bus, &c->track, on_client_gone, c) : -ENOMEM;
+        if (r >= 0)
+                r = sd_bus_track_add_sender(c->track, m);
+        if (r < 0) {
+                sd_bus_track_unref(c->track);
+                free(c->name);
+                free(c);
+                return r;
+        }
+        LIST_PREPEND(s->clients, c);
+        size_t h = hash_name(name);
+        c->hash_next = s->client_buckets[h];
+        s->client_buckets[h] = c;
+        *ret = c;
+        return 0;
+}
+
+int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
+        UidTally *t = tally(c->service, c->uid);
+        if (!t)
+                return -ENOMEM;
+        if (c->n_pending >= BUS_CLIENT_PENDING_MAX)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "This connection has %d calls waiting already, the most it may", BUS_CLIENT_PENDING_MAX);
+        if (t->pending >= BUS_UID_PENDING_MAX)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "uid %u has %d calls waiting already, the most it may", (unsigned) c->uid,
+                                         BUS_UID_PENDING_MAX);
+        return 0;
+}
+
+void bus_client_count_pending(BusClient *c, int delta) {
+        UidTally *t = tally(c->service, c->uid);
+        c->n_pending += delta;
+        if (t)
+                t->pending += delta;
+}
+
+void bus_client_release(BusClient *c) {
+        if (c->n_pending == 0 && !c->subscribed)
+                client_free(c);
+}
+
+int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        uid_t uid;
+        int r = bus_caller_uid(m, &uid, error);
+        if (r < 0)
+                return r;
+        /* Admins see every job's signals; polkit is asked once, here. */
+        int admin = caller_is_admin(s, m, uid);
+        if (BUS_AUTH_PENDING(admin))
+                return 1;
+
+        BusClient *c;
+        r = bus_client_get(s, m, uid, &c);
+        if (r < 0)
+                return r;
+        c->admin = admin > 0;
+        if (!c->subscribed) {
+                UidTally *t = tally(s, uid);
+                if (!t)
+                        return -ENOMEM;
+                if (t->subscribers >= BUS_UID_SUBSCRIBERS_MAX || s->n_subscribers >= BUS_SUBSCRIBERS_MAX) {
+                        bus_client_release(c);
+                        return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                                 "Too many subscribed connections (at most %d per uid, %d in all)",
+                                                 BUS_UID_SUBSCRIBERS_MAX, BUS_SUBSCRIBERS_MAX);
+                }
+                c->subscribed = true;
+                c->subscriber_prev = NULL;
+                c->subscriber_next = s->subscribers;
+                if (s->subscribers)
+                        s->subscribers->subscriber_prev = c;
+                s->subscribers = c;
+                s->n_subscribers++;
+                t->subscribers++;
+        }
+        return sd_bus_reply_method_return(m, "");
+}
+
+int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const char *name = sd_bus_message_get_sender(m);
+        BusClient *c = name ? client_find(s, name) : NULL;
+        if (c) {
+                client_unsubscribe(c);
+                bus_client_release(c);
+        }
+        return sd_bus_reply_method_return(m, "");
+}
+
+void bus_clients_free(BusService *s) {
+        while (s->clients)
+                client_free(s->clients);
+        while (s->tallies) {
+                UidTally *t = s->tallies;
+                s->tallies = t->next;
+                free(t);
+        }
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What bgrund holds for one caller's connection: the calls it has waiting
+ * (bus-pending.c) and whether it subscribed to signals. It is tracked with
+ * sd_bus_track, so when the connection goes, so does all of it: a caller
+ * that leaves leaves nothing behind. Each connection and each uid may hold
+ * only so much. */
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+#include <sys/types.h>
+
+typedef struct BusService BusService;
+typedef struct PendingCall PendingCall;
+
+/* Calls one connection may have waiting at once, and one uid over all its
+ * connections; subscribed connections per uid, and in all. */
+#define BUS_CLIENT_PENDING_MAX 128
+#define BUS_UID_PENDING_MAX 1024
+#define BUS_UID_SUBSCRIBERS_MAX 64
+#define BUS_SUBSCRIBERS_MAX 1024
+
+typedef struct BusClient {
+        struct BusClient *next, *prev;     /* all clients */
+        struct BusClient *hash_next;
+        BusService *service;
+        char *name;                        /* the connection's unique name */
+        uid_t uid;
+        sd_bus_track *track;
+        PendingCall *pending;              /* its calls waiting on jobs */
+        unsigned n_pending;
+        bool subscribed;
+        bool admin;                        /* sees every job's signals */
+        struct BusClient *subscriber_next, *subscriber_prev;
+} BusClient;
+
+/* The client of m's sender, made and tracked when new. */
+int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret);
+
+/* Whether one more pending call is allowed for c; LimitExceeded in error
+ * when not. */
+int bus_client_may_wait(BusClient *c, sd_bus_error *error);
+
+/* Count a call that starts (+1) or stops (-1) waiting on c's behalf. */
+void bus_client_count_pending(BusClient *c, int delta);
+
+/* Drop c if it holds nothing any more. */
+void bus_client_release(BusClient *c);
+
+/* Subscribe / Unsubscribe. */
+int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
+
+void bus_clients_free(BusService *s);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What each owner (uid) holds in bgrund, for the per-owner limits of
+ * [Limits]: running jobs, records, the output of its ended jobs, and its
+ * jobs oldest first, so the oldest ended one is found at once. Owners are
+ * few (one per uid that ever launched) and live as long as bgrund. */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "list.h"
+
+typedef struct Job Job;
+
+typedef struct Owner {
+        struct Owner *next;     /* hash chain */
+        uid_t uid;
+        unsigned running;       /* starting and running jobs */
+        unsigned records;       /* jobs in the store */
+        uint64_t output_bytes;  /* output on disk of its ended jobs */
+        QUEUE(Job) jobs;        /* oldest first (Job.owner_next) */
+} Owner;
+
+typedef struct OwnerTable {
+        Owner *buckets[256];
+} OwnerTable;
+
+Owner *owner_get(OwnerTable *t, uid_t uid);
+/* The owner of uid, made when new. */
+int owner_get_or_add(OwnerTable *t, uid_t uid, Owner **ret);
+void owner_table_clear(OwnerTable *t);
