@@ -2,7 +2,7 @@
 /* bgrun: the command-line front end of bgrund. It talks to the daemon over
  * D-Bus only (org.bgrun.Runtime1 on the system bus, or $BGRUN_BUS_ADDRESS).
  * Here: the command line, parsed and checked against the verb it names, and
- * main(), which connects and hands over to the verb (bgrun-verbs.c). */
+ * main(), which connects and hands over to the verb (verbs.c). */
 
 #include <errno.h>
 #include <getopt.h>
@@ -11,14 +11,14 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 
-#include "bgrun-args.h"
-#include "bgrun-bus.h"
-#include "log.h"
-#include "parse-util.h"
-#include "bgrun-verbs.h"
+#include "args.h"
 #include "build-config.h"
+#include "call.h"
 #include "duration.h"
+#include "log.h"
 #include "macro.h"
+#include "parse-util.h"
+#include "verbs.h"
 
 #define EXIT_USAGE 2
 

@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bgrun-bus.h"
-#include "log.h"
-#include "bgrun-output.h"
+#include "call.h"
 #include "fileio.h"
+#include "log.h"
 #include "macro.h"
+#include "output.h"
 
 /* How long one Wait call blocks while we follow output: the latency of the
  * streamed output, and the rate of our calls to the daemon. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bgrun-record.h"
 #include "macro.h"
+#include "record.h"
 
 #define EXIT_TIMEOUT 124 /* as timeout(1) */
 

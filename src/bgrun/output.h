@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "bgrun-record.h"
+#include "record.h"
 
 typedef struct OutputSource {
         const char *id;

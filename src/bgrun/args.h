@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The command line, as parse_argv() in bgrun.c leaves it for the verbs. */
+/* The command line, as parse_argv() in main.c leaves it for the verbs. */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "bgrun-record.h"
+#include "record.h"
 
 typedef struct JobListEntry {
         const char *id, *session, *status, *command, *path;

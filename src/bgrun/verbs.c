@@ -8,16 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bgrun-args.h"
-#include "bgrun-bus.h"
-#include "bgrun-dict.h"
-#include "log.h"
-#include "bgrun-output.h"
-#include "bgrun-print.h"
-#include "bgrun-record.h"
-#include "bgrun-verbs.h"
+#include "args.h"
+#include "call.h"
+#include "dict.h"
 #include "duration.h"
+#include "log.h"
 #include "macro.h"
+#include "output.h"
+#include "print.h"
+#include "record.h"
+#include "verbs.h"
 
 /* Kill returns only once the teardown is confirmed; give it time. */
 #define KILL_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)

@@ -11,9 +11,9 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
-#include "bgrun-dict.h"
-#include "log.h"
+#include "dict.h"
 #include "json-util.h"
+#include "log.h"
 #include "macro.h"
 
 static const char *field_signature(FieldType type) {

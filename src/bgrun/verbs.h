@@ -2,7 +2,7 @@
 #pragma once
 
 /* The verbs of bgrun, one function each. args[0] is the verb, the rest its
- * arguments; options come from bgrun-args.h. Each returns bgrun's exit
+ * arguments; options come from args.h. Each returns bgrun's exit
  * status, or a negative error it has logged. */
 
 #include <systemd/sd-bus.h>

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "bgrun-dict.h"
-#include "bgrun-record.h"
+#include "dict.h"
+#include "record.h"
 
 #define USEC_INFINITY UINT64_MAX
 

@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bgrun-bus.h"
-#include "log.h"
 #include "bgrun/bus-api.h"
+#include "call.h"
+#include "log.h"
 #include "macro.h"
 #include "time-util.h"
 

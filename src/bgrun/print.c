@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bgrun-dict.h"
-#include "log.h"
-#include "parse-util.h"
-#include "bgrun-print.h"
+#include "dict.h"
 #include "duration.h"
 #include "json-util.h"
+#include "log.h"
 #include "macro.h"
+#include "parse-util.h"
+#include "print.h"
 #include "time-util.h"
 
 void print_cell(const char *s, size_t max_columns) {

@@ -3,13 +3,13 @@
 
 /* What bgrund answers, as bgrun reads it: a job's record (Get, Wait), the
  * result of Kill and of Reap; and what a record says about its job. Each
- * struct is read and printed through its FieldMap (see bgrun-dict.h). */
+ * struct is read and printed through its FieldMap (see dict.h). */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bgrun-dict.h"
+#include "dict.h"
 
 typedef struct Containment {
         uint32_t present;
