@@ -1,107 +1,121 @@
 /* SPDX-License-Identifier: MIT */
-/* The tables through which bgrun reads bgrund's records and results, and what
- * a record says: running or not, how it ended, bgrun's exit status for it. */
+/* Reading bgrund's dictionaries by the shared key tables, and what a record
+ * says: running or not, how it ended, bgrun's exit status for it. */
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-json.h"
+#include "job-record.h"
 #include "macro.h"
 #include "record.h"
 
 #define EXIT_TIMEOUT 124 /* as timeout(1) */
 
-static const FieldMap containment_map[] = {
-        FIELD(Containment, "mechanism", mechanism, FIELD_STRING),
-        FIELD(Containment, "contained", contained, FIELD_BOOL),
-        FIELD(Containment, "executed", executed, FIELD_BOOL),
-        FIELD(Containment, "unit", unit, FIELD_STRING),
-        FIELD(Containment, "cgroup", cgroup, FIELD_STRING),
-        {},
-};
-
-static const FieldMap teardown_map[] = {
-        FIELD(Teardown, "dead", dead, FIELD_BOOL),
-        FIELD(Teardown, "method", method, FIELD_STRING),
-        FIELD(Teardown, "confirmed_at", confirmed_at, FIELD_UINT64),
-        {},
-};
-
-const FieldMap record_map[] = {
-        [RECORD_ID] = FIELD(JobRecord, "id", id, FIELD_STRING),
-        [RECORD_SESSION_ID] = FIELD(JobRecord, "session_id", session_id, FIELD_STRING),
-        [RECORD_COMMAND] = FIELD(JobRecord, "command", command, FIELD_STRING),
-        [RECORD_CWD] = FIELD(JobRecord, "cwd", cwd, FIELD_STRING),
-        [RECORD_OWNER] = FIELD(JobRecord, "owner", owner, FIELD_UINT32),
-        [RECORD_STATUS] = FIELD(JobRecord, "status", status, FIELD_STRING),
-        [RECORD_EXIT_CODE] = FIELD(JobRecord, "exit_code", exit_code, FIELD_INT32),
-        [RECORD_SIGNAL] = FIELD(JobRecord, "signal", signal, FIELD_INT32),
-        [RECORD_TIMED_OUT] = FIELD(JobRecord, "timed_out", timed_out, FIELD_BOOL),
-        [RECORD_PID] = FIELD(JobRecord, "pid", pid, FIELD_UINT32),
-        [RECORD_START_TOKEN] = FIELD(JobRecord, "start_token", start_token, FIELD_STRING),
-        [RECORD_STARTED_AT] = FIELD(JobRecord, "started_at", started_at, FIELD_UINT64),
-        [RECORD_FINISHED_AT] = FIELD(JobRecord, "finished_at", finished_at, FIELD_UINT64),
-        [RECORD_OUTPUT_BYTES] = FIELD(JobRecord, "output_bytes", output_bytes, FIELD_UINT64),
-        [RECORD_CONTAINMENT] = FIELD_NESTED(JobRecord, "containment", containment, containment_map),
-        [RECORD_TEARDOWN] = FIELD_NESTED(JobRecord, "teardown", teardown, teardown_map),
-        {},
-};
-
-const FieldMap kill_map[] = {
-        FIELD(KillResult, "killed", killed, FIELD_BOOL),
-        FIELD_NESTED(KillResult, "teardown", teardown, teardown_map),
-        {},
-};
-
-const FieldMap reap_map[] = {
-        FIELD(ReapResult, "background_kept", background_kept, FIELD_UINT32),
-        FIELD(ReapResult, "released", released, FIELD_UINT32),
-        FIELD(ReapResult, "orphans_killed", orphans_killed, FIELD_UINT32),
-        {},
-};
-
-void job_record_done(JobRecord *rec) {
-        dict_done(record_map, rec);
+json_object *dict_get(json_object *dict, const KeyInfo *key) {
+        return bus_json_get(dict, key->name, key->signature);
 }
 
-void kill_result_done(KillResult *k) {
-        dict_done(kill_map, k);
+/* The JSON type check again: asking for a string by a key whose signature is
+ * "t" is a bug here, and must not read the number's text. */
+static json_object *dict_get_typed(json_object *dict, const KeyInfo *key, json_type type) {
+        json_object *v = dict_get(dict, key);
+
+        return v && json_object_is_type(v, type) ? v : NULL;
 }
 
-bool record_is_running(const JobRecord *rec) {
-        if (RECORD_HAS(rec, RECORD_STATUS))
-                return streq(rec->status, "running");
-        if (RECORD_HAS(rec, RECORD_FINISHED_AT))
-                return rec->finished_at == 0;
+const char *dict_get_string(json_object *dict, const KeyInfo *key) {
+        json_object *v = dict_get_typed(dict, key, json_type_string);
+
+        return v ? json_object_get_string(v) : NULL;
+}
+
+bool dict_get_bool(json_object *dict, const KeyInfo *key, bool *ret) {
+        json_object *v = dict_get_typed(dict, key, json_type_boolean);
+
+        if (!v)
+                return false;
+        *ret = json_object_get_boolean(v);
+        return true;
+}
+
+bool dict_get_int(json_object *dict, const KeyInfo *key, int64_t *ret) {
+        json_object *v;
+
+        if (!streq(key->signature, "i") && !streq(key->signature, "x"))
+                return false;
+        v = dict_get_typed(dict, key, json_type_int);
+        if (!v)
+                return false;
+        *ret = json_object_get_int64(v);
+        return true;
+}
+
+bool dict_get_uint(json_object *dict, const KeyInfo *key, uint64_t *ret) {
+        json_object *v;
+
+        if (!streq(key->signature, "u") && !streq(key->signature, "t"))
+                return false;
+        v = dict_get_typed(dict, key, json_type_int);
+        if (!v)
+                return false;
+        *ret = json_object_get_uint64(v);
+        return true;
+}
+
+/* The record's status, -ENODATA if it has none, -EINVAL if it is not one we know. */
+static int record_status(json_object *rec) {
+        const char *s = dict_get_string(rec, &record_keys[RECORD_KEY_STATUS]);
+
+        return s ? job_status_from_string(s) : -ENODATA;
+}
+
+bool record_is_running(json_object *rec) {
+        uint64_t finished_at;
+        int status = record_status(rec);
+
+        if (status != -ENODATA)
+                return status == JOB_RUNNING;
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at))
+                return finished_at == 0;
         return false; /* know nothing: do not wait forever */
 }
 
-bool record_timed_out(const JobRecord *rec) {
-        return (RECORD_HAS(rec, RECORD_TIMED_OUT) && rec->timed_out) ||
-                (RECORD_HAS(rec, RECORD_STATUS) && streq(rec->status, "timed_out"));
+bool record_timed_out(json_object *rec) {
+        bool timed_out;
+
+        return (dict_get_bool(rec, &record_keys[RECORD_KEY_TIMED_OUT], &timed_out) && timed_out) ||
+                record_status(rec) == JOB_TIMED_OUT;
 }
 
-int record_signal(const JobRecord *rec) {
-        return RECORD_HAS(rec, RECORD_SIGNAL) && rec->signal > 0 ? rec->signal : 0;
+int record_signal(json_object *rec) {
+        int64_t sig;
+
+        return dict_get_int(rec, &record_keys[RECORD_KEY_SIGNAL], &sig) && sig > 0 ? (int) sig : 0;
 }
 
-int record_exit_status(const JobRecord *rec) {
+int record_exit_status(json_object *rec) {
+        int64_t code;
+
         if (record_timed_out(rec))
                 return EXIT_TIMEOUT;
         if (record_signal(rec) > 0)
                 return 128 + (record_signal(rec) & 0x7f);
-        if (RECORD_HAS(rec, RECORD_EXIT_CODE) && rec->exit_code >= 0 && rec->exit_code <= 255)
-                return rec->exit_code;
+        if (dict_get_int(rec, &record_keys[RECORD_KEY_EXIT_CODE], &code) && code >= 0 && code <= 255)
+                return (int) code;
         return EXIT_FAILURE;
 }
 
-const char *record_id(const JobRecord *rec, const char *fallback) {
-        return RECORD_HAS(rec, RECORD_ID) ? rec->id : fallback;
+const char *record_id(json_object *rec, const char *fallback) {
+        return dict_get_string(rec, &record_keys[RECORD_KEY_ID]) ?: fallback;
 }
 
-void format_outcome(const JobRecord *rec, char *buf, size_t len) {
+void format_outcome(json_object *rec, char *buf, size_t len) {
+        const char *status = dict_get_string(rec, &record_keys[RECORD_KEY_STATUS]);
         int sig = record_signal(rec);
+        int64_t code;
 
         if (record_is_running(rec))
                 snprintf(buf, len, "is still running");
@@ -109,10 +123,9 @@ void format_outcome(const JobRecord *rec, char *buf, size_t len) {
                 snprintf(buf, len, "timed out%s", sig > 0 ? " and was killed" : "");
         else if (sig > 0)
                 snprintf(buf, len, "was killed by signal %d (%s)", sig, strsignal(sig));
-        else if (RECORD_HAS(rec, RECORD_EXIT_CODE) && rec->exit_code >= 0)
-                snprintf(buf, len, "%s with status %" PRIi32,
-                         RECORD_HAS(rec, RECORD_STATUS) && streq(rec->status, "failed") ? "failed" : "exited",
-                         rec->exit_code);
+        else if (dict_get_int(rec, &record_keys[RECORD_KEY_EXIT_CODE], &code) && code >= 0)
+                snprintf(buf, len, "%s with status %" PRIi64,
+                         record_status(rec) == JOB_FAILED ? "failed" : "exited", code);
         else
-                snprintf(buf, len, "%s", RECORD_HAS(rec, RECORD_STATUS) ? rec->status : "ended");
+                snprintf(buf, len, "%s", status ?: "ended");
 }

@@ -10,8 +10,8 @@
 
 #include "args.h"
 #include "call.h"
-#include "dict.h"
 #include "duration.h"
+#include "json-util.h"
 #include "log.h"
 #include "macro.h"
 #include "output.h"
@@ -101,7 +101,7 @@ static int append_launch_options(sd_bus_message *m) {
 }
 
 /* Tells on stderr how a job we waited for ended, if not plainly. */
-static void note_outcome(const JobRecord *rec, const char *id) {
+static void note_outcome(json_object *rec, const char *id) {
         char buf[128];
 
         if (record_timed_out(rec) || record_signal(rec) > 0) {
@@ -112,7 +112,7 @@ static void note_outcome(const JobRecord *rec, const char *id) {
 
 static int wait_and_stream(sd_bus *bus, const char *id) {
         _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
-        _cleanup_(job_record_done) JobRecord rec = {};
+        _cleanup_json_ json_object *rec = NULL;
         int r;
 
         r = output_open(bus, id, &src);
@@ -123,8 +123,8 @@ static int wait_and_stream(sd_bus *bus, const char *id) {
         if (r < 0)
                 return r;
 
-        note_outcome(&rec, id);
-        return record_exit_status(&rec);
+        note_outcome(rec, id);
+        return record_exit_status(rec);
 }
 
 int verb_run(sd_bus *bus, char **args) {
@@ -162,7 +162,7 @@ int verb_run(sd_bus *bus, char **args) {
                 return wait_and_stream(bus, id);
 
         if (arg_json) {
-                _cleanup_(job_record_done) JobRecord rec = {};
+                _cleanup_json_ json_object *rec = NULL;
 
                 /* With --json, --wait prints the final record instead of the
                  * output: mixing both would not be JSON. */
@@ -173,10 +173,10 @@ int verb_run(sd_bus *bus, char **args) {
                 if (r < 0)
                         return r;
 
-                r = print_dict_json(record_map, &rec);
+                r = print_json(rec);
                 if (r < 0)
                         return r;
-                return arg_wait ? record_exit_status(&rec) : EXIT_SUCCESS;
+                return arg_wait ? record_exit_status(rec) : EXIT_SUCCESS;
         }
 
         if (puts(id) == EOF)
@@ -185,7 +185,7 @@ int verb_run(sd_bus *bus, char **args) {
 }
 
 int verb_status(sd_bus *bus, char **args) {
-        _cleanup_(job_record_done) JobRecord rec = {};
+        _cleanup_json_ json_object *rec = NULL;
         int r;
 
         r = get_record(bus, args[1], &rec);
@@ -193,9 +193,9 @@ int verb_status(sd_bus *bus, char **args) {
                 return r;
 
         if (arg_json)
-                return print_dict_json(record_map, &rec);
+                return print_json(rec);
 
-        print_record(&rec, args[1]);
+        print_record(rec, args[1]);
         return EXIT_SUCCESS;
 }
 
@@ -208,7 +208,7 @@ int verb_logs(sd_bus *bus, char **args) {
                 return r;
 
         if (arg_follow) {
-                _cleanup_(job_record_done) JobRecord rec = {};
+                _cleanup_json_ json_object *rec = NULL;
 
                 r = output_follow(bus, &src, &rec);
         } else
@@ -220,35 +220,37 @@ int verb_logs(sd_bus *bus, char **args) {
 }
 
 int verb_kill(sd_bus *bus, char **args) {
-        _cleanup_(kill_result_done) KillResult result = {};
-        const char *id = args[1];
-        const Teardown *t = &result.teardown;
-        bool confirmed;
+        _cleanup_json_ json_object *result = NULL;
+        const char *id = args[1], *method;
+        json_object *t;
+        bool killed, dead, dead_known;
         int r;
 
-        r = call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, kill_map, &result);
+        r = call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, &result);
         if (r < 0)
                 return r;
 
         if (arg_json)
-                return print_dict_json(kill_map, &result);
+                return print_json(result);
 
-        confirmed = SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && t->dead;
+        t = dict_get(result, &kill_keys[KILL_KEY_TEARDOWN]);
+        dead_known = dict_get_bool(t, &teardown_keys[TEARDOWN_KEY_DEAD], &dead);
 
-        if (SUB_HAS(&result, KILL_KILLED) && result.killed)
+        if (dict_get_bool(result, &kill_keys[KILL_KEY_KILLED], &killed) && killed)
                 printf("Job %s killed", id);
         else
                 printf("Job %s was not running", id);
-        if (confirmed)
+        if (dead_known && dead)
                 printf(", nothing of it is left alive");
-        if (SUB_HAS(t, TEARDOWN_METHOD) && t->method[0]) {
+        method = dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD]);
+        if (method && method[0]) {
                 fputs(" (", stdout);
-                print_cell(t->method, SIZE_MAX);
+                print_cell(method, SIZE_MAX);
                 putchar(')');
         }
         puts(".");
 
-        if (SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && !t->dead)
+        if (dead_known && !dead)
                 log_error("Warning: the teardown of job %s is not confirmed; processes of it may still be alive.", id);
 
         return EXIT_SUCCESS;
@@ -306,7 +308,7 @@ int verb_list(sd_bus *bus, char **args) {
 }
 
 int verb_wait(sd_bus *bus, char **args) {
-        _cleanup_(job_record_done) JobRecord rec = {};
+        _cleanup_json_ json_object *rec = NULL;
         const char *id = args[1];
         char buf[128];
         int r;
@@ -316,22 +318,22 @@ int verb_wait(sd_bus *bus, char **args) {
                 return r;
 
         if (arg_json) {
-                r = print_dict_json(record_map, &rec);
+                r = print_json(rec);
                 if (r < 0)
                         return r;
         }
 
-        if (record_is_running(&rec)) {
-                log_error("Job %s still running after %s.", record_id(&rec, id),
+        if (record_is_running(rec)) {
+                log_error("Job %s still running after %s.", record_id(rec, id),
                           arg_timeout_string ? arg_timeout_string : format_duration(buf, sizeof buf, arg_timeout_usec));
                 return EXIT_FAILURE;
         }
 
         if (!arg_json) {
-                format_outcome(&rec, buf, sizeof buf);
-                printf("Job %s %s.\n", record_id(&rec, id), buf);
+                format_outcome(rec, buf, sizeof buf);
+                printf("Job %s %s.\n", record_id(rec, id), buf);
         }
-        return record_exit_status(&rec);
+        return record_exit_status(rec);
 }
 
 int verb_forget(sd_bus *bus, char **args) {
@@ -352,28 +354,30 @@ int verb_forget(sd_bus *bus, char **args) {
 }
 
 int verb_reap(sd_bus *bus, char **args) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        ReapResult result = {};
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *result = NULL;
+        uint64_t kept = 0, released = 0, orphans_killed = 0;
         int r;
 
         r = manager_new_call(bus, "Reap", &m);
         if (r < 0)
                 return r;
 
-        r = manager_call(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &reply);
+        r = call_dict(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &result);
         if (r < 0)
                 return r;
 
-        r = dict_read(reply, reap_map, &result);
-        if (r < 0)
-                return log_parse_error("Reap", r);
-
         if (arg_json)
-                return print_dict_json(reap_map, &result);
+                return print_json(result);
 
-        printf("Background jobs kept:    %" PRIu32 "\n"
-               "Containments released:   %" PRIu32 "\n"
-               "Orphans killed:          %" PRIu32 "\n",
-               result.background_kept, result.released, result.orphans_killed);
+        /* A count bgrund did not send is 0, as it always was here. */
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_BACKGROUND_KEPT], &kept);
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_RELEASED], &released);
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_ORPHANS_KILLED], &orphans_killed);
+
+        printf("Background jobs kept:    %" PRIu64 "\n"
+               "Containments released:   %" PRIu64 "\n"
+               "Orphans killed:          %" PRIu64 "\n",
+               kept, released, orphans_killed);
         return EXIT_SUCCESS;
 }
