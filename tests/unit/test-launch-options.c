@@ -55,7 +55,7 @@ static void set_fails(const char *key, LaunchValue v, const char *want) {
 }
 
 Test(launch_options, success_leaves_every_value) {
-        char *env[] = { (char *) "A=1", (char *) "_B=two words", NULL };
+        char *env[] = { "A=1", "_B=two words", NULL };
 
         set_ok(name(LAUNCH_OPTION_MAX_RUNTIME_USEC), u64(5 * USEC_PER_SEC));
         set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(env));
@@ -106,7 +106,7 @@ Test(launch_options, a_key_given_twice) {
 }
 
 Test(launch_options, wrong_type) {
-        char *env[] = { (char *) "A=1", NULL };
+        char *env[] = { "A=1", NULL };
 
         set_fails(name(LAUNCH_OPTION_MEMORY_MAX), str("1G"), "Option MemoryMax must be of type 't', not 's'");
         set_fails(name(LAUNCH_OPTION_USER), u64(0), "Option User must be of type 's', not 't'");
@@ -143,14 +143,14 @@ Test(launch_options, environment_entries) {
         const char *bad[] = { "NOEQUALS", "=value", "1A=x", "A-B=x", "A B=x", "Ä=x" };
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                char *env[] = { (char *) "GOOD=1", (char *) bad[i], NULL };
+                char *env[] = { "GOOD=1", (char *) bad[i], NULL };
 
                 set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(env),
                           "Environment entry 2 is not of the form NAME=VALUE");
         }
 
         /* An empty value, and '=' in the value, are fine. */
-        char *good[] = { (char *) "EMPTY=", (char *) "EQ=a=b", NULL };
+        char *good[] = { "EMPTY=", "EQ=a=b", NULL };
         set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(good));
         cr_assert_str_eq(o.environment[1], "EQ=a=b");
 }
@@ -163,7 +163,7 @@ Test(launch_options, environment_limits) {
         cr_assert_not_null(big);
 
         for (size_t i = 0; i <= LAUNCH_ENVIRONMENT_MAX_ENTRIES; i++)
-                env[i] = (char *) "A=1";
+                env[i] = "A=1";
         set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(env), "Environment is too large (1025 entries");
 
         /* Exactly the maximum is fine. */
@@ -197,8 +197,8 @@ Test(launch_options, user_names) {
 }
 
 Test(launch_options, a_rejected_call_keeps_what_was_set) {
-        char *env[] = { (char *) "A=1", NULL };
-        char *bad_env[] = { (char *) "-=1", NULL };
+        char *env[] = { "A=1", NULL };
+        char *bad_env[] = { "-=1", NULL };
 
         set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(env));
         set_ok(name(LAUNCH_OPTION_TASKS_MAX), u64(10));
