@@ -1,62 +1,58 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrun-bench: bgrun's jobs over the bus: Launch, Get and Wait (the job
  * record), Forget, many calls at a time, and bgrund itself. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench-common.h"
+#include "bus-json.h"
+#include "record-keys.h"
 
 /* --- the job record ---------------------------------------------------- */
 
-/* Walk an a{sv} (the record, or Kill's reply) and pick out what we use;
- * nested a{sv} (containment, teardown) are walked the same way. */
+/* A value by its entry in the shared key tables: NULL if absent or of
+ * another type than the table's. */
+static json_object *rec_get(json_object *dict, const KeyInfo *key) {
+        return bus_json_get(dict, key->name, key->signature);
+}
+
+/* The record, or Kill's reply, read by the shared D-Bus → JSON reader, and
+ * what we use of it picked out by the shared key tables. */
 int read_rec(sd_bus_message *m, Rec *rec) {
-        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        json_object *dict = NULL, *v, *containment, *teardown;
+        int r = bus_json_read(m, &dict);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *contents, *s;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r >= 0)
-                        r = sd_bus_message_peek_type(m, NULL, &contents);
-                if (r < 0)
-                        return r;
-                if (streq(key, "status") && streq(contents, "s")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                snprintf(rec->status, sizeof rec->status, "%s", s);
-                } else if (streq(key, "cgroup") && streq(contents, "s")) {
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                snprintf(rec->cgroup, sizeof rec->cgroup, "%s", s);
-                } else if (streq(key, "output_bytes") && streq(contents, "t"))
-                        r = sd_bus_message_read(m, "v", "t", &rec->output_bytes);
-                else if (streq(key, "started_at") && streq(contents, "t"))
-                        r = sd_bus_message_read(m, "v", "t", &rec->started_at);
-                else if (streq(key, "confirmed_at") && streq(contents, "t"))
-                        r = sd_bus_message_read(m, "v", "t", &rec->confirmed_at);
-                else if (streq(key, "dead") && streq(contents, "b"))
-                        r = sd_bus_message_read(m, "v", "b", &rec->dead);
-                else if (streq(key, "killed") && streq(contents, "b"))
-                        r = sd_bus_message_read(m, "v", "b", &rec->killed);
-                else if (streq(contents, "a{sv}")) {
-                        r = sd_bus_message_enter_container(m, 'v', "a{sv}");
-                        if (r >= 0)
-                                r = read_rec(m, rec);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(m);
-                } else
-                        r = sd_bus_message_skip(m, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
+        if (r == 0 || !json_object_is_type(dict, json_type_object)) {
+                json_object_put(dict);
+                return -EBADMSG;
         }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+
+        if ((v = rec_get(dict, &record_keys[RECORD_KEY_STATUS])))
+                snprintf(rec->status, sizeof rec->status, "%s", json_object_get_string(v));
+        if ((v = rec_get(dict, &record_keys[RECORD_KEY_OUTPUT_BYTES])))
+                rec->output_bytes = json_object_get_uint64(v);
+        if ((v = rec_get(dict, &record_keys[RECORD_KEY_STARTED_AT])))
+                rec->started_at = json_object_get_uint64(v);
+        if ((v = rec_get(dict, &kill_keys[KILL_KEY_KILLED])))
+                rec->killed = json_object_get_boolean(v);
+
+        containment = rec_get(dict, &record_keys[RECORD_KEY_CONTAINMENT]);
+        if ((v = rec_get(containment, &containment_keys[CONTAINMENT_KEY_CGROUP])))
+                snprintf(rec->cgroup, sizeof rec->cgroup, "%s", json_object_get_string(v));
+
+        /* The record's teardown and Kill's are the same dictionary. */
+        teardown = rec_get(dict, &record_keys[RECORD_KEY_TEARDOWN]) ?: rec_get(dict, &kill_keys[KILL_KEY_TEARDOWN]);
+        if ((v = rec_get(teardown, &teardown_keys[TEARDOWN_KEY_DEAD])))
+                rec->dead = json_object_get_boolean(v);
+        if ((v = rec_get(teardown, &teardown_keys[TEARDOWN_KEY_CONFIRMED_AT])))
+                rec->confirmed_at = json_object_get_uint64(v);
+
+        json_object_put(dict);
+        return 0;
 }
 
 /* --- bgrun operations -------------------------------------------------- */

@@ -5,11 +5,9 @@
  * Manager. Every function logs its own failure (one line) and returns the
  * negative error. */
 
+#include <json-c/json.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
-
-#include "bgrun-dict.h"
-#include "bgrun-record.h"
 
 #define USEC_INFINITY UINT64_MAX
 
@@ -29,15 +27,19 @@ int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *i
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r);
 int log_parse_error(const char *method, int r);
 
-/* Sends a method call with one job id (and maybe a timeout) and reads the
- * a{sv} reply through map into base. */
-int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
-                 uint64_t call_timeout, const FieldMap *map, void *base);
+/* Calls m like manager_call() and reads its a{sv} reply into a JSON object
+ * (see record.h). */
+int call_dict(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id, json_object **ret);
 
-int get_record(sd_bus *bus, const char *id, JobRecord *ret);
+/* Sends a method call with one job id (and maybe a timeout) and reads its
+ * a{sv} reply. */
+int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                 uint64_t call_timeout, json_object **ret);
+
+int get_record(sd_bus *bus, const char *id, json_object **ret);
 /* One Wait call; the daemon may answer before the job ended or timeout passed. */
-int wait_record(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret);
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
 
 /* Like wait_record(), but keeps waiting if the daemon returns early (it may
  * cap how long one Wait call blocks) until the job ended or timeout passed. */
-int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret);
+int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);

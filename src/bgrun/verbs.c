@@ -8,16 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bgrun-args.h"
-#include "bgrun-bus.h"
-#include "bgrun-dict.h"
-#include "log.h"
-#include "bgrun-output.h"
-#include "bgrun-print.h"
-#include "bgrun-record.h"
-#include "bgrun-verbs.h"
+#include "call.h"
 #include "duration.h"
+#include "json-util.h"
+#include "log.h"
 #include "macro.h"
+#include "output.h"
+#include "print.h"
+#include "record.h"
+#include "verbs.h"
 
 /* Kill returns only once the teardown is confirmed; give it time. */
 #define KILL_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)
@@ -41,67 +40,29 @@ static char *join_words(char *const *words) {
         return s;
 }
 
-static int get_directory(char **ret) {
+static int get_directory(const char *directory, char **ret) {
         _cleanup_free_ char *cwd = NULL;
 
         cwd = getcwd(NULL, 0);
         if (!cwd)
                 return log_error_errno(errno, "Failed to get the current directory: %m");
 
-        if (!arg_directory) {
+        if (!directory) {
                 *ret = TAKE_PTR(cwd);
                 return 0;
         }
-        if (arg_directory[0] == '/') {
-                *ret = strdup(arg_directory);
+        if (directory[0] == '/') {
+                *ret = strdup(directory);
                 return *ret ? 0 : log_oom();
         }
         /* The daemon has its own working directory: send an absolute path. */
-        if (asprintf(ret, "%s/%s", streq(cwd, "/") ? "" : cwd, arg_directory) < 0)
+        if (asprintf(ret, "%s/%s", streq(cwd, "/") ? "" : cwd, directory) < 0)
                 return log_oom();
         return 0;
 }
 
-static int append_launch_options(sd_bus_message *m) {
-        /* The numeric options, in the order they go on the bus. */
-        const struct {
-                bool set;
-                const char *key;
-                uint64_t value;
-        } numbers[] = {
-                { arg_max_runtime_set, "MaxRuntimeUSec", arg_max_runtime_usec },
-                { arg_memory_max_set, "MemoryMax", arg_memory_max },
-                { arg_tasks_max_set, "TasksMax", arg_tasks_max },
-                { arg_cpu_quota_set, "CPUQuotaPerSecUSec", arg_cpu_quota_per_sec_usec },
-        };
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(numbers); i++)
-                if (numbers[i].set)
-                        r = sd_bus_message_append(m, "{sv}", numbers[i].key, "t", numbers[i].value);
-        if (r >= 0 && arg_n_environment > 0) {
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', "Environment");
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'v', "as");
-                if (r >= 0)
-                        r = sd_bus_message_append_strv(m, arg_environment);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-        }
-        if (r >= 0 && arg_user)
-                r = sd_bus_message_append(m, "{sv}", "User", "s", arg_user);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
 /* Tells on stderr how a job we waited for ended, if not plainly. */
-static void note_outcome(const JobRecord *rec, const char *id) {
+static void note_outcome(json_object *rec, const char *id) {
         char buf[128];
 
         if (record_timed_out(rec) || record_signal(rec) > 0) {
@@ -112,7 +73,7 @@ static void note_outcome(const JobRecord *rec, const char *id) {
 
 static int wait_and_stream(sd_bus *bus, const char *id) {
         _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
-        _cleanup_(job_record_done) JobRecord rec = {};
+        _cleanup_json_ json_object *rec = NULL;
         int r;
 
         r = output_open(bus, id, &src);
@@ -123,30 +84,30 @@ static int wait_and_stream(sd_bus *bus, const char *id) {
         if (r < 0)
                 return r;
 
-        note_outcome(&rec, id);
-        return record_exit_status(&rec);
+        note_outcome(rec, id);
+        return record_exit_status(rec);
 }
 
-int verb_run(sd_bus *bus, char **args) {
+int verb_run(sd_bus *bus, const Args *args) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ char *command = NULL, *directory = NULL;
         const char *id, *path;
         int r;
 
-        command = join_words(args + 1);
+        command = join_words(args->words + 1);
         if (!command)
                 return log_oom();
 
-        r = get_directory(&directory);
+        r = get_directory(args->directory, &directory);
         if (r < 0)
                 return r;
 
         r = manager_new_call(bus, "Launch", &m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "sss", command, arg_session ? arg_session : "", directory);
+        r = sd_bus_message_append(m, "sss", command, args->session ?: "", directory);
         if (r >= 0)
-                r = append_launch_options(m);
+                r = launch_args_append(&args->launch, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to build Launch call: %m");
 
@@ -158,25 +119,25 @@ int verb_run(sd_bus *bus, char **args) {
         if (r < 0)
                 return log_parse_error("Launch", r);
 
-        if (arg_wait && !arg_json)
+        if (args->wait && !args->json)
                 return wait_and_stream(bus, id);
 
-        if (arg_json) {
-                _cleanup_(job_record_done) JobRecord rec = {};
+        if (args->json) {
+                _cleanup_json_ json_object *rec = NULL;
 
                 /* With --json, --wait prints the final record instead of the
                  * output: mixing both would not be JSON. */
-                if (arg_wait)
+                if (args->wait)
                         r = wait_until_ended(bus, id, USEC_INFINITY, &rec);
                 else
                         r = get_record(bus, id, &rec);
                 if (r < 0)
                         return r;
 
-                r = print_dict_json(record_map, &rec);
+                r = print_json(rec);
                 if (r < 0)
                         return r;
-                return arg_wait ? record_exit_status(&rec) : EXIT_SUCCESS;
+                return args->wait ? record_exit_status(rec) : EXIT_SUCCESS;
         }
 
         if (puts(id) == EOF)
@@ -184,31 +145,31 @@ int verb_run(sd_bus *bus, char **args) {
         return EXIT_SUCCESS;
 }
 
-int verb_status(sd_bus *bus, char **args) {
-        _cleanup_(job_record_done) JobRecord rec = {};
+int verb_status(sd_bus *bus, const Args *args) {
+        _cleanup_json_ json_object *rec = NULL;
         int r;
 
-        r = get_record(bus, args[1], &rec);
+        r = get_record(bus, args->words[1], &rec);
         if (r < 0)
                 return r;
 
-        if (arg_json)
-                return print_dict_json(record_map, &rec);
+        if (args->json)
+                return print_json(rec);
 
-        print_record(&rec, args[1]);
+        print_record(rec, args->words[1]);
         return EXIT_SUCCESS;
 }
 
-int verb_logs(sd_bus *bus, char **args) {
+int verb_logs(sd_bus *bus, const Args *args) {
         _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
         int r;
 
-        r = output_open(bus, args[1], &src);
+        r = output_open(bus, args->words[1], &src);
         if (r < 0)
                 return r;
 
-        if (arg_follow) {
-                _cleanup_(job_record_done) JobRecord rec = {};
+        if (args->follow) {
+                _cleanup_json_ json_object *rec = NULL;
 
                 r = output_follow(bus, &src, &rec);
         } else
@@ -219,42 +180,44 @@ int verb_logs(sd_bus *bus, char **args) {
         return EXIT_SUCCESS;
 }
 
-int verb_kill(sd_bus *bus, char **args) {
-        _cleanup_(kill_result_done) KillResult result = {};
-        const char *id = args[1];
-        const Teardown *t = &result.teardown;
-        bool confirmed;
+int verb_kill(sd_bus *bus, const Args *args) {
+        _cleanup_json_ json_object *result = NULL;
+        const char *id = args->words[1], *method;
+        json_object *t;
+        bool killed, dead, dead_known;
         int r;
 
-        r = call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, kill_map, &result);
+        r = call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, &result);
         if (r < 0)
                 return r;
 
-        if (arg_json)
-                return print_dict_json(kill_map, &result);
+        if (args->json)
+                return print_json(result);
 
-        confirmed = SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && t->dead;
+        t = dict_get(result, &kill_keys[KILL_KEY_TEARDOWN]);
+        dead_known = dict_get_bool(t, &teardown_keys[TEARDOWN_KEY_DEAD], &dead);
 
-        if (SUB_HAS(&result, KILL_KILLED) && result.killed)
+        if (dict_get_bool(result, &kill_keys[KILL_KEY_KILLED], &killed) && killed)
                 printf("Job %s killed", id);
         else
                 printf("Job %s was not running", id);
-        if (confirmed)
+        if (dead_known && dead)
                 printf(", nothing of it is left alive");
-        if (SUB_HAS(t, TEARDOWN_METHOD) && t->method[0]) {
+        method = dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD]);
+        if (method && method[0]) {
                 fputs(" (", stdout);
-                print_cell(t->method, SIZE_MAX);
+                print_cell(method, SIZE_MAX);
                 putchar(')');
         }
         puts(".");
 
-        if (SUB_HAS(&result, KILL_TEARDOWN) && SUB_HAS(t, TEARDOWN_DEAD) && !t->dead)
+        if (dead_known && !dead)
                 log_error("Warning: the teardown of job %s is not confirmed; processes of it may still be alive.", id);
 
         return EXIT_SUCCESS;
 }
 
-int verb_list(sd_bus *bus, char **args) {
+int verb_list(sd_bus *bus, const Args *args) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_free_ JobListEntry *jobs = NULL;
         size_t n = 0, allocated = 0;
@@ -263,7 +226,7 @@ int verb_list(sd_bus *bus, char **args) {
         r = manager_new_call(bus, "ListJobs", &m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', arg_session ? arg_session : "");
+        r = sd_bus_message_append_basic(m, 's', args->session ?: "");
         if (r < 0)
                 return log_error_errno(r, "Failed to build ListJobs call: %m");
 
@@ -300,80 +263,82 @@ int verb_list(sd_bus *bus, char **args) {
         if (r < 0)
                 return log_parse_error("ListJobs", r);
 
-        if (arg_json)
+        if (args->json)
                 return print_job_list_json(jobs, n);
         return print_job_list(jobs, n);
 }
 
-int verb_wait(sd_bus *bus, char **args) {
-        _cleanup_(job_record_done) JobRecord rec = {};
-        const char *id = args[1];
+int verb_wait(sd_bus *bus, const Args *args) {
+        _cleanup_json_ json_object *rec = NULL;
+        const char *id = args->words[1];
         char buf[128];
         int r;
 
-        r = wait_until_ended(bus, id, arg_timeout_usec, &rec);
+        r = wait_until_ended(bus, id, args->timeout_usec, &rec);
         if (r < 0)
                 return r;
 
-        if (arg_json) {
-                r = print_dict_json(record_map, &rec);
+        if (args->json) {
+                r = print_json(rec);
                 if (r < 0)
                         return r;
         }
 
-        if (record_is_running(&rec)) {
-                log_error("Job %s still running after %s.", record_id(&rec, id),
-                          arg_timeout_string ? arg_timeout_string : format_duration(buf, sizeof buf, arg_timeout_usec));
+        if (record_is_running(rec)) {
+                log_error("Job %s still running after %s.", record_id(rec, id),
+                          args->timeout_string ?: format_duration(buf, sizeof buf, args->timeout_usec));
                 return EXIT_FAILURE;
         }
 
-        if (!arg_json) {
-                format_outcome(&rec, buf, sizeof buf);
-                printf("Job %s %s.\n", record_id(&rec, id), buf);
+        if (!args->json) {
+                format_outcome(rec, buf, sizeof buf);
+                printf("Job %s %s.\n", record_id(rec, id), buf);
         }
-        return record_exit_status(&rec);
+        return record_exit_status(rec);
 }
 
-int verb_forget(sd_bus *bus, char **args) {
+int verb_forget(sd_bus *bus, const Args *args) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
         r = manager_new_call(bus, "Forget", &m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', args[1]);
+        r = sd_bus_message_append_basic(m, 's', args->words[1]);
         if (r < 0)
                 return log_error_errno(r, "Failed to build Forget call: %m");
 
-        r = manager_call(bus, m, 0, args[1], NULL);
+        r = manager_call(bus, m, 0, args->words[1], NULL);
         if (r < 0)
                 return r;
         return EXIT_SUCCESS;
 }
 
-int verb_reap(sd_bus *bus, char **args) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        ReapResult result = {};
+int verb_reap(sd_bus *bus, const Args *args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *result = NULL;
+        uint64_t kept = 0, released = 0, orphans_killed = 0;
         int r;
 
         r = manager_new_call(bus, "Reap", &m);
         if (r < 0)
                 return r;
 
-        r = manager_call(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &reply);
+        r = call_dict(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &result);
         if (r < 0)
                 return r;
 
-        r = dict_read(reply, reap_map, &result);
-        if (r < 0)
-                return log_parse_error("Reap", r);
+        if (args->json)
+                return print_json(result);
 
-        if (arg_json)
-                return print_dict_json(reap_map, &result);
+        /* A count bgrund did not send is 0, as it always was here. */
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_BACKGROUND_KEPT], &kept);
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_RELEASED], &released);
+        (void) dict_get_uint(result, &reap_keys[REAP_KEY_ORPHANS_KILLED], &orphans_killed);
 
-        printf("Background jobs kept:    %" PRIu32 "\n"
-               "Containments released:   %" PRIu32 "\n"
-               "Orphans killed:          %" PRIu32 "\n",
-               result.background_kept, result.released, result.orphans_killed);
+        printf("Background jobs kept:    %" PRIu64 "\n"
+               "Containments released:   %" PRIu64 "\n"
+               "Orphans killed:          %" PRIu64 "\n",
+               kept, released, orphans_killed);
         return EXIT_SUCCESS;
 }

@@ -8,10 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bgrun-bus.h"
-#include "log.h"
 #include "bgrun/bus-api.h"
+#include "bus-json.h"
+#include "call.h"
+#include "json-util.h"
+#include "log.h"
 #include "macro.h"
+#include "record.h"
 #include "time-util.h"
 
 /* What dbus-daemon answers when activating a service took too long. */
@@ -145,9 +148,41 @@ int log_parse_error(const char *method, int r) {
         return log_error_errno(r, "Failed to parse the reply to %s: %m", method);
 }
 
+/* The reply's one a{sv}, as a JSON object. */
+static int read_dict(sd_bus_message *reply, json_object **ret) {
+        _cleanup_json_ json_object *dict = NULL;
+        int r;
+
+        if (!sd_bus_message_has_signature(reply, "a{sv}"))
+                return -EBADMSG;
+
+        r = bus_json_read(reply, &dict);
+        if (r < 0)
+                return r;
+        if (r == 0 || !json_object_is_type(dict, json_type_object))
+                return -EBADMSG;
+
+        *ret = TAKE_PTR(dict);
+        return 0;
+}
+
+int call_dict(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = manager_call(bus, m, timeout, id, &reply);
+        if (r < 0)
+                return r;
+
+        r = read_dict(reply, ret);
+        if (r < 0)
+                return log_parse_error(sd_bus_message_get_member(m), r);
+        return 0;
+}
+
 int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
-                 uint64_t call_timeout, const FieldMap *map, void *base) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+                 uint64_t call_timeout, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
         r = manager_new_call(bus, method, &m);
@@ -159,23 +194,14 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
         if (r < 0)
                 return log_error_errno(r, "Failed to build %s call: %m", method);
 
-        r = manager_call(bus, m, call_timeout, id, &reply);
-        if (r < 0)
-                return r;
-
-        r = dict_read(reply, map, base);
-        if (r < 0) {
-                dict_done(map, base);
-                return log_parse_error(method, r);
-        }
-        return 0;
+        return call_dict(bus, m, call_timeout, id, ret);
 }
 
-int get_record(sd_bus *bus, const char *id, JobRecord *ret) {
-        return call_id_dict(bus, "Get", id, NULL, 0, record_map, ret);
+int get_record(sd_bus *bus, const char *id, json_object **ret) {
+        return call_id_dict(bus, "Get", id, NULL, 0, ret);
 }
 
-int wait_record(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret) {
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
         uint64_t call_timeout;
 
         if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - CALL_MARGIN_USEC - 1)
@@ -183,10 +209,10 @@ int wait_record(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret) {
         else
                 call_timeout = timeout + CALL_MARGIN_USEC;
 
-        return call_id_dict(bus, "Wait", id, &timeout, call_timeout, record_map, ret);
+        return call_id_dict(bus, "Wait", id, &timeout, call_timeout, ret);
 }
 
-int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *ret) {
+int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
         uint64_t deadline = USEC_INFINITY, remaining = timeout;
         int r;
 
@@ -194,7 +220,7 @@ int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *r
                 deadline = now_monotonic_usec() + timeout;
 
         for (;;) {
-                JobRecord rec = {};
+                _cleanup_json_ json_object *rec = NULL;
                 uint64_t now;
 
                 r = wait_record(bus, id, remaining, &rec);
@@ -202,11 +228,10 @@ int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, JobRecord *r
                         return r;
 
                 now = now_monotonic_usec();
-                if (!record_is_running(&rec) || (deadline != USEC_INFINITY && now >= deadline)) {
-                        *ret = rec;
+                if (!record_is_running(rec) || (deadline != USEC_INFINITY && now >= deadline)) {
+                        *ret = TAKE_PTR(rec);
                         return 0;
                 }
-                job_record_done(&rec);
 
                 if (deadline != USEC_INFINITY)
                         remaining = deadline - now;

@@ -4,11 +4,10 @@
 /* A job's output, copied to stdout: through the descriptor from OpenOutput,
  * or, where fd passing does not work, in chunks through ReadOutput. */
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
-
-#include "bgrun-record.h"
 
 typedef struct OutputSource {
         const char *id;
@@ -27,4 +26,4 @@ int output_pump(sd_bus *bus, OutputSource *src, int wait_ms);
 
 /* Streams the job's output until the job has ended and every byte was
  * written; the final record goes to ret. */
-int output_follow(sd_bus *bus, OutputSource *src, JobRecord *ret);
+int output_follow(sd_bus *bus, OutputSource *src, json_object **ret);

@@ -2,6 +2,7 @@
 /* Printing for people: a job's record as labelled lines, the job list as a
  * table fitted to the terminal (or as JSON). */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <pwd.h>
@@ -13,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bgrun-dict.h"
-#include "log.h"
-#include "parse-util.h"
-#include "bgrun-print.h"
 #include "duration.h"
 #include "json-util.h"
+#include "log.h"
 #include "macro.h"
+#include "parse-util.h"
+#include "print.h"
+#include "record.h"
 #include "time-util.h"
 
 void print_cell(const char *s, size_t max_columns) {
@@ -67,9 +68,12 @@ static char *format_timestamp(char *buf, size_t len, uint64_t usec) {
         return buf;
 }
 
-static const char *yes_no(int b) {
+static const char *yes_no(bool b) {
         return b ? "yes" : "no";
 }
+
+/* ListJobs' object path in list --json: not a key of the record. */
+#define LIST_KEY_JOB "job"
 
 #define STATUS_LABEL "%12s: "
 
@@ -79,23 +83,28 @@ static void print_label_string(const char *label, const char *value) {
         putchar('\n');
 }
 
-void print_record(const JobRecord *rec, const char *id) {
+void print_record(json_object *rec, const char *id) {
+        json_object *c, *t;
+        const char *s;
+        uint64_t u, started_at, finished_at, confirmed_at;
+        int64_t code;
+        bool b;
         char buf[128];
 
         print_label_string("Job", record_id(rec, id));
 
-        if (RECORD_HAS(rec, RECORD_STATUS))
-                print_label_string("Status", rec->status);
-        if (RECORD_HAS(rec, RECORD_COMMAND))
-                print_label_string("Command", rec->command);
-        if (RECORD_HAS(rec, RECORD_CWD))
-                print_label_string("Directory", rec->cwd);
-        if (RECORD_HAS(rec, RECORD_SESSION_ID))
-                print_label_string("Session", rec->session_id[0] ? rec->session_id : "(none)");
-        if (RECORD_HAS(rec, RECORD_OWNER)) {
-                struct passwd *pw = getpwuid(rec->owner);
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_STATUS])))
+                print_label_string("Status", s);
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_COMMAND])))
+                print_label_string("Command", s);
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_CWD])))
+                print_label_string("Directory", s);
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_SESSION_ID])))
+                print_label_string("Session", s[0] ? s : "(none)");
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_OWNER], &u)) {
+                struct passwd *pw = getpwuid((uid_t) u);
 
-                printf(STATUS_LABEL "%" PRIu32, "Owner", rec->owner);
+                printf(STATUS_LABEL "%" PRIu64, "Owner", u);
                 if (pw && pw->pw_name) {
                         fputs(" (", stdout);
                         print_cell(pw->pw_name, SIZE_MAX);
@@ -103,67 +112,65 @@ void print_record(const JobRecord *rec, const char *id) {
                 }
                 putchar('\n');
         }
-        if (RECORD_HAS(rec, RECORD_PID) && rec->pid > 0)
-                printf(STATUS_LABEL "%" PRIu32 "\n", "PID", rec->pid);
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_PID], &u) && u > 0)
+                printf(STATUS_LABEL "%" PRIu64 "\n", "PID", u);
 
         if (!record_is_running(rec)) {
                 int sig = record_signal(rec);
 
                 if (sig > 0)
                         printf(STATUS_LABEL "%d (%s)\n", "Signal", sig, strsignal(sig));
-                else if (RECORD_HAS(rec, RECORD_EXIT_CODE) && rec->exit_code >= 0)
-                        printf(STATUS_LABEL "%" PRIi32 "\n", "Exit code", rec->exit_code);
+                else if (dict_get_int(rec, &record_keys[RECORD_KEY_EXIT_CODE], &code) && code >= 0)
+                        printf(STATUS_LABEL "%" PRIi64 "\n", "Exit code", code);
                 if (record_timed_out(rec))
                         printf(STATUS_LABEL "yes\n", "Timed out");
         }
 
-        if (RECORD_HAS(rec, RECORD_STARTED_AT) && rec->started_at > 0) {
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_STARTED_AT], &started_at) && started_at > 0) {
                 uint64_t end;
 
-                printf(STATUS_LABEL "%s\n", "Started", format_timestamp(buf, sizeof buf, rec->started_at));
+                printf(STATUS_LABEL "%s\n", "Started", format_timestamp(buf, sizeof buf, started_at));
 
-                if (RECORD_HAS(rec, RECORD_FINISHED_AT) && rec->finished_at > 0) {
-                        printf(STATUS_LABEL "%s\n", "Finished", format_timestamp(buf, sizeof buf, rec->finished_at));
-                        end = rec->finished_at;
+                if (dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at) && finished_at > 0) {
+                        printf(STATUS_LABEL "%s\n", "Finished", format_timestamp(buf, sizeof buf, finished_at));
+                        end = finished_at;
                 } else
                         end = now_realtime_usec();
 
-                if (end >= rec->started_at)
+                if (end >= started_at)
                         printf(STATUS_LABEL "%s%s\n", "Runtime",
-                               format_duration(buf, sizeof buf, end - rec->started_at),
+                               format_duration(buf, sizeof buf, end - started_at),
                                record_is_running(rec) ? " (so far)" : "");
         }
 
-        if (RECORD_HAS(rec, RECORD_OUTPUT_BYTES))
-                printf(STATUS_LABEL "%" PRIu64 " bytes\n", "Output", rec->output_bytes);
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_BYTES], &u))
+                printf(STATUS_LABEL "%" PRIu64 " bytes\n", "Output", u);
 
-        if (RECORD_HAS(rec, RECORD_CONTAINMENT)) {
-                const Containment *c = &rec->containment;
-
+        if ((c = dict_get(rec, &record_keys[RECORD_KEY_CONTAINMENT]))) {
+                s = dict_get_string(c, &containment_keys[CONTAINMENT_KEY_MECHANISM]);
                 printf(STATUS_LABEL, "Containment");
-                print_cell(SUB_HAS(c, CONTAINMENT_MECHANISM) ? c->mechanism : "unknown", SIZE_MAX);
-                if (SUB_HAS(c, CONTAINMENT_CONTAINED))
-                        printf(", contained: %s", yes_no(c->contained));
-                if (SUB_HAS(c, CONTAINMENT_EXECUTED))
-                        printf(", executed: %s", yes_no(c->executed));
+                print_cell(s ?: "unknown", SIZE_MAX);
+                if (dict_get_bool(c, &containment_keys[CONTAINMENT_KEY_CONTAINED], &b))
+                        printf(", contained: %s", yes_no(b));
+                if (dict_get_bool(c, &containment_keys[CONTAINMENT_KEY_EXECUTED], &b))
+                        printf(", executed: %s", yes_no(b));
                 putchar('\n');
-                if (SUB_HAS(c, CONTAINMENT_UNIT) && c->unit[0])
-                        print_label_string("Unit", c->unit);
-                if (SUB_HAS(c, CONTAINMENT_CGROUP) && c->cgroup[0])
-                        print_label_string("CGroup", c->cgroup);
+                if ((s = dict_get_string(c, &containment_keys[CONTAINMENT_KEY_UNIT])) && s[0])
+                        print_label_string("Unit", s);
+                if ((s = dict_get_string(c, &containment_keys[CONTAINMENT_KEY_CGROUP])) && s[0])
+                        print_label_string("CGroup", s);
         }
 
-        if (RECORD_HAS(rec, RECORD_TEARDOWN)) {
-                const Teardown *t = &rec->teardown;
-
+        if ((t = dict_get(rec, &record_keys[RECORD_KEY_TEARDOWN]))) {
                 printf(STATUS_LABEL, "Teardown");
-                printf("dead: %s", SUB_HAS(t, TEARDOWN_DEAD) ? yes_no(t->dead) : "unknown");
-                if (SUB_HAS(t, TEARDOWN_METHOD) && t->method[0]) {
+                printf("dead: %s",
+                       dict_get_bool(t, &teardown_keys[TEARDOWN_KEY_DEAD], &b) ? yes_no(b) : "unknown");
+                if ((s = dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD])) && s[0]) {
                         fputs(", method: ", stdout);
-                        print_cell(t->method, SIZE_MAX);
+                        print_cell(s, SIZE_MAX);
                 }
-                if (SUB_HAS(t, TEARDOWN_CONFIRMED_AT) && t->confirmed_at > 0)
-                        printf(", confirmed %s", format_timestamp(buf, sizeof buf, t->confirmed_at));
+                if (dict_get_uint(t, &teardown_keys[TEARDOWN_KEY_CONFIRMED_AT], &confirmed_at) && confirmed_at > 0)
+                        printf(", confirmed %s", format_timestamp(buf, sizeof buf, confirmed_at));
                 putchar('\n');
         }
 }
@@ -228,6 +235,21 @@ int print_job_list(const JobListEntry *jobs, size_t n) {
         return EXIT_SUCCESS;
 }
 
+int print_json(json_object *obj) {
+        int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+        const char *s;
+
+        /* Pretty for people, one line per document for pipes. */
+        flags |= isatty(STDOUT_FILENO) ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN;
+
+        s = json_object_to_json_string_ext(obj, flags);
+        if (!s)
+                return log_oom();
+        if (puts(s) == EOF || fflush(stdout) == EOF)
+                return log_error_errno(errno ? errno : EIO, "Failed to write JSON: %m");
+        return 0;
+}
+
 int print_job_list_json(const JobListEntry *jobs, size_t n) {
         _cleanup_(json_object_putp) json_object *array = NULL;
 
@@ -239,11 +261,11 @@ int print_job_list_json(const JobListEntry *jobs, size_t n) {
                 _cleanup_(json_object_putp) json_object *obj = json_object_new_object();
 
                 if (!obj ||
-                    json_object_object_add(obj, "id", json_object_new_string(jobs[i].id)) < 0 ||
-                    json_object_object_add(obj, "session_id", json_object_new_string(jobs[i].session)) < 0 ||
-                    json_object_object_add(obj, "status", json_object_new_string(jobs[i].status)) < 0 ||
-                    json_object_object_add(obj, "command", json_object_new_string(jobs[i].command)) < 0 ||
-                    json_object_object_add(obj, "job", json_object_new_string(jobs[i].path)) < 0 ||
+                    json_add_str(obj, record_keys[RECORD_KEY_ID].name, jobs[i].id) < 0 ||
+                    json_add_str(obj, record_keys[RECORD_KEY_SESSION_ID].name, jobs[i].session) < 0 ||
+                    json_add_str(obj, record_keys[RECORD_KEY_STATUS].name, jobs[i].status) < 0 ||
+                    json_add_str(obj, record_keys[RECORD_KEY_COMMAND].name, jobs[i].command) < 0 ||
+                    json_add_str(obj, LIST_KEY_JOB, jobs[i].path) < 0 ||
                     json_object_array_add(array, obj) < 0)
                         return log_oom();
                 TAKE_PTR(obj);

@@ -4,9 +4,8 @@
 /* Printing for people on stdout: a job's record as labelled lines, the job
  * list as a table (or as JSON). */
 
+#include <json-c/json.h>
 #include <stddef.h>
-
-#include "bgrun-record.h"
 
 typedef struct JobListEntry {
         const char *id, *session, *status, *command, *path;
@@ -17,8 +16,12 @@ typedef struct JobListEntry {
  * character, which is right for everything but wide glyphs. */
 void print_cell(const char *s, size_t max_columns);
 
-/* id names the job if the record does not. */
-void print_record(const JobRecord *rec, const char *id);
+/* A record (see record.h) as labelled lines; id names the job if the
+ * record does not. */
+void print_record(json_object *rec, const char *id);
+
+/* One JSON document on stdout: pretty on a terminal, else one line. */
+int print_json(json_object *obj);
 
 int print_job_list(const JobListEntry *jobs, size_t n);
 int print_job_list_json(const JobListEntry *jobs, size_t n);

@@ -9,11 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bgrun-bus.h"
-#include "log.h"
-#include "bgrun-output.h"
+#include "call.h"
 #include "fileio.h"
+#include "json-util.h"
+#include "log.h"
 #include "macro.h"
+#include "output.h"
+#include "record.h"
 
 /* How long one Wait call blocks while we follow output: the latency of the
  * streamed output, and the rate of our calls to the daemon. */
@@ -179,11 +181,11 @@ int output_pump(sd_bus *bus, OutputSource *src, int wait_ms) {
         }
 }
 
-int output_follow(sd_bus *bus, OutputSource *src, JobRecord *ret) {
+int output_follow(sd_bus *bus, OutputSource *src, json_object **ret) {
         int r;
 
         for (;;) {
-                JobRecord rec = {};
+                _cleanup_json_ json_object *rec = NULL;
 
                 r = output_pump(bus, src, 0);
                 if (r < 0)
@@ -194,17 +196,14 @@ int output_follow(sd_bus *bus, OutputSource *src, JobRecord *ret) {
                 if (r < 0)
                         return r;
 
-                if (!record_is_running(&rec)) {
+                if (!record_is_running(rec)) {
                         /* The job has ended; what it wrote is all there. For a pipe
                          * give the writer a moment to close its end. */
                         r = output_pump(bus, src, 1000);
-                        if (r < 0) {
-                                job_record_done(&rec);
+                        if (r < 0)
                                 return r;
-                        }
-                        *ret = rec;
+                        *ret = TAKE_PTR(rec);
                         return 0;
                 }
-                job_record_done(&rec);
         }
 }

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The verbs of bgrun, one function each. args->words[0] is the verb, the
+ * rest its arguments. Each returns bgrun's exit status, or a negative error
+ * it has logged. */
+
+#include <systemd/sd-bus.h>
+
+#include "cmdline.h"
+
+int verb_run(sd_bus *bus, const Args *args);
+int verb_status(sd_bus *bus, const Args *args);
+int verb_logs(sd_bus *bus, const Args *args);
+int verb_kill(sd_bus *bus, const Args *args);
+int verb_list(sd_bus *bus, const Args *args);
+int verb_wait(sd_bus *bus, const Args *args);
+int verb_forget(sd_bus *bus, const Args *args);
+int verb_reap(sd_bus *bus, const Args *args);

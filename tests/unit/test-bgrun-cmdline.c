@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun's command line, parsed without a bus: which verb, which words, which
+ * options, and the usage errors word for word. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "build-config.h"
+#include "cmdline.h"
+#include "log.h"
+#include "macro.h"
+#include "verbs.h"
+
+static Args args;
+
+static void setup(void) {
+        log_setup("bgrun", LOG_TARGET_CONSOLE);
+        cr_redirect_stdout();
+        cr_redirect_stderr();
+}
+
+static void teardown(void) {
+        args_done(&args);
+}
+
+TestSuite(cmdline, .init = setup, .fini = teardown);
+
+static int parse_v(char **argv) {
+        int argc = 0;
+
+        while (argv[argc])
+                argc++;
+        return parse_argv(&args, argc, argv);
+}
+#define PARSE(...) parse_v((char *[]) { "bgrun", __VA_ARGS__, NULL })
+
+/* A usage error: -EINVAL and exactly this line on stderr. */
+static void expect_usage_error(int r, const char *line) {
+        char want[512];
+
+        cr_assert_eq(r, -EINVAL, "parse_argv() = %d", r);
+        snprintf(want, sizeof want, "bgrun: %s\n", line);
+        fflush(stderr);
+        cr_assert_stderr_eq_str(want);
+}
+
+static uint64_t max_runtime(void) {
+        cr_assert(launch_args_is_set(&args.launch, LAUNCH_OPTION_MAX_RUNTIME_USEC));
+        return args.launch.values[LAUNCH_OPTION_MAX_RUNTIME_USEC].u64;
+}
+
+Test(cmdline, missing_command) {
+        char *argv[] = { "bgrun", NULL };
+
+        expect_usage_error(parse_v(argv), "Missing command. See 'bgrun --help'.");
+}
+
+Test(cmdline, unknown_command) {
+        expect_usage_error(PARSE("frobnicate"), "Unknown command 'frobnicate'. See 'bgrun --help'.");
+}
+
+Test(cmdline, missing_job_id) {
+        expect_usage_error(PARSE("status"), "Missing job ID: bgrun status ID");
+}
+
+Test(cmdline, missing_job_id_names_the_alias_used) {
+        expect_usage_error(PARSE("show", "--json"), "Missing job ID: bgrun show ID");
+}
+
+Test(cmdline, missing_command_to_run) {
+        expect_usage_error(PARSE("run", "-s", "x"), "Missing the command to run: bgrun run [OPTIONS] -- COMMAND...");
+}
+
+Test(cmdline, too_many_arguments) {
+        expect_usage_error(PARSE("status", "a", "b"), "Too many arguments for 'status'. See 'bgrun --help'.");
+}
+
+Test(cmdline, too_many_arguments_for_list) {
+        expect_usage_error(PARSE("ls", "x"), "Too many arguments for 'ls'. See 'bgrun --help'.");
+}
+
+Test(cmdline, json_does_not_apply_to_logs) {
+        expect_usage_error(PARSE("logs", "abc", "--json"), "Option --json does not apply to 'logs'.");
+}
+
+Test(cmdline, property_does_not_apply_to_wait) {
+        expect_usage_error(PARSE("wait", "-p", "MemoryMax=1", "abc"), "Option --property does not apply to 'wait'.");
+}
+
+Test(cmdline, timeout_does_not_apply_to_list) {
+        expect_usage_error(PARSE("list", "-t", "5s"), "Option --timeout does not apply to 'list'.");
+}
+
+Test(cmdline, unknown_options) {
+        expect_usage_error(PARSE("-x"), "Unknown option '-x'. See 'bgrun --help'.");
+}
+
+Test(cmdline, unknown_long_option) {
+        expect_usage_error(PARSE("status", "--bogus", "abc"), "Unknown option '--bogus'. See 'bgrun --help'.");
+}
+
+Test(cmdline, option_needs_argument) {
+        expect_usage_error(PARSE("status", "abc", "-s"), "Option '-s' needs an argument.");
+}
+
+Test(cmdline, long_option_needs_argument) {
+        /* getopt names the short form of a long option that has one. */
+        expect_usage_error(PARSE("list", "--session"), "Option '-s' needs an argument.");
+}
+
+Test(cmdline, bad_timeout) {
+        expect_usage_error(PARSE("wait", "-t", "soon", "abc"),
+                           "Invalid duration 'soon' for --timeout (try e.g. 90, 90s, 5min, 1h30min).");
+}
+
+Test(cmdline, empty_directory) {
+        expect_usage_error(PARSE("run", "-C", "", "--", "true"), "--directory= needs a directory.");
+}
+
+Test(cmdline, bad_environment) {
+        expect_usage_error(PARSE("run", "-E", "NOVALUE", "--", "true"),
+                           "Invalid environment assignment 'NOVALUE', expected NAME=VALUE.");
+}
+
+Test(cmdline, timeout_means_max_runtime_for_run) {
+        cr_assert_eq(PARSE("run", "-t", "5min", "--", "sleep", "1"), 1);
+        cr_assert_eq(args.verb->dispatch, verb_run);
+        cr_assert_eq(args.timeout_usec, 300 * USEC_PER_SEC);
+        cr_assert_eq(max_runtime(), 300 * USEC_PER_SEC);
+        cr_assert_eq(args.n_words, 3);
+        cr_assert_str_eq(args.words[0], "run");
+        cr_assert_str_eq(args.words[1], "sleep");
+        cr_assert_str_eq(args.words[2], "1");
+        cr_assert_null(args.words[3]);
+}
+
+Test(cmdline, property_max_runtime_wins_over_timeout) {
+        cr_assert_eq(PARSE("run", "-p", "MaxRuntimeUSec=1min", "-t", "5min", "--", "true"), 1);
+        cr_assert_eq(max_runtime(), 60 * USEC_PER_SEC);
+}
+
+Test(cmdline, property_max_runtime_wins_given_later) {
+        cr_assert_eq(PARSE("run", "-t", "5min", "-p", "MaxRuntimeUSec=1min", "--", "true"), 1);
+        cr_assert_eq(max_runtime(), 60 * USEC_PER_SEC);
+}
+
+Test(cmdline, timeout_for_wait_is_how_long_to_wait) {
+        cr_assert_eq(PARSE("wait", "abc", "-t", "10s", "--json"), 1);
+        cr_assert_eq(args.verb->dispatch, verb_wait);
+        cr_assert_eq(args.timeout_usec, 10 * USEC_PER_SEC);
+        cr_assert_str_eq(args.timeout_string, "10s");
+        cr_assert(args.json);
+        cr_assert_not(launch_args_is_set(&args.launch, LAUNCH_OPTION_MAX_RUNTIME_USEC));
+}
+
+Test(cmdline, no_timeout_is_infinity) {
+        cr_assert_eq(PARSE("wait", "abc"), 1);
+        cr_assert_eq(args.timeout_usec, UINT64_MAX);
+        cr_assert_null(args.timeout_string);
+}
+
+Test(cmdline, options_after_the_command_belong_to_it) {
+        cr_assert_eq(PARSE("run", "-s", "build", "echo", "--json", "-t", "5"), 1);
+        cr_assert_not(args.json);
+        cr_assert_eq(args.options_seen, OPTION_SESSION);
+        cr_assert_str_eq(args.session, "build");
+        cr_assert_eq(args.n_words, 5);
+        cr_assert_str_eq(args.words[2], "--json");
+        cr_assert_str_eq(args.words[4], "5");
+}
+
+Test(cmdline, after_dashes_everything_is_the_command) {
+        cr_assert_eq(PARSE("run", "--wait", "--", "-x", "--json"), 1);
+        cr_assert(args.wait);
+        cr_assert_not(args.json);
+        cr_assert_eq(args.n_words, 3);
+        cr_assert_str_eq(args.words[1], "-x");
+}
+
+Test(cmdline, other_verbs_take_options_after_their_arguments) {
+        cr_assert_eq(PARSE("logs", "abc", "-f"), 1);
+        cr_assert_eq(args.verb->dispatch, verb_logs);
+        cr_assert(args.follow);
+        cr_assert_str_eq(args.words[1], "abc");
+}
+
+Test(cmdline, aliases) {
+        cr_assert_eq(PARSE("show", "abc"), 1);
+        cr_assert_eq(args.verb->dispatch, verb_status);
+        cr_assert_str_eq(args.verb->name, "show");
+        args_done(&args);
+
+        /* Parsing again in one process starts afresh (getopt's state too). */
+        cr_assert_eq(PARSE("ls", "--json"), 1);
+        cr_assert_eq(args.verb->dispatch, verb_list);
+        cr_assert(args.json);
+}
+
+Test(cmdline, run_options) {
+        cr_assert_eq(PARSE("run", "-s", "s1", "-C", "sub", "-E", "A=1", "--setenv=B=2", "-p", "TasksMax=8", "--wait",
+                           "--json", "--", "make"),
+                     1);
+        cr_assert_str_eq(args.session, "s1");
+        cr_assert_str_eq(args.directory, "sub");
+        cr_assert(args.wait);
+        cr_assert(args.json);
+        cr_assert_eq(args.launch.n_environment, 2);
+        cr_assert_str_eq(args.launch.environment[1], "B=2");
+        cr_assert(launch_args_is_set(&args.launch, LAUNCH_OPTION_ENVIRONMENT));
+        cr_assert_eq(args.launch.values[LAUNCH_OPTION_TASKS_MAX].u64, 8);
+        cr_assert_not(launch_args_is_set(&args.launch, LAUNCH_OPTION_MAX_RUNTIME_USEC));
+}
+
+Test(cmdline, help) {
+        cr_assert_eq(PARSE("--help"), 0);
+        fflush(stdout);
+        cr_assert_stdout_neq_str("");
+}
+
+Test(cmdline, help_starts_with_usage) {
+        char buf[64] = "";
+        FILE *f;
+
+        cr_assert_eq(PARSE("status", "-h"), 0);
+        fflush(stdout);
+        f = cr_get_redirected_stdout();
+        cr_assert_not_null(fgets(buf, sizeof buf, f));
+        cr_assert_str_eq(buf, "bgrun [OPTIONS...] COMMAND ...\n");
+}
+
+Test(cmdline, version) {
+        cr_assert_eq(PARSE("--version"), 0);
+        fflush(stdout);
+        cr_assert_stdout_eq_str("bgrun " BGRUN_VERSION "\n");
+}

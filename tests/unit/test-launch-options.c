@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* launch_options_set(): the rules for Launch's a{sv}, without a bus. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "launch-options.h"
+#include "macro.h"
+
+static LaunchOptions o;
+
+static void done(void) {
+        launch_options_done(&o);
+}
+
+TestSuite(launch_options, .fini = done);
+
+static LaunchValue u64(uint64_t v) {
+        return (LaunchValue) { .signature = "t", .u64 = v };
+}
+
+static LaunchValue str(const char *s) {
+        return (LaunchValue) { .signature = "s", .str = s };
+}
+
+static LaunchValue strv(char *const *l) {
+        return (LaunchValue) { .signature = "as", .strv = l };
+}
+
+static const char *name(LaunchOption i) {
+        return launch_options[i].name;
+}
+
+/* Sets key = v and expects success. */
+static void set_ok(const char *key, LaunchValue v) {
+        _cleanup_free_ char *error = NULL;
+        int r = launch_options_set(&o, key, &v, &error);
+
+        cr_assert_eq(r, 0, "%s: %d (%s)", key, r, error ?: "");
+        cr_assert_null(error);
+}
+
+/* Sets key = v, expects -EINVAL with a message containing want, and o as it
+ * was before. */
+static void set_fails(const char *key, LaunchValue v, const char *want) {
+        _cleanup_free_ char *error = NULL;
+        LaunchOptions before = o;
+        int r = launch_options_set(&o, key, &v, &error);
+
+        cr_assert_eq(r, -EINVAL, "%s: %d", key, r);
+        cr_assert_not_null(error, "%s: no message", key);
+        cr_assert(strstr(error, want), "%s: message '%s' does not say '%s'", key, error, want);
+        cr_assert_eq(memcmp(&before, &o, sizeof o), 0, "%s: a rejected call changed the options", key);
+}
+
+Test(launch_options, success_leaves_every_value) {
+        char *env[] = { "A=1", "_B=two words", NULL };
+
+        set_ok(name(LAUNCH_OPTION_MAX_RUNTIME_USEC), u64(5 * USEC_PER_SEC));
+        set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(env));
+        set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(1 << 30));
+        set_ok(name(LAUNCH_OPTION_TASKS_MAX), u64(64));
+        set_ok(name(LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC), u64(500000));
+        set_ok(name(LAUNCH_OPTION_USER), str("nobody"));
+
+        cr_assert_eq(o.max_runtime_usec, 5 * USEC_PER_SEC);
+        cr_assert_eq(o.limits.memory_max, 1 << 30);
+        cr_assert_eq(o.limits.tasks_max, 64);
+        cr_assert_eq(o.limits.cpu_quota_per_sec_usec, 500000);
+        cr_assert_str_eq(o.user, "nobody");
+        cr_assert_not_null(o.environment);
+        cr_assert_str_eq(o.environment[0], "A=1");
+        cr_assert_str_eq(o.environment[1], "_B=two words");
+        cr_assert_null(o.environment[2]);
+        /* Copies, not the caller's strings. */
+        cr_assert_neq(o.environment[0], env[0]);
+        cr_assert_eq(o.seen, (1U << _LAUNCH_OPTION_MAX) - 1);
+}
+
+Test(launch_options, unknown_key) {
+        set_fails("MemoryLimit", u64(1), "Unknown option 'MemoryLimit'");
+}
+
+Test(launch_options, a_long_unknown_key_is_not_echoed) {
+        char key[101];
+        _cleanup_free_ char *error = NULL;
+        LaunchValue v = u64(1);
+
+        memset(key, 'K', 100);
+        key[100] = '\0';
+        set_fails(key, v, "Unknown option (a 100-byte key)");
+
+        cr_assert_eq(launch_options_set(&o, key, &v, &error), -EINVAL);
+        cr_assert_null(strstr(error, "KKKKKKKKKK"), "the key was echoed: %s", error);
+}
+
+Test(launch_options, a_key_given_twice) {
+        set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(4096));
+        set_fails(name(LAUNCH_OPTION_MEMORY_MAX), u64(8192), "Option MemoryMax given more than once");
+        cr_assert_eq(o.limits.memory_max, 4096);
+
+        set_ok(name(LAUNCH_OPTION_USER), str("a"));
+        set_fails(name(LAUNCH_OPTION_USER), str("b"), "given more than once");
+        cr_assert_str_eq(o.user, "a");
+}
+
+Test(launch_options, wrong_type) {
+        char *env[] = { "A=1", NULL };
+
+        set_fails(name(LAUNCH_OPTION_MEMORY_MAX), str("1G"), "Option MemoryMax must be of type 't', not 's'");
+        set_fails(name(LAUNCH_OPTION_USER), u64(0), "Option User must be of type 's', not 't'");
+        set_fails(name(LAUNCH_OPTION_ENVIRONMENT), str("A=1"), "must be of type 'as', not 's'");
+        set_fails(name(LAUNCH_OPTION_TASKS_MAX), strv(env), "not 'as'");
+        /* A caller's signature is cut, not echoed at any length. */
+        set_fails(name(LAUNCH_OPTION_TASKS_MAX),
+                  (LaunchValue) { .signature = "a{sv}a{sv}a{sv}a{sv}a{sv}" },
+                  "not 'a{sv}a{sv}a{sv}a'");
+}
+
+Test(launch_options, zero_is_refused_for_numbers) {
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                char want[128];
+
+                if (!streq(launch_options[i].signature, "t"))
+                        continue;
+                snprintf(want, sizeof want, "Option %s must be greater than 0", name(i));
+                set_fails(name(i), u64(0), want);
+        }
+}
+
+Test(launch_options, infinity_max_runtime_is_no_limit) {
+        set_ok(name(LAUNCH_OPTION_MAX_RUNTIME_USEC), u64(UINT64_MAX));
+        cr_assert_eq(o.max_runtime_usec, 0);
+        cr_assert(o.seen & (1U << LAUNCH_OPTION_MAX_RUNTIME_USEC));
+
+        /* For the limits infinity is a value like any other. */
+        set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(UINT64_MAX));
+        cr_assert_eq(o.limits.memory_max, UINT64_MAX);
+}
+
+Test(launch_options, environment_entries) {
+        const char *bad[] = { "NOEQUALS", "=value", "1A=x", "A-B=x", "A B=x", "Ä=x" };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char *env[] = { "GOOD=1", (char *) bad[i], NULL };
+
+                set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(env),
+                          "Environment entry 2 is not of the form NAME=VALUE");
+        }
+
+        /* An empty value, and '=' in the value, are fine. */
+        char *good[] = { "EMPTY=", "EQ=a=b", NULL };
+        set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(good));
+        cr_assert_str_eq(o.environment[1], "EQ=a=b");
+}
+
+Test(launch_options, environment_limits) {
+        _cleanup_free_ char **env = calloc(LAUNCH_ENVIRONMENT_MAX_ENTRIES + 2, sizeof(char *));
+        _cleanup_free_ char *big = malloc(LAUNCH_ENVIRONMENT_MAX_BYTES + 1);
+
+        cr_assert_not_null(env);
+        cr_assert_not_null(big);
+
+        for (size_t i = 0; i <= LAUNCH_ENVIRONMENT_MAX_ENTRIES; i++)
+                env[i] = "A=1";
+        set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(env), "Environment is too large (1025 entries");
+
+        /* Exactly the maximum is fine. */
+        env[LAUNCH_ENVIRONMENT_MAX_ENTRIES] = NULL;
+        set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(env));
+        launch_options_done(&o);
+
+        /* One entry of MAX_BYTES bytes with its NUL is one too many. */
+        memset(big, 'x', LAUNCH_ENVIRONMENT_MAX_BYTES);
+        memcpy(big, "BIG=", 4);
+        big[LAUNCH_ENVIRONMENT_MAX_BYTES] = '\0';
+        char *one[] = { big, NULL };
+        set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(one), "Environment is too large (1 entries, 131073 bytes");
+
+        big[LAUNCH_ENVIRONMENT_MAX_BYTES - 1] = '\0';
+        set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(one));
+}
+
+Test(launch_options, user_names) {
+        char name_max[LAUNCH_USER_NAME_MAX + 2];
+
+        set_fails(name(LAUNCH_OPTION_USER), str(""), "Option User must be a user name");
+
+        memset(name_max, 'u', LAUNCH_USER_NAME_MAX + 1);
+        name_max[LAUNCH_USER_NAME_MAX + 1] = '\0';
+        set_fails(name(LAUNCH_OPTION_USER), str(name_max), "Option User must be a user name");
+
+        name_max[LAUNCH_USER_NAME_MAX] = '\0';
+        set_ok(name(LAUNCH_OPTION_USER), str(name_max));
+        cr_assert_eq(strlen(o.user), LAUNCH_USER_NAME_MAX);
+}
+
+Test(launch_options, a_rejected_call_keeps_what_was_set) {
+        char *env[] = { "A=1", NULL };
+        char *bad_env[] = { "-=1", NULL };
+
+        set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(env));
+        set_ok(name(LAUNCH_OPTION_TASKS_MAX), u64(10));
+
+        /* set_fails() compares the whole struct, pointers included. */
+        set_fails("Nope", u64(1), "Unknown option");
+        set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(bad_env), "given more than once");
+        set_fails(name(LAUNCH_OPTION_MEMORY_MAX), u64(0), "greater than 0");
+        set_fails(name(LAUNCH_OPTION_USER), str(""), "user name");
+
+        cr_assert_str_eq(o.environment[0], "A=1");
+        cr_assert_eq(o.limits.tasks_max, 10);
+        cr_assert_eq(o.limits.memory_max, 0);
+        cr_assert_null(o.user);
+        cr_assert_eq(o.seen, (1U << LAUNCH_OPTION_ENVIRONMENT) | (1U << LAUNCH_OPTION_TASKS_MAX));
+}
