@@ -394,6 +394,13 @@ static void free_dirents(struct dirent **l, int n) {
         free(l);
 }
 
+int config_parse_string(const char *label, const char *text, BgrunConfig *c, char **ret_error) {
+        _cleanup_free_ char *copy = strdup(text);
+        if (!copy)
+                return -ENOMEM;
+        return parse_text(label, copy, c, ret_error);
+}
+
 int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         BgrunConfig c;

@@ -48,6 +48,11 @@ void config_init(BgrunConfig *c);
  * error. *ret is written only on success. */
 int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret, char **ret_error);
 
+/* Apply one file's text (its name for messages in label) on top of c, as
+ * config_load() does for each file; c may be half-applied on failure. For
+ * tests and the fuzzer. */
+int config_parse_string(const char *label, const char *text, BgrunConfig *c, char **ret_error);
+
 /* The effective configuration in the file's own syntax, every key given:
  * loading it again gives the same configuration. */
 int config_format(const BgrunConfig *c, char **ret);
