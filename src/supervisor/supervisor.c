@@ -39,6 +39,7 @@
 #include <linux/keyctl.h>
 
 #include "cgroup.h"
+#include "environment.h"
 #include "grant.h"
 #include "job-store.h"
 #include "log.h"
@@ -51,7 +52,6 @@
 
 
 #define TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 typedef struct Supervisor {
         int dir_fd;
@@ -133,47 +133,6 @@ static int setup_cgroups(Supervisor *s) {
         if (asprintf(&s->payload_path, "%s/payload", streq(s->unit_cgroup, "/") ? "" : s->unit_cgroup) < 0)
                 return -ENOMEM;
         return 0;
-}
-
-static char **build_environment(const JobSpec *spec) {
-        size_t n = 0;
-        for (char **e = spec->environment; e && *e; e++)
-                n++;
-        char **env = calloc(n + 8, sizeof(char *));
-        if (!env)
-                return NULL;
-
-        size_t i = 0;
-        bool ok = asprintf(&env[i++], "PATH=%s", DEFAULT_PATH) >= 0 &&
-                  asprintf(&env[i++], "HOME=%s", spec->home) >= 0 &&
-                  asprintf(&env[i++], "USER=%s", spec->user) >= 0 &&
-                  asprintf(&env[i++], "LOGNAME=%s", spec->user) >= 0 &&
-                  asprintf(&env[i++], "SHELL=%s", spec->shell) >= 0 &&
-                  asprintf(&env[i++], "BGRUN_JOB_ID=%s", spec->id) >= 0;
-        if (!ok) {
-                strv_free(env);
-                return NULL;
-        }
-        /* The caller's entries come last: execve takes the first of a
-         * duplicated name in most programs, so override in place instead. */
-        for (char **e = spec->environment; e && *e; e++) {
-                size_t klen = strcspn(*e, "=");
-                size_t j;
-                for (j = 0; j < i; j++)
-                        if (strncmp(env[j], *e, klen + 1) == 0)
-                                break;
-                char *copy = strdup(*e);
-                if (!copy) {
-                        strv_free(env);
-                        return NULL;
-                }
-                if (j < i) {
-                        free(env[j]);
-                        env[j] = copy;
-                } else
-                        env[i++] = copy;
-        }
-        return env;
 }
 
 typedef struct ChildFailure {
@@ -338,9 +297,10 @@ static int supervise(Supervisor *s) {
         if (r < 0)
                 return publish_setup_failure(s, r, "open the output file");
 
-        _cleanup_strv_free_ char **env = build_environment(&s->spec);
-        if (!env)
-                return publish_setup_failure(s, -ENOMEM, "build the environment");
+        _cleanup_strv_free_ char **env = NULL;
+        r = job_environment(&s->spec, &env);
+        if (r < 0)
+                return publish_setup_failure(s, r, "build the environment");
 
         int report[2];
         if (pipe2(report, O_CLOEXEC) < 0)
