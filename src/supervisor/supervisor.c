@@ -47,6 +47,7 @@
 #include "time-util.h"
 #include "pidref.h"
 #include "privilege.h"
+#include "publish.h"
 #include "process-tree.h"
 
 
@@ -75,31 +76,8 @@ static void supervisor_done(Supervisor *s) {
         pidref_done(&s->child);
 }
 
-/* A setup failure: nothing of the command ran, and there is nothing to tear
- * down, so the record says so and the job ends here. */
-static int publish_setup_failure(Supervisor *s, int error, const char *what) {
-        char reason[512];
-        errno = -error;
-        snprintf(reason, sizeof reason, "supervisor setup failed: %s: %m", what);
-        log_error("%s", reason);
-
-        JobResult res = {
-                .status = JOB_FAILED,
-                .exit_code = 1,
-                .executed = false,
-                .contained = false,
-                .dead = true, /* nothing runs: the containment holds nothing */
-                .method = TEARDOWN_NOT_STARTED,
-                .finished_at = now_realtime_usec(),
-                .confirmed_at = now_realtime_usec(),
-        };
-        strcpy(res.reason, reason);
-        if (s->dir_fd >= 0) {
-                int r = job_store_finish(s->dir_fd, &res);
-                if (r < 0)
-                        log_error_errno(r, "Failed to write the result of job %s: %m", s->spec.id);
-        }
-        return error;
+static int fail_setup(Supervisor *s, int error, const char *step) {
+        return publish_setup_failure(s->dir_fd, &s->spec, error, step);
 }
 
 static int setup_cgroups(Supervisor *s) {
@@ -279,39 +257,39 @@ static int supervise(Supervisor *s) {
         sigprocmask(SIG_BLOCK, &mask, NULL);
         _cleanup_close_ int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sig_fd < 0)
-                return publish_setup_failure(s, negative_errno(), "signalfd");
+                return fail_setup(s, negative_errno(), "signalfd");
 
         /* Orphans of the job become our children, not PID 1's. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-                return publish_setup_failure(s, negative_errno(), "become a child subreaper");
+                return fail_setup(s, negative_errno(), "become a child subreaper");
 
         if (s->spec.mechanism == MECHANISM_SYSTEMD) {
                 r = setup_cgroups(s);
                 if (r == -EREMCHG)
-                        return publish_setup_failure(s, -EPERM, "set up the job's cgroup: the supervisor is not in the job's scope");
+                        return fail_setup(s, -EPERM, "set up the job's cgroup: the supervisor is not in the job's scope");
                 if (r < 0)
-                        return publish_setup_failure(s, r, "set up the job's cgroup");
+                        return fail_setup(s, r, "set up the job's cgroup");
         }
 
         r = job_store_open_output(s->dir_fd, O_WRONLY | O_APPEND, &s->output_fd);
         if (r < 0)
-                return publish_setup_failure(s, r, "open the output file");
+                return fail_setup(s, r, "open the output file");
 
         _cleanup_strv_free_ char **env = NULL;
         r = job_environment(&s->spec, &env);
         if (r < 0)
-                return publish_setup_failure(s, r, "build the environment");
+                return fail_setup(s, r, "build the environment");
 
         int report[2];
         if (pipe2(report, O_CLOEXEC) < 0)
-                return publish_setup_failure(s, negative_errno(), "pipe");
+                return fail_setup(s, negative_errno(), "pipe");
 
         pid_t pid = fork();
         if (pid < 0) {
                 r = negative_errno();
                 safe_close(report[0]);
                 safe_close(report[1]);
-                return publish_setup_failure(s, r, "fork");
+                return fail_setup(s, r, "fork");
         }
         if (pid == 0) {
                 safe_close(report[0]);
@@ -327,7 +305,7 @@ static int supervise(Supervisor *s) {
                 log_error_errno(r, "Cannot get a pidfd for the job's process: %m");
                 kill_job(s);
                 (void) waitpid(pid, NULL, 0);
-                return publish_setup_failure(s, r, "open a pidfd for the command");
+                return fail_setup(s, r, "open a pidfd for the command");
         }
 
         /* Wait for exec (the pipe closes) or a reported failure. */
@@ -340,7 +318,7 @@ static int supervise(Supervisor *s) {
                 /* It never exec'd, so it forked nothing, and it exits
                  * after reporting: reaping it is the whole teardown. */
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
-                return publish_setup_failure(s, f.error, f.step);
+                return fail_setup(s, f.error, f.step);
         }
 
         JobRun run = {
@@ -358,12 +336,16 @@ static int supervise(Supervisor *s) {
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
                 TeardownMethod method;
                 bool dead = teardown_confirm(s, &method);
-                JobResult res = {
-                        .status = JOB_FAILED, .exit_code = 1, .executed = true, .dead = dead,
-                        .method = method, .reason = "cannot record the running job",
-                        .finished_at = now_realtime_usec(), .confirmed_at = dead ? now_realtime_usec() : 0,
-                };
-                (void) job_store_finish(s->dir_fd, &res);
+                /* No run.json, so no reader sees the job as contained. */
+                (void) publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
+                        .status = JOB_FAILED,
+                        .exit_code = 1,
+                        .executed = true,
+                        .run = NULL,
+                        .dead = dead,
+                        .method = method,
+                        .reason = "cannot record the running job",
+                });
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
@@ -432,21 +414,17 @@ static int supervise(Supervisor *s) {
         bool dead = teardown_confirm(s, &method);
         reap_orphans(0);
 
-        JobResult res = {
+        r = publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
                 .status = timed_out ? JOB_TIMED_OUT : killed ? JOB_KILLED : JOB_EXITED,
                 .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
                 .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
-                .timed_out = timed_out,
                 .executed = true,
-                .contained = job_contained(s->spec.mechanism, &run),
-                .finished_at = now_realtime_usec(),
+                .run = &run,
                 .dead = dead,
                 .method = method,
-                .confirmed_at = dead ? now_realtime_usec() : 0,
-        };
-        r = job_store_finish(s->dir_fd, &res);
+        });
         if (r < 0)
-                return log_error_errno(r, "Failed to record the end of job %s: %m", s->spec.id);
+                return r;
 
         if (dead && s->payload_fd >= 0 && s->unit_cgroup) {
                 _cleanup_close_ int unit_fd = -EBADF;
@@ -525,7 +503,7 @@ static int run(int argc, char **argv) {
                 return log_error_errno(r, "Failed to open job %s: %m", id);
         r = job_store_read_spec(s.dir_fd, &s.spec);
         if (r < 0)
-                return publish_setup_failure(&s, r, "read the job's spec");
+                return fail_setup(&s, r, "read the job's spec");
 
         if (go_fd >= 0) {
                 r = wait_for_go(go_fd);
