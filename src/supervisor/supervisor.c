@@ -12,15 +12,8 @@
  * through its pidfd) means result.json is final.
  *
  * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
- * has moved it into the job's transient scope (Delegate=yes). It moves itself
- * into <scope>/supervisor and the command into <scope>/payload, so a teardown
- * by cgroup.kill of payload never hits it.
- *
- * Process-group mechanism: the command leads its own session and process
- * group. As their subreaper the supervisor kills its whole process tree
- * through pidfds, setsid()'d children included, but this is not
- * containment: a process handed to another service escapes, and nothing
- * limits resources.
+ * has moved it into the job's transient scope (Delegate=yes). How each
+ * mechanism keeps and kills the job is payload-containment.h's business.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -38,28 +31,21 @@
 #include <sys/wait.h>
 #include <linux/keyctl.h>
 
-#include "cgroup.h"
 #include "environment.h"
-#include "grant.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
-#include "time-util.h"
+#include "payload-containment.h"
 #include "pidref.h"
 #include "privilege.h"
 #include "publish.h"
-#include "process-tree.h"
-
-
-
-#define TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
+#include "subreaper.h"
+#include "time-util.h"
 
 typedef struct Supervisor {
         int dir_fd;
         JobSpec spec;
-        char *unit_cgroup;  /* systemd mechanism: the unit's cgroup */
-        char *payload_path; /* its payload child */
-        int payload_fd;
+        PayloadContainment containment;
         int output_fd;
         int ready_fd; /* readiness pipe to bgrund */
         PidRef child;
@@ -67,50 +53,15 @@ typedef struct Supervisor {
 
 static void supervisor_done(Supervisor *s) {
         safe_close(s->dir_fd);
-        safe_close(s->payload_fd);
         safe_close(s->output_fd);
         safe_close(s->ready_fd);
         job_spec_done(&s->spec);
-        free(s->unit_cgroup);
-        free(s->payload_path);
+        payload_containment_done(&s->containment);
         pidref_done(&s->child);
 }
 
 static int fail_setup(Supervisor *s, int error, const char *step) {
         return publish_setup_failure(s->dir_fd, &s->spec, error, step);
-}
-
-static int setup_cgroups(Supervisor *s) {
-        int r = cgroup_path_of_pid(0, &s->unit_cgroup);
-        if (r < 0)
-                return r;
-        /* Never split a cgroup that is not the job's own scope, the one its
-         * grant names (bgrund's, say, had the move not happened). */
-        _cleanup_(grant_done) Grant g = {};
-        r = grant_read(s->dir_fd, &g);
-        if (r < 0)
-                return r;
-        if (!g.cgroup || !streq(g.cgroup, s->unit_cgroup))
-                return -EREMCHG;
-
-        _cleanup_close_ int unit_fd = -EBADF, sup_fd = -EBADF;
-        r = cgroup_open(s->unit_cgroup, &unit_fd);
-        if (r < 0)
-                return r;
-        /* Leave the unit's root so it holds no process itself, then make the
-         * payload's cgroup beside ours. */
-        r = cgroup_create_child(unit_fd, "supervisor", &sup_fd);
-        if (r < 0)
-                return r;
-        r = cgroup_attach(sup_fd, 0);
-        if (r < 0)
-                return r;
-        r = cgroup_create_child(unit_fd, "payload", &s->payload_fd);
-        if (r < 0)
-                return r;
-        if (asprintf(&s->payload_path, "%s/payload", streq(s->unit_cgroup, "/") ? "" : s->unit_cgroup) < 0)
-                return -ENOMEM;
-        return 0;
 }
 
 typedef struct ChildFailure {
@@ -131,12 +82,12 @@ static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
          * usual SIGPIPE. */
         signal(SIGPIPE, SIG_DFL);
 
-        if (s->payload_fd >= 0) {
-                r = cgroup_attach(s->payload_fd, 0);
-                if (r < 0) {
-                        f = (ChildFailure) { r, "enter the job's cgroup" };
-                        goto fail;
-                }
+        const char *step = "";
+        r = s->containment.ops->enter(&s->containment, &step);
+        if (r < 0) {
+                f.error = r;
+                snprintf(f.step, sizeof f.step, "%s", step);
+                goto fail;
         }
         if (setsid() < 0) {
                 f = (ChildFailure) { negative_errno(), "start a session" };
@@ -175,58 +126,6 @@ fail:
         _exit(127);
 }
 
-/* Kill everything of the job: the whole payload cgroup, or for the process
- * group mechanism the leader through its pidfd and then every descendant. */
-static void kill_job(Supervisor *s) {
-        if (s->payload_fd >= 0) {
-                int r = cgroup_kill(s->payload_fd);
-                if (r < 0)
-                        log_warning_errno(r, "cgroup.kill failed for %s: %m", s->payload_path);
-                return;
-        }
-        if (s->child.fd >= 0)
-                (void) pidref_kill(&s->child, SIGKILL);
-        /* As a subreaper every process the job forked, even one that left
-         * the process group with setsid(), is still below us. */
-        (void) process_tree_kill_descendants();
-}
-
-/* As a child subreaper we inherit the job's orphans (double forks, setsid);
- * reap them so no zombie lingers and group checks see only the living. */
-static void reap_orphans(pid_t keep) {
-        for (;;) {
-                siginfo_t si = {};
-                if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
-                        return;
-                if (si.si_pid == keep)
-                        return; /* the main process is reaped through its pidfd */
-                (void) waitpid(si.si_pid, NULL, 0);
-        }
-}
-
-static bool teardown_confirm(Supervisor *s, TeardownMethod *method) {
-        if (s->payload_fd >= 0) {
-                *method = TEARDOWN_CGROUP_KILL;
-                (void) cgroup_kill(s->payload_fd);
-                int r = cgroup_wait_empty(s->payload_fd, TEARDOWN_TIMEOUT_USEC);
-                if (r < 0)
-                        log_warning_errno(r, "Cgroup %s not confirmed empty: %m", s->payload_path);
-                return r == 0;
-        }
-        *method = TEARDOWN_PROCESS_TREE;
-        uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
-        for (unsigned i = 0;; i++) {
-                int alive = process_tree_kill_descendants();
-                reap_orphans(0);
-                if (alive == 0)
-                        return true;
-                if (now_monotonic_usec() > deadline)
-                        return false;
-                /* No event tells when a process tree empties; back off gently. */
-                usleep(i < 10 ? 1000 : 20000);
-        }
-}
-
 static int make_timerfd(uint64_t usec) {
         int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (fd < 0)
@@ -245,6 +144,26 @@ static int make_timerfd(uint64_t usec) {
         return fd;
 }
 
+/* run.json: the command runs, and where. */
+static int record_run(Supervisor *s, JobRun *run) {
+        const char *cgroup = s->containment.ops->cgroup(&s->containment);
+        *run = (JobRun) {
+                .pid = s->child.pid,
+                .supervisor_pid = getpid(),
+                .started_at = now_realtime_usec(),
+        };
+        if (cgroup) {
+                run->cgroup = strdup(cgroup);
+                if (!run->cgroup)
+                        return -ENOMEM;
+        }
+        strcpy(run->start_token, s->child.token);
+        int r = process_start_token(getpid(), -EBADF, run->supervisor_token, sizeof run->supervisor_token);
+        if (r < 0)
+                return r;
+        return job_store_write_run(s->dir_fd, run);
+}
+
 static int supervise(Supervisor *s) {
         int r;
 
@@ -260,16 +179,18 @@ static int supervise(Supervisor *s) {
                 return fail_setup(s, negative_errno(), "signalfd");
 
         /* Orphans of the job become our children, not PID 1's. */
-        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-                return fail_setup(s, negative_errno(), "become a child subreaper");
+        r = subreaper_enable();
+        if (r < 0)
+                return fail_setup(s, r, "become a child subreaper");
 
-        if (s->spec.mechanism == MECHANISM_SYSTEMD) {
-                r = setup_cgroups(s);
-                if (r == -EREMCHG)
-                        return fail_setup(s, -EPERM, "set up the job's cgroup: the supervisor is not in the job's scope");
-                if (r < 0)
-                        return fail_setup(s, r, "set up the job's cgroup");
-        }
+        PayloadContainment *c = &s->containment;
+        r = payload_containment_init(c, s->spec.mechanism);
+        if (r < 0)
+                return fail_setup(s, r, "choose the job's containment");
+        const char *step;
+        r = c->ops->setup(c, s->dir_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
 
         r = job_store_open_output(s->dir_fd, O_WRONLY | O_APPEND, &s->output_fd);
         if (r < 0)
@@ -303,7 +224,7 @@ static int supervise(Supervisor *s) {
                 /* Without a pidfd nothing may be signalled; our own unreaped
                  * child cannot be recycled, so reaping it is still safe. */
                 log_error_errno(r, "Cannot get a pidfd for the job's process: %m");
-                kill_job(s);
+                c->ops->kill(c, &s->child);
                 (void) waitpid(pid, NULL, 0);
                 return fail_setup(s, r, "open a pidfd for the command");
         }
@@ -321,21 +242,12 @@ static int supervise(Supervisor *s) {
                 return fail_setup(s, f.error, f.step);
         }
 
-        JobRun run = {
-                .pid = pid,
-                .supervisor_pid = getpid(),
-                .cgroup = s->payload_path ?: (char *) "",
-                .started_at = now_realtime_usec(),
-        };
-        strcpy(run.start_token, s->child.token);
-        r = process_start_token(getpid(), -EBADF, run.supervisor_token, sizeof run.supervisor_token);
-        if (r >= 0)
-                r = job_store_write_run(s->dir_fd, &run);
+        _cleanup_(job_run_done) JobRun run = {};
+        r = record_run(s, &run);
         if (r < 0) {
-                kill_job(s);
+                c->ops->kill(c, &s->child);
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
-                TeardownMethod method;
-                bool dead = teardown_confirm(s, &method);
+                bool dead = c->ops->confirm_empty(c) == 0;
                 /* No run.json, so no reader sees the job as contained. */
                 (void) publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
                         .status = JOB_FAILED,
@@ -343,7 +255,7 @@ static int supervise(Supervisor *s) {
                         .executed = true,
                         .run = NULL,
                         .dead = dead,
-                        .method = method,
+                        .method = c->ops->teardown_method,
                         .reason = "cannot record the running job",
                 });
                 return log_error_errno(r, "Failed to record the running job: %m");
@@ -374,7 +286,7 @@ static int supervise(Supervisor *s) {
                                 continue;
                         r = negative_errno();
                         log_error_errno(r, "poll failed: %m");
-                        kill_job(s);
+                        c->ops->kill(c, &s->child);
                         killed = true;
                         break; /* to the teardown, which reaps what is left */
                 }
@@ -384,10 +296,10 @@ static int supervise(Supervisor *s) {
                         while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi)
                                 if (ssi.ssi_signo != SIGCHLD)
                                         stop = true;
-                        reap_orphans(s->child.pid);
+                        subreaper_reap_orphans(s->child.pid);
                         if (stop && !killed && !timed_out) {
                                 killed = true;
-                                kill_job(s);
+                                c->ops->kill(c, &s->child);
                         }
                 }
                 if (p[2].revents) {
@@ -396,7 +308,7 @@ static int supervise(Supervisor *s) {
                         timer_fd = safe_close(timer_fd);
                         if (!killed && !timed_out) {
                                 timed_out = true;
-                                kill_job(s);
+                                c->ops->kill(c, &s->child);
                         }
                 }
                 if (p[0].revents) {
@@ -410,9 +322,8 @@ static int supervise(Supervisor *s) {
         }
 
         /* The shell is gone; whatever it left behind goes with it. */
-        TeardownMethod method;
-        bool dead = teardown_confirm(s, &method);
-        reap_orphans(0);
+        bool dead = c->ops->confirm_empty(c) == 0;
+        subreaper_reap_orphans(0);
 
         r = publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
                 .status = timed_out ? JOB_TIMED_OUT : killed ? JOB_KILLED : JOB_EXITED,
@@ -421,16 +332,13 @@ static int supervise(Supervisor *s) {
                 .executed = true,
                 .run = &run,
                 .dead = dead,
-                .method = method,
+                .method = c->ops->teardown_method,
         });
         if (r < 0)
                 return r;
 
-        if (dead && s->payload_fd >= 0 && s->unit_cgroup) {
-                _cleanup_close_ int unit_fd = -EBADF;
-                if (cgroup_open(s->unit_cgroup, &unit_fd) >= 0)
-                        (void) unlinkat(unit_fd, "payload", AT_REMOVEDIR);
-        }
+        if (dead)
+                c->ops->cleanup(c);
         return 0;
 }
 
@@ -484,7 +392,8 @@ static int run(int argc, char **argv) {
                                        "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N]");
 
         _cleanup_(supervisor_done) Supervisor s = {
-                .dir_fd = -EBADF, .payload_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
+                .dir_fd = -EBADF, .output_fd = -EBADF, .child = PIDREF_NULL,
+                .containment = PAYLOAD_CONTAINMENT_NULL,
                 .ready_fd = ready_fd >= 0 ? ready_fd : -EBADF,
         };
         /* bgrund passed these across exec; the command must not inherit them. */
