@@ -32,6 +32,7 @@
 #include <linux/keyctl.h>
 
 #include "environment.h"
+#include "exec-child.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
@@ -62,68 +63,6 @@ static void supervisor_done(Supervisor *s) {
 
 static int fail_setup(Supervisor *s, int error, const char *step) {
         return publish_setup_failure(s->dir_fd, &s->spec, error, step);
-}
-
-typedef struct ChildFailure {
-        int error;
-        char step[48];
-} ChildFailure;
-
-/* In the forked child: enter the containment, become the owner, exec. On any
- * failure report which step failed over the cloexec pipe and exit. */
-static _Noreturn void run_child(Supervisor *s, char **env, int report_fd) {
-        ChildFailure f = {};
-        int r;
-
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        /* An ignored signal stays ignored across exec; the command gets the
-         * usual SIGPIPE. */
-        signal(SIGPIPE, SIG_DFL);
-
-        const char *step = "";
-        r = s->containment.ops->enter(&s->containment, &step);
-        if (r < 0) {
-                f.error = r;
-                snprintf(f.step, sizeof f.step, "%s", step);
-                goto fail;
-        }
-        if (setsid() < 0) {
-                f = (ChildFailure) { negative_errno(), "start a session" };
-                goto fail;
-        }
-        /* A session keyring of its own: bgrund's (which every supervisor
-         * inherits) must not be shared between jobs, or between owners. */
-        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS) {
-                f = (ChildFailure) { negative_errno(), "join a new session keyring" };
-                goto fail;
-        }
-
-        int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(s->output_fd, STDOUT_FILENO) < 0 ||
-            dup2(s->output_fd, STDERR_FILENO) < 0) {
-                f = (ChildFailure) { negative_errno(), "connect stdio" };
-                goto fail;
-        }
-
-        r = drop_privileges(s->spec.uid, s->spec.gid, s->spec.groups, (int) s->spec.n_groups);
-        if (r < 0) {
-                f = (ChildFailure) { r, "drop privileges" };
-                goto fail;
-        }
-        /* As the owner, so a directory the owner may not enter fails here. */
-        if (chdir(s->spec.cwd) < 0) {
-                f = (ChildFailure) { negative_errno(), "change to the working directory" };
-                goto fail;
-        }
-
-        char *argv[] = { (char *) "sh", (char *) "-c", s->spec.command, NULL };
-        execve("/bin/sh", argv, env);
-        f = (ChildFailure) { negative_errno(), "execute /bin/sh" };
-fail:
-        (void) !write(report_fd, &f, sizeof f);
-        _exit(127);
 }
 
 static int make_timerfd(uint64_t usec) {
@@ -201,23 +140,16 @@ static int supervise(Supervisor *s) {
         if (r < 0)
                 return fail_setup(s, r, "build the environment");
 
-        int report[2];
-        if (pipe2(report, O_CLOEXEC) < 0)
-                return fail_setup(s, negative_errno(), "pipe");
-
-        pid_t pid = fork();
-        if (pid < 0) {
-                r = negative_errno();
-                safe_close(report[0]);
-                safe_close(report[1]);
-                return fail_setup(s, r, "fork");
-        }
-        if (pid == 0) {
-                safe_close(report[0]);
-                run_child(s, env, report[1]);
-        }
-        safe_close(report[1]);
-        _cleanup_close_ int report_fd = report[0];
+        pid_t pid;
+        _cleanup_close_ int report_fd = -EBADF;
+        r = exec_child_fork(&(ExecChild) {
+                .spec = &s->spec,
+                .containment = c,
+                .output_fd = s->output_fd,
+                .env = env,
+        }, &pid, &report_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
 
         r = pidref_set_pid(&s->child, pid);
         if (r < 0) {
@@ -229,13 +161,8 @@ static int supervise(Supervisor *s) {
                 return fail_setup(s, r, "open a pidfd for the command");
         }
 
-        /* Wait for exec (the pipe closes) or a reported failure. */
-        ChildFailure f;
-        ssize_t n;
-        do
-                n = read(report_fd, &f, sizeof f);
-        while (n < 0 && errno == EINTR);
-        if (n == (ssize_t) sizeof f) {
+        ExecFailure f;
+        if (exec_child_wait(report_fd, &f) > 0) {
                 /* It never exec'd, so it forked nothing, and it exits
                  * after reporting: reaping it is the whole teardown. */
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
