@@ -15,7 +15,7 @@
 #include "log.h"
 #include "payload-containment.h"
 
-static int cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
+static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
         *ret_step = "set up the job's cgroup";
 
         int r = cgroup_path_of_pid(0, &c->job_cgroup);
@@ -37,8 +37,8 @@ static int cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step
         if (r < 0)
                 return r;
         /* Leave the job cgroup's root so it holds no process itself (cgroup
-         * v2 puts processes in leaves only), then make the payload's cgroup
-         * beside ours. */
+         * v2 enables controllers for children only of cgroups without
+         * processes), then make the payload's cgroup beside ours. */
         r = cgroup_create_child(job_fd, "supervisor", &sup_fd);
         if (r < 0)
                 return r;
@@ -55,19 +55,19 @@ static int cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step
         return 0;
 }
 
-static int cgroup_enter(const PayloadContainment *c, const char **ret_step) {
+static int payload_cgroup_enter(const PayloadContainment *c, const char **ret_step) {
         *ret_step = "enter the job's cgroup";
         return cgroup_attach(c->payload_fd, 0);
 }
 
-static void cgroup_kill_payload(const PayloadContainment *c, const PidRef *leader) {
+static void payload_cgroup_kill(const PayloadContainment *c, const PidRef *leader) {
         /* The leader is in the payload like everything else of the job. */
         int r = cgroup_kill(c->payload_fd);
         if (r < 0)
                 log_warning_errno(r, "cgroup.kill failed for %s: %m", c->payload);
 }
 
-static int cgroup_confirm_empty(const PayloadContainment *c) {
+static int payload_cgroup_confirm_empty(const PayloadContainment *c) {
         (void) cgroup_kill(c->payload_fd);
         int r = cgroup_wait_empty(c->payload_fd, TEARDOWN_TIMEOUT_USEC);
         if (r < 0)
@@ -77,23 +77,23 @@ static int cgroup_confirm_empty(const PayloadContainment *c) {
 
 /* An empty payload cgroup is no use to anyone; the supervisor's own goes
  * with the job's cgroup when it exits. */
-static void cgroup_cleanup(const PayloadContainment *c) {
+static void payload_cgroup_cleanup(const PayloadContainment *c) {
         _cleanup_close_ int job_fd = -EBADF;
         if (cgroup_open(c->job_cgroup, &job_fd) >= 0)
                 (void) unlinkat(job_fd, "payload", AT_REMOVEDIR);
 }
 
-static const char *cgroup_payload(const PayloadContainment *c) {
+static const char *payload_cgroup_path(const PayloadContainment *c) {
         return c->payload;
 }
 
 const PayloadContainmentOps payload_cgroup_ops = {
         .name = "cgroup",
         .teardown_method = TEARDOWN_CGROUP_KILL,
-        .setup = cgroup_setup,
-        .enter = cgroup_enter,
-        .kill = cgroup_kill_payload,
-        .confirm_empty = cgroup_confirm_empty,
-        .cleanup = cgroup_cleanup,
-        .cgroup = cgroup_payload,
+        .setup = payload_cgroup_setup,
+        .enter = payload_cgroup_enter,
+        .kill = payload_cgroup_kill,
+        .confirm_empty = payload_cgroup_confirm_empty,
+        .cleanup = payload_cgroup_cleanup,
+        .cgroup = payload_cgroup_path,
 };

@@ -13,15 +13,15 @@
 #include "subreaper.h"
 #include "time-util.h"
 
-static int process_tree_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
+static int payload_tree_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
         return 0;
 }
 
-static int process_tree_enter(const PayloadContainment *c, const char **ret_step) {
+static int payload_tree_enter(const PayloadContainment *c, const char **ret_step) {
         return 0;
 }
 
-static void process_tree_kill(const PayloadContainment *c, const PidRef *leader) {
+static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader) {
         if (leader->fd >= 0)
                 (void) pidref_kill(leader, SIGKILL);
         /* As a subreaper every process the job forked, even one that left
@@ -29,7 +29,7 @@ static void process_tree_kill(const PayloadContainment *c, const PidRef *leader)
         (void) process_tree_kill_descendants();
 }
 
-static int process_tree_confirm_empty(const PayloadContainment *c) {
+static int payload_tree_confirm_empty(const PayloadContainment *c) {
         uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
         for (unsigned i = 0;; i++) {
                 int alive = process_tree_kill_descendants();
@@ -43,20 +43,20 @@ static int process_tree_confirm_empty(const PayloadContainment *c) {
         }
 }
 
-static void process_tree_cleanup(const PayloadContainment *c) {
+static void payload_tree_cleanup(const PayloadContainment *c) {
 }
 
-static const char *process_tree_cgroup(const PayloadContainment *c) {
+static const char *payload_tree_cgroup(const PayloadContainment *c) {
         return NULL;
 }
 
 const PayloadContainmentOps payload_process_tree_ops = {
         .name = "process-tree",
         .teardown_method = TEARDOWN_PROCESS_TREE,
-        .setup = process_tree_setup,
-        .enter = process_tree_enter,
-        .kill = process_tree_kill,
-        .confirm_empty = process_tree_confirm_empty,
-        .cleanup = process_tree_cleanup,
-        .cgroup = process_tree_cgroup,
+        .setup = payload_tree_setup,
+        .enter = payload_tree_enter,
+        .kill = payload_tree_kill,
+        .confirm_empty = payload_tree_confirm_empty,
+        .cleanup = payload_tree_cleanup,
+        .cgroup = payload_tree_cgroup,
 };

@@ -8,7 +8,7 @@
  * kill them, and must reap them. */
 int subreaper_enable(void);
 
-/* Reap every exited child but keep (the main process, which is reaped
- * through its pidfd; 0 reaps all), so no zombie lingers and a scan of
- * the process tree sees only the living. */
+/* Reap exited children, so no zombie lingers and a scan of the process
+ * tree sees only the living. Stops at keep, the main process, which is
+ * reaped through its pidfd; 0 stops at nothing. */
 void subreaper_reap_orphans(pid_t keep);
