@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <linux/keyctl.h>
+
+#include "exec-child.h"
+#include "macro.h"
+#include "privilege.h"
+
+static _Noreturn void report(int report_fd, int error, const char *step) {
+        ExecFailure f = { .error = error };
+        snprintf(f.step, sizeof f.step, "%s", step);
+        (void) !write(report_fd, &f, sizeof f);
+        _exit(127);
+}
+
+/* In the forked child. Every step that fails is reported by name; the
+ * pipe closes on exec, which is how the parent learns it succeeded. */
+static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
+        const JobSpec *spec = x->spec;
+        const char *step = "";
+        int r;
+
+        /* The supervisor blocks the signals it reads from a signalfd and
+         * ignores SIGPIPE; both would survive exec. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+
+        r = x->containment->ops->enter(x->containment, &step);
+        if (r < 0)
+                report(report_fd, r, step);
+        if (setsid() < 0)
+                report(report_fd, negative_errno(), "start a session");
+        /* A session keyring of its own: bgrund's (which every supervisor
+         * inherits) must not be shared between jobs, or between owners. */
+        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+                report(report_fd, negative_errno(), "join a new session keyring");
+
+        int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(x->output_fd, STDOUT_FILENO) < 0 ||
+            dup2(x->output_fd, STDERR_FILENO) < 0)
+                report(report_fd, negative_errno(), "connect stdio");
+
+        r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
+        if (r < 0)
+                report(report_fd, r, "drop privileges");
+        /* As the owner, so a directory the owner may not enter fails here. */
+        if (chdir(spec->cwd) < 0)
+                report(report_fd, negative_errno(), "change to the working directory");
+
+        char sh[] = "sh", dash_c[] = "-c";
+        char *argv[] = { sh, dash_c, spec->command, NULL };
+        execve("/bin/sh", argv, x->env);
+        report(report_fd, negative_errno(), "execute /bin/sh");
+}
+
+int exec_child_fork(const ExecChild *x, pid_t *ret_pid, int *ret_report_fd, const char **ret_step) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+                *ret_step = "pipe";
+                return negative_errno();
+        }
+        _cleanup_close_ int read_fd = p[0], write_fd = p[1];
+
+        pid_t pid = fork();
+        if (pid < 0) {
+                *ret_step = "fork";
+                return negative_errno();
+        }
+        if (pid == 0) {
+                read_fd = safe_close(read_fd);
+                exec_child(x, write_fd);
+        }
+        *ret_pid = pid;
+        *ret_report_fd = TAKE_FD(read_fd);
+        return 0;
+}
+
+int exec_child_wait(int report_fd, ExecFailure *ret) {
+        ExecFailure f;
+        ssize_t n;
+        do
+                n = read(report_fd, &f, sizeof f);
+        while (n < 0 && errno == EINTR);
+        /* Anything but a whole report means the pipe closed on exec. */
+        if (n != (ssize_t) sizeof f)
+                return 0;
+        *ret = f;
+        return 1;
+}

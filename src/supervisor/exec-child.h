@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <sys/types.h>
+
+#include "job-record.h"
+#include "payload-containment.h"
+
+/* What the child that becomes the command needs, all of it prepared before
+ * the fork. */
+typedef struct ExecChild {
+        const JobSpec *spec;
+        const PayloadContainment *containment;
+        int output_fd; /* the command's stdout and stderr */
+        char **env;
+} ExecChild;
+
+/* Why the child could not exec, as it reports it over the pipe. */
+typedef struct ExecFailure {
+        int error;
+        char step[48];
+} ExecFailure;
+
+/* Fork the child that enters the containment, becomes the job's owner and
+ * execs `/bin/sh -c COMMAND`. In the parent: its pid, and the read end of
+ * the close-on-exec pipe on which it reports a failure before exec. On
+ * failure *ret_step says what failed. */
+int exec_child_fork(const ExecChild *x, pid_t *ret_pid, int *ret_report_fd, const char **ret_step);
+
+/* Block until the child exec'd (0: the pipe closed without a report) or
+ * reported why it could not (1, *ret filled in). */
+int exec_child_wait(int report_fd, ExecFailure *ret);

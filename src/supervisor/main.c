@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bgrun-supervisor: runs one job's command inside its containment and
+ * publishes the result. It needs no live bgrund: it reads the job's spec from
+ * the store, runs `/bin/sh -c COMMAND` as the job's owner, enforces the
+ * wall-clock limit, and at the end kills whatever is left, confirms the
+ * containment empty and writes result.json.
+ *
+ * bgrund spawns it (supervisor-spawn.c) with a readiness pipe: one byte once
+ * the command was exec'd and run.json written, EOF without it when setup
+ * failed. SIGTERM means "kill the job", and the supervisor's own exit (seen
+ * through its pidfd) means result.json is final.
+ *
+ * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
+ * has moved it into the job's transient scope (Delegate=yes).
+ *
+ *   main.c                  arguments, the store and the spec, the go byte
+ *   supervise.c             start, wait for the end, tear down, publish
+ *   exec-child.c            the forked child that becomes the command
+ *   environment.c           the command's environment
+ *   payload-containment.h   the containment's operations, one table per kind:
+ *   payload-cgroup.c          every mechanism that contains
+ *   payload-process-tree.c    process_group
+ *   publish.c               the one place a result is built
+ *   subreaper.c             the job's orphans are ours to reap
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+#include "publish.h"
+#include "supervise.h"
+
+/* Held until bgrund says the containment is ready. EOF means bgrund gave the
+ * attempt up or died: nothing ran, so there is nothing to publish, and a
+ * restarted bgrund records the job as never started. */
+static int wait_for_go(int go_fd) {
+        char c;
+        ssize_t n;
+        do
+                n = read(go_fd, &c, 1);
+        while (n < 0 && errno == EINTR);
+        safe_close(go_fd);
+        if (n == 1)
+                return 0;
+        log_info("bgrund gave up the job before its containment was ready; nothing was run");
+        return -ECANCELED;
+}
+
+static int run(int argc, char **argv) {
+        static const struct option options[] = {
+                { "job", required_argument, NULL, 'j' },
+                { "state-dir", required_argument, NULL, 'd' },
+                { "ready-fd", required_argument, NULL, 'r' },
+                { "go-fd", required_argument, NULL, 'g' },
+                { "nofile-soft", required_argument, NULL, 'n' },
+                {}
+        };
+        const char *id = NULL, *state_dir = BGRUN_STATE_DIR;
+        int ready_fd = -EBADF, go_fd = -EBADF;
+        int c;
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (c) {
+                case 'j': id = optarg; break;
+                case 'd': state_dir = optarg; break;
+                case 'r': ready_fd = atoi(optarg); break;
+                case 'g': go_fd = atoi(optarg); break;
+                case 'n': {
+                        /* bgrund raised its own; the command gets what bgrund got. */
+                        struct rlimit rl;
+                        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0) {
+                                rl.rlim_cur = MIN((rlim_t) strtoull(optarg, NULL, 10), rl.rlim_max);
+                                (void) setrlimit(RLIMIT_NOFILE, &rl);
+                        }
+                        break;
+                }
+                default: return -EINVAL;
+                }
+        if (!job_id_is_valid(id))
+                return log_error_errno(-EINVAL,
+                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N]");
+
+        _cleanup_(supervisor_done) Supervisor s = SUPERVISOR_NULL;
+        s.ready_fd = ready_fd >= 0 ? ready_fd : -EBADF;
+        /* bgrund passed these across exec; the command must not inherit them. */
+        if (s.ready_fd >= 0)
+                (void) fcntl(s.ready_fd, F_SETFD, FD_CLOEXEC);
+        if (go_fd >= 0)
+                (void) fcntl(go_fd, F_SETFD, FD_CLOEXEC);
+        strcpy(s.spec.id, id);
+
+        _cleanup_close_ int jobs_fd = -EBADF;
+        int r = job_store_open(state_dir, &jobs_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the job store %s: %m", state_dir);
+        r = job_store_open_job(jobs_fd, id, &s.dir_fd);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open job %s: %m", id);
+        r = job_store_read_spec(s.dir_fd, &s.spec);
+        if (r < 0)
+                return publish_setup_failure(s.dir_fd, &s.spec, r, "read the job's spec");
+
+        if (go_fd >= 0) {
+                r = wait_for_go(go_fd);
+                if (r < 0)
+                        return r;
+        }
+        return supervise(&s);
+}
+
+int main(int argc, char **argv) {
+        /* What bgrund runs with is not ours to keep: the usual umask for the
+         * cgroups and files made here and for the command, and no death by
+         * SIGPIPE when bgrund, the other end of the readiness pipe, is gone. */
+        umask(0022);
+        signal(SIGPIPE, SIG_IGN);
+        log_setup("bgrun-supervisor", LOG_TARGET_AUTO);
+        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

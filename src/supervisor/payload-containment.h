@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The supervisor's side of a job's containment, behind one table of
+ * operations, so that supervise.c never asks which mechanism runs the job:
+ *   cgroup        payload-cgroup.c, for every mechanism that contains: the
+ *                 supervisor in <job cgroup>/supervisor, the command in
+ *                 <job cgroup>/payload, killed as a whole by cgroup.kill
+ *   process tree  payload-process-tree.c, for process_group: the command's
+ *                 tree below the supervisor (a child subreaper), killed
+ *                 through pidfds; not containment
+ * What both need (signals, the subreaper, the fork) stays in supervise.c. */
+
+#include "job-record.h"
+#include "macro.h"
+#include "mechanism.h"
+#include "pidref.h"
+
+/* How long a teardown may take to be confirmed before the job is recorded
+ * as not dead (and its grant stays open for bgrund's reaper). */
+#define TEARDOWN_TIMEOUT_USEC (10 * USEC_PER_SEC)
+
+typedef struct PayloadContainment PayloadContainment;
+
+typedef struct PayloadContainmentOps {
+        const char *name;
+        /* What confirm_empty() does, for the record. */
+        TeardownMethod teardown_method;
+        /* Before the fork, with the job's directory. On failure *ret_step
+         * says what failed, for the record. */
+        int (*setup)(PayloadContainment *c, int dir_fd, const char **ret_step);
+        /* In the forked child, before it drops its privileges; *ret_step
+         * as for setup. */
+        int (*enter)(const PayloadContainment *c, const char **ret_step);
+        /* SIGKILL everything of the job, now. leader may hold no pidfd. */
+        void (*kill)(const PayloadContainment *c, const PidRef *leader);
+        /* Kill what is left and wait until nothing is: 0 once confirmed,
+         * -ETIMEDOUT after TEARDOWN_TIMEOUT_USEC, or another -errno. */
+        int (*confirm_empty)(const PayloadContainment *c);
+        /* After a confirmed teardown was published. */
+        void (*cleanup)(const PayloadContainment *c);
+        /* The payload's cgroup for run.json, or NULL when there is none. */
+        const char *(*cgroup)(const PayloadContainment *c);
+} PayloadContainmentOps;
+
+struct PayloadContainment {
+        const PayloadContainmentOps *ops;
+        /* The cgroup kind's state; the process tree needs none. */
+        char *job_cgroup; /* the cgroup the supervisor was started in, as the grant names it */
+        char *payload;    /* <job_cgroup>/payload */
+        int payload_fd;
+};
+
+#define PAYLOAD_CONTAINMENT_NULL ((PayloadContainment) { .payload_fd = -EBADF })
+
+extern const PayloadContainmentOps payload_cgroup_ops;
+extern const PayloadContainmentOps payload_process_tree_ops;
+
+/* The operations for a mechanism: the cgroup kind for every one that
+ * contains. NULL for an unknown mechanism. */
+const PayloadContainmentOps *payload_containment_ops(Mechanism m);
+
+/* Choose the operations; -EINVAL for an unknown mechanism. */
+int payload_containment_init(PayloadContainment *c, Mechanism m);
+void payload_containment_done(PayloadContainment *c);

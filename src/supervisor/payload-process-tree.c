@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process-tree kind, for process_group. The command leads its own
+ * session and process group; as their child subreaper the supervisor kills
+ * its whole process tree through pidfds, setsid()'d children included. This
+ * is not containment: a process handed to another service escapes, and
+ * nothing limits resources. There is nothing to set up or enter.
+ */
+#include <signal.h>
+
+#include "payload-containment.h"
+#include "process-tree.h"
+#include "subreaper.h"
+#include "time-util.h"
+
+static int payload_tree_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
+        return 0;
+}
+
+static int payload_tree_enter(const PayloadContainment *c, const char **ret_step) {
+        return 0;
+}
+
+static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader) {
+        if (leader->fd >= 0)
+                (void) pidref_kill(leader, SIGKILL);
+        /* As a subreaper every process the job forked, even one that left
+         * the process group with setsid(), is still below us. */
+        (void) process_tree_kill_descendants();
+}
+
+static int payload_tree_confirm_empty(const PayloadContainment *c) {
+        uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
+        for (unsigned i = 0;; i++) {
+                int alive = process_tree_kill_descendants();
+                subreaper_reap_orphans(0);
+                if (alive == 0)
+                        return 0;
+                if (now_monotonic_usec() > deadline)
+                        return -ETIMEDOUT;
+                /* No event tells when a process tree empties; back off gently. */
+                usleep(i < 10 ? 1000 : 20000);
+        }
+}
+
+static void payload_tree_cleanup(const PayloadContainment *c) {
+}
+
+static const char *payload_tree_cgroup(const PayloadContainment *c) {
+        return NULL;
+}
+
+const PayloadContainmentOps payload_process_tree_ops = {
+        .name = "process-tree",
+        .teardown_method = TEARDOWN_PROCESS_TREE,
+        .setup = payload_tree_setup,
+        .enter = payload_tree_enter,
+        .kill = payload_tree_kill,
+        .confirm_empty = payload_tree_confirm_empty,
+        .cleanup = payload_tree_cleanup,
+        .cgroup = payload_tree_cgroup,
+};

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+
+#include "job-record.h"
+
+/* What happened to a job, as the supervisor saw it. */
+typedef struct JobOutcome {
+        JobStatus status;
+        int exit_code;
+        int signal;
+        bool executed;        /* the command was exec'd */
+        const JobRun *run;    /* as written to run.json; NULL when it was not */
+        bool dead;            /* the teardown was confirmed */
+        TeardownMethod method;
+        const char *reason;   /* for failed; NULL for none */
+} JobOutcome;
+
+/* The one place the supervisor builds a result: result.json, then the
+ * grant released only if dead (job_store_finish()). contained follows
+ * job_contained() from the spec's mechanism and the recorded run. */
+int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o);
+
+/* Setup failed before anything of the command ran: logged, published as
+ * failed, not executed, and dead (the containment holds nothing). Returns
+ * error. */
+int publish_setup_failure(int dir_fd, const JobSpec *spec, int error, const char *step);

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's loop: start the command inside its containment, wait for
+ * its end, tear down, publish. Which containment, and how it kills and
+ * confirms, is the table's business (payload-containment.h); nothing here
+ * asks which mechanism runs the job.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include "environment.h"
+#include "exec-child.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+#include "publish.h"
+#include "subreaper.h"
+#include "supervise.h"
+#include "time-util.h"
+
+void supervisor_done(Supervisor *s) {
+        safe_close(s->dir_fd);
+        safe_close(s->ready_fd);
+        safe_close(s->output_fd);
+        job_spec_done(&s->spec);
+        payload_containment_done(&s->containment);
+        pidref_done(&s->child);
+}
+
+static int fail_setup(Supervisor *s, int error, const char *step) {
+        return publish_setup_failure(s->dir_fd, &s->spec, error, step);
+}
+
+/* Fork the command and wait until it exec'd. Any failure is published:
+ * nothing of the command ran then. */
+static int start_command(Supervisor *s) {
+        PayloadContainment *c = &s->containment;
+        const char *step;
+        int r;
+
+        r = job_store_open_output(s->dir_fd, O_WRONLY | O_APPEND, &s->output_fd);
+        if (r < 0)
+                return fail_setup(s, r, "open the output file");
+
+        _cleanup_strv_free_ char **env = NULL;
+        r = job_environment(&s->spec, &env);
+        if (r < 0)
+                return fail_setup(s, r, "build the environment");
+
+        pid_t pid;
+        _cleanup_close_ int report_fd = -EBADF;
+        r = exec_child_fork(&(ExecChild) {
+                .spec = &s->spec,
+                .containment = c,
+                .output_fd = s->output_fd,
+                .env = env,
+        }, &pid, &report_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
+
+        r = pidref_set_pid(&s->child, pid);
+        if (r < 0) {
+                /* Without a pidfd nothing may be signalled; our own unreaped
+                 * child cannot be recycled, so reaping it is still safe. */
+                log_error_errno(r, "Cannot get a pidfd for the job's process: %m");
+                c->ops->kill(c, &s->child);
+                (void) waitpid(pid, NULL, 0);
+                return fail_setup(s, r, "open a pidfd for the command");
+        }
+
+        ExecFailure f;
+        if (exec_child_wait(report_fd, &f) > 0) {
+                /* It never exec'd, so it forked nothing, and it exits
+                 * after reporting: reaping it is the whole teardown. */
+                (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                return fail_setup(s, f.error, f.step);
+        }
+        return 0;
+}
+
+/* run.json: the command runs, and where. */
+static int record_run(Supervisor *s, JobRun *run) {
+        const char *cgroup = s->containment.ops->cgroup(&s->containment);
+        *run = (JobRun) {
+                .pid = s->child.pid,
+                .supervisor_pid = getpid(),
+                .started_at = now_realtime_usec(),
+        };
+        if (cgroup) {
+                run->cgroup = strdup(cgroup);
+                if (!run->cgroup)
+                        return -ENOMEM;
+        }
+        strcpy(run->start_token, s->child.token);
+        int r = process_start_token(getpid(), -EBADF, run->supervisor_token, sizeof run->supervisor_token);
+        if (r < 0)
+                return r;
+        return job_store_write_run(s->dir_fd, run);
+}
+
+static int make_timerfd(uint64_t usec) {
+        int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        struct itimerspec its = {
+                .it_value.tv_sec = (time_t) (usec / USEC_PER_SEC),
+                .it_value.tv_nsec = (long) (usec % USEC_PER_SEC) * 1000,
+        };
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+                its.it_value.tv_nsec = 1;
+        if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+                int r = negative_errno();
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+/* Until the shell exits. The first of a stop signal and the wall-clock
+ * limit kills the job and decides its status; the shell's exit then follows. */
+static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
+        PayloadContainment *c = &s->containment;
+
+        _cleanup_close_ int timer_fd = -EBADF;
+        if (s->spec.max_runtime_usec > 0) {
+                timer_fd = make_timerfd(s->spec.max_runtime_usec);
+                if (timer_fd < 0)
+                        log_warning_errno(timer_fd, "No wall-clock limit: timerfd failed: %m");
+        }
+
+        bool killed = false, timed_out = false;
+        for (;;) {
+                struct pollfd p[3] = {
+                        { .fd = s->child.fd, .events = POLLIN },
+                        { .fd = sig_fd, .events = POLLIN },
+                        { .fd = timer_fd, .events = POLLIN },
+                };
+                if (poll(p, 3, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        log_error_errno(negative_errno(), "poll failed: %m");
+                        c->ops->kill(c, &s->child);
+                        killed = true;
+                        break; /* to the teardown, which reaps what is left */
+                }
+                if (p[1].revents) {
+                        struct signalfd_siginfo ssi;
+                        bool stop = false;
+                        while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi)
+                                if (ssi.ssi_signo != SIGCHLD)
+                                        stop = true;
+                        subreaper_reap_orphans(s->child.pid);
+                        if (stop && !killed && !timed_out) {
+                                killed = true;
+                                c->ops->kill(c, &s->child);
+                        }
+                }
+                if (p[2].revents) {
+                        uint64_t ticks;
+                        (void) !read(timer_fd, &ticks, sizeof ticks);
+                        timer_fd = safe_close(timer_fd);
+                        if (!killed && !timed_out) {
+                                timed_out = true;
+                                c->ops->kill(c, &s->child);
+                        }
+                }
+                if (p[0].revents) {
+                        if (waitid(P_PIDFD, (id_t) s->child.fd, ret, WEXITED) == 0)
+                                break;
+                        if (errno != EINTR && errno != EAGAIN) {
+                                log_error_errno(negative_errno(), "waitid failed: %m");
+                                break;
+                        }
+                }
+        }
+        return timed_out ? JOB_TIMED_OUT : killed ? JOB_KILLED : JOB_EXITED;
+}
+
+int supervise(Supervisor *s) {
+        PayloadContainment *c = &s->containment;
+        const char *step;
+        int r;
+
+        /* SIGTERM is bgrund's Kill (SIGINT and SIGHUP count the same);
+         * SIGCHLD tells of orphans to reap. Read from a signalfd, so the
+         * loop never runs a handler. */
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        _cleanup_close_ int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sig_fd < 0)
+                return fail_setup(s, negative_errno(), "signalfd");
+
+        /* Orphans of the job become our children, not PID 1's. */
+        r = subreaper_enable();
+        if (r < 0)
+                return fail_setup(s, r, "become a child subreaper");
+
+        r = payload_containment_init(c, s->spec.mechanism);
+        if (r < 0)
+                return fail_setup(s, r, "choose the job's containment");
+        r = c->ops->setup(c, s->dir_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
+
+        r = start_command(s);
+        if (r < 0)
+                return r;
+
+        _cleanup_(job_run_done) JobRun run = {};
+        r = record_run(s, &run);
+        if (r < 0) {
+                /* A job that cannot be recorded as running must not run. */
+                c->ops->kill(c, &s->child);
+                (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                bool dead = c->ops->confirm_empty(c) == 0;
+                (void) publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
+                        .status = JOB_FAILED,
+                        .exit_code = 1,
+                        .executed = true,
+                        .run = NULL, /* as readers of the record see it */
+                        .dead = dead,
+                        .method = c->ops->teardown_method,
+                        .reason = "cannot record the running job",
+                });
+                return log_error_errno(r, "Failed to record the running job: %m");
+        }
+
+        if (s->ready_fd >= 0) {
+                (void) !write(s->ready_fd, "R", 1);
+                s->ready_fd = safe_close(s->ready_fd);
+        }
+
+        siginfo_t si = {};
+        JobStatus status = wait_for_end(s, sig_fd, &si);
+
+        /* The shell is gone; whatever it left behind goes with it. */
+        bool dead = c->ops->confirm_empty(c) == 0;
+        subreaper_reap_orphans(0);
+
+        r = publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
+                .status = status,
+                .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
+                .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
+                .executed = true,
+                .run = &run,
+                .dead = dead,
+                .method = c->ops->teardown_method,
+        });
+        if (r < 0)
+                return r;
+        if (dead)
+                c->ops->cleanup(c);
+        return 0;
+}

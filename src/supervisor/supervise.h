@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include "job-record.h"
+#include "payload-containment.h"
+#include "pidref.h"
+
+/* One job under supervision. main.c fills in the job's directory, its spec
+ * and the readiness pipe; supervise() the rest. */
+typedef struct Supervisor {
+        int dir_fd;
+        JobSpec spec;
+        int ready_fd; /* readiness pipe to bgrund, or -EBADF */
+        PayloadContainment containment;
+        int output_fd;
+        PidRef child; /* the command's main process, /bin/sh */
+} Supervisor;
+
+#define SUPERVISOR_NULL                                    \
+        ((Supervisor) {                                    \
+                .dir_fd = -EBADF,                          \
+                .ready_fd = -EBADF,                        \
+                .containment = PAYLOAD_CONTAINMENT_NULL,   \
+                .output_fd = -EBADF,                       \
+                .child = PIDREF_NULL,                      \
+        })
+
+void supervisor_done(Supervisor *s);
+
+/* Set the containment up, start the command in it, tell bgrund it runs,
+ * wait for its end (its exit, SIGTERM or the wall-clock limit), tear it
+ * down and publish the result. Whatever fails is published first. */
+int supervise(Supervisor *s);

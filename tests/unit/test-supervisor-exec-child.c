@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* The forked child: the report protocol, the containment's enter step, and
+ * (as root, which dropping privileges needs) a real exec. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "exec-child.h"
+#include "fileio.h"
+#include "macro.h"
+
+Test(supervisor_exec_child, a_whole_report_is_a_failure) {
+        int p[2];
+        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        ExecFailure sent = { .error = -EACCES, .step = "change to the working directory" };
+        cr_assert_eq(write(p[1], &sent, sizeof sent), (ssize_t) sizeof sent);
+        safe_close(p[1]);
+        ExecFailure got = {};
+        cr_assert_eq(exec_child_wait(p[0], &got), 1);
+        cr_assert_eq(got.error, -EACCES);
+        cr_assert_str_eq(got.step, "change to the working directory");
+        safe_close(p[0]);
+}
+
+Test(supervisor_exec_child, a_closed_or_short_pipe_means_exec) {
+        int p[2];
+        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        cr_assert_eq(write(p[1], "x", 1), 1);
+        safe_close(p[1]);
+        ExecFailure got = { .error = 42 };
+        cr_assert_eq(exec_child_wait(p[0], &got), 0);
+        cr_assert_eq(got.error, 42, "untouched");
+        safe_close(p[0]);
+
+        cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+        safe_close(p[1]);
+        cr_assert_eq(exec_child_wait(p[0], &got), 0);
+        safe_close(p[0]);
+}
+
+static int fake_enter_failing(const PayloadContainment *c, const char **ret_step) {
+        *ret_step = "enter the fake containment";
+        return -EIO;
+}
+
+static char sh_true[] = "true", tmp[] = "/tmp";
+
+static int wait_exit_status(pid_t pid) {
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status));
+        return WEXITSTATUS(status);
+}
+
+Test(supervisor_exec_child, the_containment_is_entered_first_and_its_failure_reported) {
+        const PayloadContainmentOps fake = { .name = "fake", .enter = fake_enter_failing };
+        PayloadContainment c = { .ops = &fake, .payload_fd = -EBADF };
+        JobSpec spec = { .command = sh_true, .cwd = tmp };
+        pid_t pid;
+        _cleanup_close_ int report_fd = -EBADF;
+        const char *step = NULL;
+        cr_assert_eq(exec_child_fork(&(ExecChild) { .spec = &spec, .containment = &c, .output_fd = -EBADF },
+                                     &pid, &report_fd, &step), 0);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 1);
+        cr_assert_eq(f.error, -EIO);
+        cr_assert_str_eq(f.step, "enter the fake containment");
+        cr_assert_eq(wait_exit_status(pid), 127);
+}
+
+/* As root: the command runs as spec.uid with no capabilities, in spec.cwd,
+ * with the given environment, its output in output_fd, leading a session. */
+
+static char dir[] = "/tmp/bgrun-test-exec-child.XXXXXX";
+static int dir_fd = -EBADF;
+
+static void setup(void) {
+        if (geteuid() != 0)
+                cr_skip_test("dropping privileges needs root");
+        cr_assert_not_null(mkdtemp(dir));
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_geq(dir_fd, 0);
+}
+
+static void teardown(void) {
+        if (dir_fd >= 0) {
+                safe_close(dir_fd);
+                rm_rf_at(AT_FDCWD, dir);
+        }
+}
+
+TestSuite(supervisor_exec_child_root, .init = setup, .fini = teardown);
+
+static pid_t run(JobSpec *spec, char **env, int *ret_report_fd) {
+        PayloadContainment c = PAYLOAD_CONTAINMENT_NULL;
+        cr_assert_eq(payload_containment_init(&c, MECHANISM_PROCESS_GROUP), 0);
+        _cleanup_close_ int out = openat(dir_fd, "output", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        cr_assert_geq(out, 0);
+        pid_t pid;
+        const char *step = NULL;
+        cr_assert_eq(exec_child_fork(&(ExecChild) { .spec = spec, .containment = &c, .output_fd = out, .env = env },
+                                     &pid, ret_report_fd, &step), 0);
+        return pid;
+}
+
+Test(supervisor_exec_child_root, the_command_runs_as_told) {
+        char cmd[] = "echo \"$FOO $PWD $(id -u) $(cut -d' ' -f6 /proc/$$/stat) $$\"; "
+                     "grep -q '^CapEff:.0000000000000000$' /proc/self/status && exit 3";
+        char foo[] = "FOO=bar";
+        char *env[] = { foo, NULL };
+        gid_t groups[] = { 0 };
+        JobSpec spec = { .command = cmd, .cwd = tmp, .uid = 0, .gid = 0, .groups = groups, .n_groups = 1 };
+        _cleanup_close_ int report_fd = -EBADF;
+        pid_t pid = run(&spec, env, &report_fd);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 0, "failed to %s: %s", f.step, strerror(-f.error));
+        cr_assert_eq(wait_exit_status(pid), 3, "the command ran with capabilities");
+
+        _cleanup_free_ char *out = NULL;
+        size_t len;
+        cr_assert_eq(read_file_at(dir_fd, "output", 4096, &out, &len), 0);
+        _cleanup_free_ char *expect = NULL;
+        cr_assert_geq(asprintf(&expect, "bar /tmp 0 %d %d\n", (int) pid, (int) pid), 0);
+        cr_assert_str_eq(out, expect);
+}
+
+Test(supervisor_exec_child_root, a_missing_directory_is_reported_by_step) {
+        char nowhere[] = "/nonexistent/bgrun-test";
+        gid_t groups[] = { 0 };
+        JobSpec spec = { .command = sh_true, .cwd = nowhere, .uid = 0, .gid = 0, .groups = groups, .n_groups = 1 };
+        char *env[] = { NULL };
+        _cleanup_close_ int report_fd = -EBADF;
+        pid_t pid = run(&spec, env, &report_fd);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 1);
+        cr_assert_eq(f.error, -ENOENT);
+        cr_assert_str_eq(f.step, "change to the working directory");
+        cr_assert_eq(wait_exit_status(pid), 127);
+}
