@@ -16,7 +16,7 @@ static bool process_group_available(Containment *c) {
         return true;
 }
 
-static int process_group_describe(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup) {
+static int process_group_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
         _cleanup_free_ char *unit = strdup(""), *cgroup = strdup("");
         if (!unit || !cgroup)
                 return -ENOMEM;
@@ -38,7 +38,8 @@ static int process_group_verify(Containment *c, Job *j, pid_t supervisor) {
         return 1;
 }
 
-static int process_group_kill(Containment *c, const char *job_id, const JobRun *run, int *ret_handle) {
+static int process_group_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
+                              int *ret_handle) {
         *ret_handle = -EBADF;
         if (!run)
                 return 0; /* the command never ran: nothing to find */
@@ -65,13 +66,17 @@ static int process_group_watch(Containment *c, int handle, int *ret_fd) {
         return -EOPNOTSUPP; /* no event tells when a process group empties */
 }
 
-static int process_group_list(Containment *c, char ***ret_ids) {
+static int process_group_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         /* A group outlives no record that could name it: nothing to find. */
-        *ret_ids = calloc(1, sizeof(char *));
-        return *ret_ids ? 0 : -ENOMEM;
+        _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *)), **cgroups = calloc(1, sizeof(char *));
+        if (!ids || !cgroups)
+                return -ENOMEM;
+        *ret_ids = TAKE_PTR(ids);
+        *ret_cgroups = TAKE_PTR(cgroups);
+        return 0;
 }
 
-static int process_group_kill_orphan(Containment *c, const char *job_id) {
+static int process_group_kill_orphan(Containment *c, const char *cgroup) {
         return -EOPNOTSUPP;
 }
 

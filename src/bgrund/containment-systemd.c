@@ -21,15 +21,21 @@
 
 #define UNIT_PREFIX "bgrun-job-"
 #define UNIT_SUFFIX ".scope"
-/* The slice every job's scope lives in, and its cgroup. */
-#define JOB_SLICE "bgrun.slice"
-#define JOB_SLICE_CGROUP "/" JOB_SLICE
+/* Each owner's jobs run in the slice of its uid, a child of user-UID.slice,
+ * so the limits an administrator set for the user apply too; [Limits] sets
+ * TasksMax=, MemoryMax= and CPUWeight= on it. Records from before kept
+ * their scopes in bgrun.slice; the reaper still looks there. */
+#define OWNER_SLICE_FORMAT "user-%u-bgrun.slice"
+#define OWNER_SLICE_CGROUP_FORMAT "/user.slice/user-%u.slice/user-%u-bgrun.slice"
+#define LEGACY_SLICE_CGROUP "/bgrun.slice"
 /* A backstop behind the supervisor's own wall-clock limit. */
 #define RUNTIME_GRACE_USEC (60 * USEC_PER_SEC)
 
 typedef struct SystemdState {
         sd_bus *bus;     /* to systemd, apart from the one the API is served on */
         bool reachable;  /* Subscribe() was answered, or not answered yet */
+        uid_t *sliced;   /* owners whose slice this bgrund has set up */
+        size_t n_sliced;
 } SystemdState;
 
 static SystemdState *state(Containment *c) {
@@ -40,8 +46,9 @@ static int unit_name(const char *id, char **ret) {
         return asprintf(ret, UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
 }
 
-static int unit_cgroup(const char *id, char **ret) {
-        return asprintf(ret, JOB_SLICE_CGROUP "/" UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
+static int unit_cgroup(uid_t owner, const char *id, char **ret) {
+        return asprintf(ret, OWNER_SLICE_CGROUP_FORMAT "/" UNIT_PREFIX "%s" UNIT_SUFFIX, (unsigned) owner,
+                        (unsigned) owner, id) < 0 ? -ENOMEM : 0;
 }
 
 /* The id in "bgrun-job-<id>.scope"; false for any other name. */
@@ -118,11 +125,95 @@ static int append_property_t(sd_bus_message *m, const char *name, uint64_t v) {
         return sd_bus_message_append(m, "(sv)", name, "t", v);
 }
 
+/* The owner's slice with [Limits]'s TasksMax=, MemoryMax=, CPUWeight=. */
+static int append_slice_limits(Containment *c, sd_bus_message *m) {
+        const BgrunLimits *l = &c->runtime->config.limits;
+        int r = sd_bus_message_open_container(m, 'a', "(sv)");
+        if (r >= 0) r = append_property_t(m, "TasksMax", l->tasks_max);
+        if (r >= 0) r = append_property_t(m, "MemoryMax", l->memory_max);
+        if (r >= 0) r = append_property_t(m, "CPUWeight", l->cpu_weight);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+static int on_slice_properties_set(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        if (e)
+                log_warning("Cannot set the limits of an owner's slice: %s", e->message ?: e->name);
+        return 0;
+}
+
+typedef struct SliceCall {
+        Containment *containment;
+        uid_t owner;
+} SliceCall;
+
+static int on_slice_started(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_free_ SliceCall *call = userdata;
+        Containment *c = call->containment;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        if (!e)
+                return 0;
+        /* Made by an earlier bgrund: give it this configuration's limits. */
+        char slice[64];
+        snprintf(slice, sizeof slice, OWNER_SLICE_FORMAT, (unsigned) call->owner);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(state(c)->bus, &m, "org.freedesktop.systemd1",
+                                               "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                               "SetUnitProperties");
+        if (r >= 0) r = sd_bus_message_append(m, "sb", slice, 1);
+        if (r >= 0) r = append_slice_limits(c, m);
+        if (r >= 0) r = sd_bus_call_async(state(c)->bus, NULL, m, on_slice_properties_set, NULL, 0);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set the limits of %s: %m", slice);
+        return 0;
+}
+
+/* Once per owner and bgrund: the owner's slice as a transient unit with the
+ * limits, before its first scope; systemd handles calls on one connection
+ * in order, so the scope's StartTransientUnit comes after. */
+static int ensure_owner_slice(Containment *c, uid_t owner, const char *slice) {
+        SystemdState *s = state(c);
+        for (size_t i = 0; i < s->n_sliced; i++)
+                if (s->sliced[i] == owner)
+                        return 0;
+
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(s->bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                               "org.freedesktop.systemd1.Manager", "StartTransientUnit");
+        if (r >= 0) r = sd_bus_message_append(m, "ss", slice, "fail");
+        if (r >= 0) r = append_slice_limits(c, m);
+        if (r >= 0) r = sd_bus_message_append(m, "a(sa(sv))", 0);
+        if (r < 0)
+                return r;
+        uid_t *p = reallocarray(s->sliced, s->n_sliced + 1, sizeof(uid_t));
+        SliceCall *call = malloc(sizeof(SliceCall));
+        if (p)
+                s->sliced = p;
+        if (!p || !call) {
+                free(call);
+                return -ENOMEM;
+        }
+        *call = (SliceCall) { .containment = c, .owner = owner };
+        r = sd_bus_call_async(s->bus, NULL, m, on_slice_started, call, 0);
+        if (r < 0) {
+                free(call);
+                return r;
+        }
+        s->sliced[s->n_sliced++] = owner;
+        return 0;
+}
+
 static int systemd_start(Containment *c, Job *j, pid_t pid) {
         const JobSpec *spec = &j->live->spec;
         const LaunchLimits *limits = &j->live->limits;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
+
+        char slice[64];
+        snprintf(slice, sizeof slice, OWNER_SLICE_FORMAT, (unsigned) spec->owner);
+        r = ensure_owner_slice(c, spec->owner, slice);
+        if (r < 0)
+                return r;
 
         r = sd_bus_message_new_method_call(state(c)->bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                            "org.freedesktop.systemd1.Manager", "StartTransientUnit");
@@ -137,7 +228,7 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
         snprintf(description, sizeof description, "bgrun job %s", j->id);
         r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)",
                                   "Description", "s", description,
-                                  "Slice", "s", JOB_SLICE,
+                                  "Slice", "s", slice,
                                   "Delegate", "b", 1,
                                   "CollectMode", "s", "inactive-or-failed",
                                   "KillMode", "s", "control-group",
@@ -178,17 +269,17 @@ static int systemd_prepare(Containment *c, Job *j, SpawnPlan *ret) {
 
 static int systemd_verify(Containment *c, Job *j, pid_t pid) {
         _cleanup_free_ char *expected = NULL, *actual = NULL;
-        int r = unit_cgroup(j->id, &expected);
+        int r = unit_cgroup(j->live->spec.owner, j->id, &expected);
         if (r >= 0)
                 r = cgroup_path_of_pid(pid, &actual);
         return r < 0 ? r : streq(expected, actual);
 }
 
-static int systemd_describe(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup) {
+static int systemd_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
         _cleanup_free_ char *unit = NULL, *cgroup = NULL;
-        int r = unit_name(job_id, &unit);
+        int r = unit_name(spec->id, &unit);
         if (r >= 0)
-                r = unit_cgroup(job_id, &cgroup);
+                r = unit_cgroup(spec->owner, spec->id, &cgroup);
         if (r < 0)
                 return r;
         *ret_unit = TAKE_PTR(unit);
@@ -196,12 +287,10 @@ static int systemd_describe(Containment *c, const char *job_id, char **ret_unit,
         return 0;
 }
 
-static int systemd_kill(Containment *c, const char *job_id, const JobRun *run, int *ret_handle) {
-        _cleanup_free_ char *path = NULL;
+static int systemd_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
+                        int *ret_handle) {
         _cleanup_close_ int fd = -EBADF;
-        int r = unit_cgroup(job_id, &path);
-        if (r >= 0)
-                r = cgroup_open(path, &fd);
+        int r = cgroup_open(cgroup, &fd);
         if (r < 0)
                 return r; /* -ENOENT: systemd removed the scope, so it was empty */
         /* Confirmation is what counts: a failed kill shows as a cgroup that
@@ -222,20 +311,27 @@ static int systemd_watch(Containment *c, int handle, int *ret_fd) {
         return cgroup_events_watch(handle, ret_fd);
 }
 
-static int systemd_list(Containment *c, char ***ret_ids) {
-        _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *));
-        if (!ids)
+/* Append s (taken; NULL is out of memory) to a NULL-terminated list of n. */
+static int strv_push(char ***list, size_t n, char *s) {
+        char **p = s ? reallocarray(*list, n + 2, sizeof(char *)) : NULL;
+        if (!p) {
+                free(s);
                 return -ENOMEM;
-        _cleanup_close_ int slice_fd = -EBADF;
-        if (cgroup_open(JOB_SLICE_CGROUP, &slice_fd) < 0) {
-                *ret_ids = TAKE_PTR(ids); /* no slice: no job scope */
-                return 0;
         }
+        p[n] = s;
+        p[n + 1] = NULL;
+        *list = p;
+        return 0;
+}
+
+/* Job scopes with processes in the slice at path, onto ids and cgroups. */
+static int list_slice(const char *path, char ***ids, char ***cgroups, size_t *n) {
+        _cleanup_close_ int slice_fd = -EBADF;
+        if (cgroup_open(path, &slice_fd) < 0)
+                return 0; /* no slice: no job scope */
         _cleanup_closedir_ DIR *dir = fdopendir(dup(slice_fd));
         if (!dir)
                 return negative_errno();
-
-        size_t n = 0;
         struct dirent *de;
         while ((de = readdir(dir))) {
                 char id[JOB_ID_MAX];
@@ -244,23 +340,53 @@ static int systemd_list(Containment *c, char ***ret_ids) {
                 _cleanup_close_ int fd = openat(slice_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
                 if (fd < 0 || cgroup_is_populated(fd) != 1)
                         continue;
-                char **p = reallocarray(ids, n + 2, sizeof(char *));
-                if (!p)
-                        return -ENOMEM;
-                ids = p;
-                if (!(ids[n] = strdup(id)))
-                        return -ENOMEM;
-                ids[++n] = NULL;
+                char *cgroup = NULL;
+                int r = strv_push(ids, *n, strdup(id));
+                if (r >= 0)
+                        r = strv_push(cgroups, *n, asprintf(&cgroup, "%s/%s", path, de->d_name) < 0 ? NULL : cgroup);
+                if (r < 0)
+                        return r;
+                ++*n;
         }
-        *ret_ids = TAKE_PTR(ids);
         return 0;
 }
 
-static int systemd_kill_orphan(Containment *c, const char *job_id) {
+static int systemd_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
+        _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *)), **cgroups = calloc(1, sizeof(char *));
+        if (!ids || !cgroups)
+                return -ENOMEM;
+        size_t n = 0;
+        int r = list_slice(LEGACY_SLICE_CGROUP, &ids, &cgroups, &n);
+        if (r < 0)
+                return r;
+
+        /* Every owner's slice: /user.slice/user-UID.slice/user-UID-bgrun.slice */
+        _cleanup_closedir_ DIR *users = NULL;
+        _cleanup_close_ int users_fd = -EBADF;
+        if (cgroup_open("/user.slice", &users_fd) >= 0)
+                users = fdopendir(TAKE_FD(users_fd));
+        struct dirent *de;
+        while (users && (de = readdir(users))) {
+                unsigned uid;
+                char tail;
+                if (sscanf(de->d_name, "user-%u.slice%c", &uid, &tail) != 1)
+                        continue;
+                char path[128];
+                snprintf(path, sizeof path, OWNER_SLICE_CGROUP_FORMAT, uid, uid);
+                r = list_slice(path, &ids, &cgroups, &n);
+                if (r < 0)
+                        return r;
+        }
+        *ret_ids = TAKE_PTR(ids);
+        *ret_cgroups = TAKE_PTR(cgroups);
+        return 0;
+}
+
+static int systemd_kill_orphan(Containment *c, const char *cgroup) {
         /* systemd collects the scope once it is empty. */
         _cleanup_close_ int fd = -EBADF;
-        int r = systemd_kill(c, job_id, NULL, &fd);
-        return r;
+        int r = cgroup_open(cgroup, &fd);
+        return r < 0 ? r : cgroup_kill(fd);
 }
 
 static bool systemd_available(Containment *c) {
@@ -311,6 +437,7 @@ static void systemd_done(Containment *c) {
         if (!s)
                 return;
         sd_bus_flush_close_unref(s->bus);
+        free(s->sliced);
         free(s);
         c->data = NULL;
 }

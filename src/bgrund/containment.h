@@ -49,9 +49,10 @@ typedef struct ContainmentOps {
         /* Whether it can take a job now. */
         bool (*available)(Containment *c);
 
-        /* The unit and cgroup (v2 path) a job of this mechanism gets, "" for
-         * none; what the spec, the grant and the record name. */
-        int (*describe)(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup);
+        /* The unit and cgroup (v2 path) the job of spec (its id and owner)
+         * gets under this mechanism, "" for none; what the spec, the grant
+         * and the record name. */
+        int (*describe)(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup);
         int (*prepare)(Containment *c, Job *j, SpawnPlan *ret);
         /* Put the held supervisor into j's containment. 1: ready at once;
          * 0: job_containment_ready() or job_start_failed() follows. */
@@ -59,11 +60,11 @@ typedef struct ContainmentOps {
         /* 1 when the supervisor pid is inside j's containment, 0 when not. */
         int (*verify)(Containment *c, Job *j, pid_t supervisor);
 
-        /* Kill every process of the job now. *ret_handle is what to confirm
-         * with (-EBADF when the mechanism needs none). -ENOENT: its
-         * containment is gone, nothing can be left. run is NULL when the
-         * command never ran. */
-        int (*kill)(Containment *c, const char *job_id, const JobRun *run, int *ret_handle);
+        /* Kill every process of the job now: cgroup is the one its grant
+         * names, run NULL when the command never ran. *ret_handle is what to
+         * confirm with (-EBADF when the mechanism needs none). -ENOENT: its
+         * containment is gone, nothing can be left. */
+        int (*kill)(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle);
         /* 1 when nothing of the job is alive, 0 while something is, < 0 when
          * it cannot be told. */
         int (*is_empty)(Containment *c, const JobRun *run, int handle);
@@ -71,12 +72,13 @@ typedef struct ContainmentOps {
          * where nothing tells (is_empty() is then asked once). */
         int (*watch)(Containment *c, int handle, int *ret_fd);
 
-        /* Ids of jobs whose containment exists and holds processes now
-         * (NULL-terminated), for the reaper's orphan pass. */
-        int (*list)(Containment *c, char ***ret_ids);
-        /* Kill what is left of a job no live record accounts for, without
-         * waiting for it. */
-        int (*kill_orphan)(Containment *c, const char *job_id);
+        /* Jobs whose containment exists and holds processes now, for the
+         * reaper's orphan pass: their ids and cgroups, two NULL-terminated
+         * lists of the same length. */
+        int (*list)(Containment *c, char ***ret_ids, char ***ret_cgroups);
+        /* Kill what is left in a containment no live record accounts for,
+         * without waiting for it. */
+        int (*kill_orphan)(Containment *c, const char *cgroup);
 } ContainmentOps;
 
 struct Containment {

@@ -281,7 +281,18 @@ void job_release(Job *j) {
         j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
 
         TeardownMethod method = c->ops->teardown_method;
-        r = c->ops->kill(c, j->id, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
+        /* The containment its grant names: what this bgrund would name now
+         * may differ (a changed slice) from what the job got. */
+        _cleanup_(grant_done) Grant g = {};
+        _cleanup_free_ char *unit = NULL, *cgroup = NULL;
+        if (grant_read(j->live->dir_fd, &g) >= 0 && g.mechanism == c->ops->mechanism)
+                cgroup = TAKE_PTR(g.cgroup);
+        else if ((r = c->ops->describe(c, &j->live->spec, &unit, &cgroup)) < 0) {
+                log_error_errno(r, "Job %s: cannot name its containment: %m", j->id);
+                job_release_finish(j, false, method);
+                return;
+        }
+        r = c->ops->kill(c, j->id, cgroup, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
         if (r == -ENOENT) {
                 job_release_finish(j, true, TEARDOWN_CGROUP_GONE);
                 return;
@@ -471,7 +482,7 @@ void job_containment_ready(Job *j) {
 static int job_assign_mechanism(Job *j, Containment *c) {
         JobSpec *spec = &j->live->spec;
         _cleanup_free_ char *unit = NULL, *cgroup = NULL;
-        int r = c->ops->describe(c, j->id, &unit, &cgroup);
+        int r = c->ops->describe(c, spec, &unit, &cgroup);
         if (r < 0)
                 return r;
         /* Only a fallback changes the spec written at Launch. */

@@ -241,7 +241,7 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         _cleanup_free_ char *cgroup = NULL;
         free(spec->unit);
         spec->unit = NULL;
-        r = c->ops->describe(c, spec->id, &spec->unit, &cgroup);
+        r = c->ops->describe(c, spec, &spec->unit, &cgroup);
         if (r < 0)
                 return r;
         spec->mechanism = c->ops->mechanism;
@@ -383,19 +383,20 @@ static unsigned kill_orphans(Runtime *rt) {
         unsigned killed = 0;
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
                 Containment *c = runtime_containment(rt, m);
-                _cleanup_strv_free_ char **ids = NULL;
-                if (!c || c->ops->list(c, &ids) < 0)
+                _cleanup_strv_free_ char **ids = NULL, **cgroups = NULL;
+                if (!c || c->ops->list(c, &ids, &cgroups) < 0)
                         continue;
-                for (char **id = ids; *id; id++) {
-                        Job *j = job_table_get(&rt->jobs, *id);
+                for (size_t i = 0; ids[i]; i++) {
+                        const char *id = ids[i];
+                        Job *j = job_table_get(&rt->jobs, id);
                         if (j && j->phase != JOB_PHASE_ENDED)
                                 continue;
-                        log_info("Killing the orphaned containment of job %s", *id);
-                        int r = c->ops->kill_orphan(c, *id);
+                        log_info("Killing the orphaned containment of job %s", id);
+                        int r = c->ops->kill_orphan(c, cgroups[i]);
                         if (r >= 0)
                                 killed++;
                         else
-                                log_warning_errno(r, "Cannot kill the orphaned containment of job %s: %m", *id);
+                                log_warning_errno(r, "Cannot kill the orphaned containment of job %s: %m", id);
                 }
         }
         return killed;

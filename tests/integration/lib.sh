@@ -87,6 +87,12 @@ bgrund_pid() {
 
 # The v2 cgroup root as the sandbox sees it.
 CG=/sys/fs/cgroup
+# The slice an owner's jobs run in, and its cgroup; root's for the tests
+# that launch as root.
+owner_slice() { echo "user-$1-bgrun.slice"; }
+owner_slice_cgroup() { echo "/user.slice/user-$1.slice/user-$1-bgrun.slice"; }
+ROOT_SLICE=$(owner_slice 0)
+ROOT_SLICE_CG=$(owner_slice_cgroup 0)
 
 # Create a user inside the sandbox (its /etc is a private overlay).
 ensure_user() {

@@ -9,7 +9,7 @@ test_twenty_concurrent_jobs_twenty_released_grants() {
 	for id in $(cat ids); do
 		g=$(grant_of "$id") || fail "job $id has no grant"
 		assert_eq systemd "$(jq -r .mechanism <<<"$g")" "grant mechanism of $id"
-		assert_eq "/bgrun.slice/bgrun-job-$id.scope" "$(jq -r .cgroup <<<"$g")" "grant cgroup of $id"
+		assert_eq "$ROOT_SLICE_CG/bgrun-job-$id.scope" "$(jq -r .cgroup <<<"$g")" "grant cgroup of $id"
 	done
 	for id in $(cat ids); do bgrun wait "$id" >/dev/null; done
 	for id in $(cat ids); do
@@ -144,7 +144,7 @@ test_reap_after_bgrund_and_a_supervisor_are_killed() {
 	rec=$(bgrun status "$lost" --json)
 	assert_eq failed "$(jq -r .status <<<"$rec")" "status of the lost job"
 	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "dead of the lost job"
-	[[ -z $(all_procs_below "$CG/bgrun.slice/bgrun-job-$lost.scope") ]] ||
+	[[ -z $(all_procs_below "$CG$ROOT_SLICE_CG/bgrun-job-$lost.scope") ]] ||
 		fail "cgroup of the lost job still has processes"
 	for id in "${ids[@]}"; do
 		[[ -e /var/lib/bgrun/jobs/$id/spec.json ]] || fail "record of $id lost"
@@ -244,16 +244,16 @@ test_kill_of_a_job_whose_supervisor_hangs() {
 
 test_report_only_falls_back_when_systemd_refuses_the_unit() {
 	with_config ContainmentMode=report-only "Mechanisms=systemd process_group"
-	# A bgrun.slice whose start asserts something false fails every job
+	# An owner's slice whose start asserts something false fails every job
 	# unit's start job: systemd refuses the unit, nothing of it runs.
-	# (The drop-in goes beside the unit, in the sandbox's own unit path.)
-	dropin=$(dirname "$(systemctl show -P FragmentPath bgrun.slice)")/bgrun.slice.d
+	# (The drop-in goes in the sandbox's own unit path, beside bgrund's.)
+	dropin=$(dirname "$(systemctl show -P FragmentPath bgrund.service)")/$ROOT_SLICE.d
 	restore="rm -rf '$dropin'; systemctl daemon-reload; rm -f /etc/bgrun/bgrund.conf.d/90-test.conf; systemctl reset-failed bgrund.service; systemctl restart bgrund.service"
 	trap "$restore" EXIT
 	mkdir -p "$dropin"
 	printf '[Unit]\nAssertPathExists=/nonexistent/bgrun-test\n' >"$dropin/refuse.conf"
 	systemctl daemon-reload
-	systemctl stop bgrun.slice
+	systemctl stop "$ROOT_SLICE"
 	id=$(bgrun run -- 'echo fell back') || fail "launch failed"
 	bgrun wait "$id" >/dev/null
 	assert_eq "fell back" "$(bgrun logs "$id")" "output, run exactly once"

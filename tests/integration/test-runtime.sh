@@ -63,7 +63,7 @@ test_kill_reaches_escaping_children() {
 	for p in $pids; do ! pid_alive "$p" || fail "pid $p of the job survived the kill"; done
 	assert_eq killed "$(job_status "$id")" status
 	cg=$(jget "$id" .containment.cgroup)
-	[[ $cg == /bgrun.slice/bgrun-job-$id.scope/* ]] || fail "containment.cgroup: '$cg'"
+	[[ $cg == $ROOT_SLICE_CG/bgrun-job-$id.scope/* ]] || fail "containment.cgroup: '$cg'"
 	[[ -z $(all_procs_below "$CG$cg") ]] || fail "cgroup $cg still has processes: $(all_procs_below "$CG$cg")"
 }
 
@@ -213,7 +213,7 @@ test_memory_limit_is_enforced() {
 	grep -qw memory "$CG/cgroup.controllers" ||
 		skip "no memory controller in this cgroup v2 hierarchy (hybrid layout): MemoryMax is recorded, not enforced"
 	id=$(bgrun run -p MemoryMax=32M -- 'sleep 30')
-	assert_eq 33554432 "$(cat "$CG/bgrun.slice/bgrun-job-$id.scope/memory.max")" "the kernel's memory.max for the job"
+	assert_eq 33554432 "$(cat "$CG$ROOT_SLICE_CG/bgrun-job-$id.scope/memory.max")" "the kernel's memory.max for the job"
 	bgrun kill "$id" >/dev/null
 }
 
@@ -221,11 +221,11 @@ test_job_runs_in_its_own_scope_outside_bgrund() {
 	id=$(bgrun run -- 'sleep 30') || fail "launch failed"
 	scope=bgrun-job-$id.scope
 	assert_eq active "$(systemctl is-active "$scope")" "state of $scope"
-	assert_eq bgrun.slice "$(systemctl show -P Slice "$scope")" slice
+	assert_eq "$ROOT_SLICE" "$(systemctl show -P Slice "$scope")" slice
 	sup=$(supervisor_pid "$id")
 	pid=$(jget "$id" .pid)
-	assert_eq "0::/bgrun.slice/$scope/supervisor" "$(grep '^0::' "/proc/$sup/cgroup")" "supervisor's cgroup"
-	assert_eq "0::/bgrun.slice/$scope/payload" "$(grep '^0::' "/proc/$pid/cgroup")" "command's cgroup"
+	assert_eq "0::$ROOT_SLICE_CG/$scope/supervisor" "$(grep '^0::' "/proc/$sup/cgroup")" "supervisor's cgroup"
+	assert_eq "0::$ROOT_SLICE_CG/$scope/payload" "$(grep '^0::' "/proc/$pid/cgroup")" "command's cgroup"
 	# bgrund spawns the supervisor, so nothing of bgrund's own sandbox may
 	# reach the job: it shares PID 1's mount and UTS namespaces.
 	for ns in mnt uts; do
@@ -244,7 +244,7 @@ test_job_gets_a_clean_process_state() {
 	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/output ]]" || fail "no output"
 	assert_eq 0022 "$(bgrun logs "$id")" "the command's umask"
 	assert_eq "0 1 2" "$(ls /proc/"$pid"/fd | sort -n | xargs)" "the command's open descriptors"
-	scope=$CG/bgrun.slice/bgrun-job-$id.scope
+	scope=$CG$ROOT_SLICE_CG/bgrun-job-$id.scope
 	assert_eq 755 "$(stat -c %a "$scope/payload")" "mode of the payload cgroup"
 	# Standard signals 1-31 (glibc keeps 32 and 33 for itself).
 	ign=$(awk '/^SigIgn:/ {print $2}' "/proc/$pid/status")

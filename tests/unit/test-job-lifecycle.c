@@ -35,8 +35,8 @@ static bool test_available(Containment *c) {
         return true;
 }
 
-static int test_describe(Containment *c, const char *job_id, char **ret_unit, char **ret_cgroup) {
-        if (asprintf(ret_unit, "test-%s", job_id) < 0)
+static int test_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
+        if (asprintf(ret_unit, "test-%s", spec->id) < 0)
                 return -ENOMEM;
         *ret_cgroup = strdup("");
         return *ret_cgroup ? 0 : -ENOMEM;
@@ -75,7 +75,7 @@ static int test_verify(Containment *c, Job *j, pid_t supervisor) {
         return pidref_check(&(PidRef) { .pid = supervisor, .fd = j->live->spawned_pidfd }) == PIDREF_OWNED;
 }
 
-static int test_kill(Containment *c, const char *job_id, const JobRun *run, int *ret_handle) {
+static int test_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle) {
         calls.kills++;
         *ret_handle = -EBADF;
         PidRef leader = PIDREF_NULL;
@@ -94,12 +94,13 @@ static int test_watch(Containment *c, int handle, int *ret_fd) {
         return -EOPNOTSUPP;
 }
 
-static int test_list(Containment *c, char ***ret_ids) {
+static int test_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         *ret_ids = calloc(1, sizeof(char *));
-        return *ret_ids ? 0 : -ENOMEM;
+        *ret_cgroups = calloc(1, sizeof(char *));
+        return *ret_ids && *ret_cgroups ? 0 : -ENOMEM;
 }
 
-static int test_kill_orphan(Containment *c, const char *job_id) {
+static int test_kill_orphan(Containment *c, const char *cgroup) {
         return 0;
 }
 
