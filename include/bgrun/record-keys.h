@@ -25,7 +25,8 @@
         X(FINISHED_AT, "finished_at", "t")            \
         X(OUTPUT_BYTES, "output_bytes", "t")          \
         X(CONTAINMENT, "containment", "a{sv}")        \
-        X(TEARDOWN, "teardown", "a{sv}")
+        X(TEARDOWN, "teardown", "a{sv}")              \
+        X(PARENT, "parent", "s")
 
 /* The record's "containment" dictionary. */
 #define BGRUN_CONTAINMENT_KEYS(X)                     \

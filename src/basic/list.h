@@ -25,6 +25,29 @@
                 (item)->next = (item)->prev = NULL;    \
         } while (0)
 
+/* The same through fields named NAME_next and NAME_prev. */
+#define LIST_PREPEND_F(name, head, item)                           \
+        do {                                                       \
+                __typeof__(item) _i = (item);                      \
+                _i->name##_prev = NULL;                            \
+                _i->name##_next = (head);                          \
+                if (_i->name##_next)                               \
+                        _i->name##_next->name##_prev = _i;         \
+                (head) = _i;                                       \
+        } while (0)
+
+#define LIST_REMOVE_F(name, head, item)                                    \
+        do {                                                               \
+                __typeof__(item) _i = (item);                              \
+                if (_i->name##_prev)                                       \
+                        _i->name##_prev->name##_next = _i->name##_next;    \
+                else                                                       \
+                        (head) = _i->name##_next;                          \
+                if (_i->name##_next)                                       \
+                        _i->name##_next->name##_prev = _i->name##_prev;    \
+                _i->name##_next = _i->name##_prev = NULL;                  \
+        } while (0)
+
 /* Queues: the same, oldest first with a tail to append at, through fields
  * named NAME_next and NAME_prev, so one item can be in several queues
  * (a job is in its owner's and in the runtime's). */

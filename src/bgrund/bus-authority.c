@@ -8,51 +8,66 @@
 
 /* Asking the bus daemon for a sender's credentials is a round trip. A unique
  * connection name is never reused on a bus and its credentials are fixed when
- * it connects, so a small cache of name → uid is always right. */
+ * it connects, so a small cache of name → (uid, pid) is always right. */
 #define CREDS_CACHE_SIZE 64
 static struct {
         char sender[64];
         uid_t uid;
+        pid_t pid;
 } creds_cache[CREDS_CACHE_SIZE];
 static unsigned creds_cache_next;
 
-static bool creds_cache_get(const char *sender, uid_t *ret) {
+static bool creds_cache_get(const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
         for (unsigned i = 0; i < CREDS_CACHE_SIZE; i++)
                 if (creds_cache[i].sender[0] && streq(creds_cache[i].sender, sender)) {
-                        *ret = creds_cache[i].uid;
+                        *ret_uid = creds_cache[i].uid;
+                        *ret_pid = creds_cache[i].pid;
                         return true;
                 }
         return false;
 }
 
-static void creds_cache_put(const char *sender, uid_t uid) {
+static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
         if (strlen(sender) >= sizeof creds_cache[0].sender)
                 return;
         unsigned i = creds_cache_next++ % CREDS_CACHE_SIZE;
         strcpy(creds_cache[i].sender, sender);
         creds_cache[i].uid = uid;
+        creds_cache[i].pid = pid;
 }
 
-int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
+int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid;
+        pid_t pid = 0;
 
         const char *sender = sd_bus_message_get_sender(m);
-        if (sender && sender[0] == ':' && creds_cache_get(sender, ret))
+        if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, &pid)) {
+                if (ret_pid)
+                        *ret_pid = pid;
                 return 0;
+        }
 
-        /* EUID as the bus daemon reports it for the sender's connection: the
-         * kernel's SO_PEERCRED, not anything the sender wrote. */
-        int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID, &creds);
+        /* EUID and PID as the bus daemon reports them for the sender's
+         * connection: the kernel's SO_PEERCRED, not anything the sender
+         * wrote. Only the uid is authority; the pid is a hint (parents). */
+        int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
         if (r >= 0)
                 r = sd_bus_creds_get_euid(creds, &uid);
         if (r < 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
                                          "Request authority denied: the caller's identity cannot be established");
+        (void) sd_bus_creds_get_pid(creds, &pid);
         if (sender && sender[0] == ':')
-                creds_cache_put(sender, uid);
-        *ret = uid;
+                creds_cache_put(sender, uid, pid);
+        *ret_uid = uid;
+        if (ret_pid)
+                *ret_pid = pid;
         return 0;
+}
+
+int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
+        return bus_caller_creds(m, ret, NULL, error);
 }
 
 int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {

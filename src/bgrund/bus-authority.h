@@ -14,6 +14,8 @@ typedef struct Job Job;
 /* The caller's effective uid from bus credentials; AccessDenied into error
  * when it cannot be established. */
 int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error);
+/* The same, and the pid of the process that connected (0 if unknown). */
+int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error);
 
 /* Whether the caller may act on every job: root, or granted
  * org.bgrun.manage-any by polkit. 1 or 0; -EINPROGRESS while polkit is being

@@ -193,7 +193,8 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
 
         uid_t uid;
-        r = bus_caller_uid(m, &uid, error);
+        pid_t pid;
+        r = bus_caller_creds(m, &uid, &pid, error);
         if (r < 0)
                 return r;
         if (o.user && uid != 0)
@@ -211,6 +212,10 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return -ENOMEM;
         spec.environment = TAKE_PTR(o.environment);
         spec.max_runtime_usec = o.max_runtime_usec;
+        /* Launched from inside a job of the same owner: that job's child. */
+        Job *parent = pid > 0 ? runtime_job_of_process(s->runtime, pid, uid) : NULL;
+        if (parent)
+                strcpy(spec.parent, parent->id);
         r = check_cwd(&spec, error);
         if (r < 0)
                 return r;

@@ -41,6 +41,9 @@ static int append_started_at(sd_bus_message *m, const JobView *v) {
 static int append_finished_at(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->result ? v->result->finished_at : (uint64_t) 0);
 }
+static int append_parent(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", v->spec->parent);
+}
 static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
@@ -110,6 +113,7 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_OUTPUT_BYTES] = append_output_bytes,
         [RECORD_KEY_CONTAINMENT] = append_containment,
         [RECORD_KEY_TEARDOWN] = append_teardown,
+        [RECORD_KEY_PARENT] = append_parent,
 };
 
 int bus_append_record(sd_bus_message *m, const JobView *v) {

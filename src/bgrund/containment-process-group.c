@@ -80,6 +80,10 @@ static int process_group_kill_orphan(Containment *c, const char *cgroup) {
         return -EOPNOTSUPP;
 }
 
+static int process_group_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
+        return 0; /* no cgroup tells a process group's job */
+}
+
 const ContainmentOps containment_process_group_ops = {
         .mechanism = MECHANISM_PROCESS_GROUP,
         .teardown_method = TEARDOWN_PROCESS_GROUP,
@@ -93,4 +97,5 @@ const ContainmentOps containment_process_group_ops = {
         .watch = process_group_watch,
         .list = process_group_list,
         .kill_orphan = process_group_kill_orphan,
+        .identify = process_group_identify,
 };

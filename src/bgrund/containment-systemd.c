@@ -389,6 +389,22 @@ static int systemd_kill_orphan(Containment *c, const char *cgroup) {
         return r < 0 ? r : cgroup_kill(fd);
 }
 
+static int systemd_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
+        /* A job's processes are in .../bgrun-job-<id>.scope/payload[/...]. */
+        for (const char *p = strstr(cgroup, "/" UNIT_PREFIX); p; p = strstr(p + 1, "/" UNIT_PREFIX)) {
+                const char *end = strchr(p + 1, '/');
+                size_t len = end ? (size_t) (end - p - 1) : strlen(p + 1);
+                char name[64];
+                if (len >= sizeof name)
+                        continue;
+                memcpy(name, p + 1, len);
+                name[len] = '\0';
+                if (id_from_unit_name(name, ret_id))
+                        return 1;
+        }
+        return 0;
+}
+
 static bool systemd_available(Containment *c) {
         return state(c)->reachable;
 }
@@ -457,4 +473,5 @@ const ContainmentOps containment_systemd_ops = {
         .watch = systemd_watch,
         .list = systemd_list,
         .kill_orphan = systemd_kill_orphan,
+        .identify = systemd_identify,
 };

@@ -79,6 +79,10 @@ typedef struct ContainmentOps {
         /* Kill what is left in a containment no live record accounts for,
          * without waiting for it. */
         int (*kill_orphan)(Containment *c, const char *cgroup);
+        /* The id of the job whose containment the cgroup (a process's v2
+         * path) is in: 1 and *ret_id, or 0 when it is in none of this
+         * mechanism's. */
+        int (*identify)(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
 } ContainmentOps;
 
 struct Containment {

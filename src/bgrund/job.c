@@ -37,6 +37,7 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
                 return NULL;
         *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at };
         strcpy(j->id, spec->id);
+        strcpy(j->parent_id, spec->parent);
         j->session_id = strdup(spec->session_id);
         j->command_head = utf8_strndup(spec->command, JOB_COMMAND_HEAD_MAX);
         if (!j->session_id || !j->command_head) {
@@ -190,6 +191,12 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         if (rt->notifier)
                 rt->notifier->job_ended(rt->notifier_data, j);
         log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
+        /* Jobs it launched end with it when it was ended from outside, not
+         * when it exited on its own: it may have started a server. */
+        if (status == JOB_KILLED || status == JOB_TIMED_OUT)
+                for (Job *c = j->children; c; c = c->sibling_next)
+                        if (c->phase != JOB_PHASE_ENDED)
+                                job_kill(c);
         /* Last: it may forget other ended jobs of the owner. */
         runtime_apply_limits(rt, j);
 }

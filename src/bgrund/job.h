@@ -69,7 +69,11 @@ struct Job {
         Job *all_next, *all_prev;       /* every job, oldest first (listings) */
         Job *owner_next, *owner_prev;   /* its owner's, oldest first */
         Job *ended_next, *ended_prev;   /* ended ones, in the order they ended (retention) */
+        Job *parent;                    /* the job that launched it, while both are known */
+        Job *children;                  /* the jobs it launched (Job.sibling_next) */
+        Job *sibling_next, *sibling_prev;
         char id[JOB_ID_MAX];
+        char parent_id[JOB_ID_MAX];     /* "" if none */
         uid_t owner;
         Owner *account;                 /* its owner's counts */
         JobStatus status;

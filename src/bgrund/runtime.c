@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "build-config.h"
+#include "cgroup.h"
 #include "job-id.h"
 #include "job-store.h"
 #include "log.h"
@@ -83,6 +84,21 @@ Job *runtime_find_job(Runtime *rt, const char *id) {
         return job_table_get(&rt->jobs, id);
 }
 
+Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
+        _cleanup_free_ char *cgroup = NULL;
+        if (cgroup_path_of_pid(pid, &cgroup) < 0)
+                return NULL;
+        for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
+                Containment *c = runtime_containment(rt, m);
+                char id[JOB_ID_MAX];
+                if (!c || c->ops->identify(c, cgroup, id) <= 0)
+                        continue;
+                Job *j = job_table_get(&rt->jobs, id);
+                return j && j->phase != JOB_PHASE_ENDED && j->owner == owner ? j : NULL;
+        }
+        return NULL;
+}
+
 int runtime_add_job(Runtime *rt, Job *j) {
         Owner *o;
         int r = owner_get_or_add(&rt->owners, j->owner, &o);
@@ -91,6 +107,12 @@ int runtime_add_job(Runtime *rt, Job *j) {
         if (r < 0)
                 return r;
         j->account = o;
+        /* A parent is launched before its children, and loaded before them. */
+        Job *p = j->parent_id[0] ? job_table_get(&rt->jobs, j->parent_id) : NULL;
+        if (p && p->owner == j->owner) {
+                j->parent = p;
+                LIST_PREPEND_F(sibling, p->children, j);
+        }
         QUEUE_APPEND(all, rt->all, j);
         QUEUE_APPEND(owner, o->jobs, j);
         o->records++;
@@ -108,6 +130,11 @@ void runtime_remove_job(Runtime *rt, Job *j) {
         Owner *o = j->account;
         assert(o);
         (void) job_table_remove(&rt->jobs, j->id);
+        if (j->parent)
+                LIST_REMOVE_F(sibling, j->parent->children, j);
+        for (Job *c = j->children; c; c = c->sibling_next)
+                c->parent = NULL;
+        j->parent = j->children = NULL;
         QUEUE_REMOVE(all, rt->all, j);
         QUEUE_REMOVE(owner, o->jobs, j);
         o->records--;

@@ -99,6 +99,10 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
 
 Job *runtime_find_job(Runtime *rt, const char *id);
 
+/* The live job of owner whose containment holds process pid: a job launched
+ * from inside it is its child. NULL for none. */
+Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner);
+
 /* For the lifecycle: a job enters or leaves the table, the queues and its
  * owner's counts, or moves to the ended ones. */
 int runtime_add_job(Runtime *rt, Job *j);

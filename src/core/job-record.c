@@ -96,6 +96,7 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(s->mechanism));
         if (r >= 0) r = json_add_str(o, "unit", s->unit);
         if (r >= 0) r = json_add_u64(o, "created_at", s->created_at);
+        if (r >= 0) r = json_add_str(o, "parent", s->parent);
         return json_finish(o, r, ret);
 }
 
@@ -162,6 +163,12 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         }
         if (r >= 0) r = json_get_str(o, "unit", &s.unit);
         if (r >= 0) r = json_get_u64(o, "created_at", UINT64_MAX, &s.created_at);
+        /* Specs from before parents existed have none. */
+        if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
+                r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);
+                if (r >= 0 && s.parent[0] && !job_id_is_valid(s.parent))
+                        r = -EBADMSG;
+        }
         if (r < 0)
                 return r;
 

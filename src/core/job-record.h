@@ -44,6 +44,7 @@ typedef struct JobSpec {
         Mechanism mechanism;
         char *unit;        /* transient unit name, systemd mechanism only */
         uint64_t created_at;
+        char parent[JOB_ID_MAX]; /* the job whose process launched this one, "" if none */
 } JobSpec;
 
 typedef struct JobRun {

@@ -104,6 +104,10 @@ static int test_kill_orphan(Containment *c, const char *cgroup) {
         return 0;
 }
 
+static int test_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
+        return 0;
+}
+
 static const ContainmentOps test_ops = {
         /* The slot of a mechanism without a cgroup, so the supervisor runs
          * the command as it does for process_group. */
@@ -119,6 +123,7 @@ static const ContainmentOps test_ops = {
         .watch = test_watch,
         .list = test_list,
         .kill_orphan = test_kill_orphan,
+        .identify = test_identify,
 };
 
 /* The same, in the systemd slot, always failing to start. */
