@@ -18,6 +18,9 @@
 #include "record.h"
 #include "verbs.h"
 
+/* Jobs per ListJobsPaged call: bgrund's most. */
+#define LIST_PAGE_SIZE 1000
+
 /* Kill returns only once the teardown is confirmed; give it time. */
 #define KILL_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)
 
@@ -217,51 +220,77 @@ int verb_kill(sd_bus *bus, const Args *args) {
         return EXIT_SUCCESS;
 }
 
-int verb_list(sd_bus *bus, const Args *args) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_free_ JobListEntry *jobs = NULL;
-        size_t n = 0, allocated = 0;
-        int r;
+/* The replies a listing's entries point into, kept until it is printed. */
+typedef struct Pages {
+        sd_bus_message **replies;
+        size_t n;
+} Pages;
 
-        r = manager_new_call(bus, "ListJobs", &m);
+static void pages_done(Pages *p) {
+        for (size_t i = 0; i < p->n; i++)
+                sd_bus_message_unref(p->replies[i]);
+        free(p->replies);
+}
+
+/* One page of ListJobsPaged after `after` onto jobs; its reply into pages.
+ * *ret_next is the next page's `after`, "" at the end (pointing into the
+ * reply). */
+static int list_page(sd_bus *bus, const char *session, const char *after, Pages *pages, JobListEntry **jobs,
+                     size_t *n, const char **ret_next) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r = manager_new_call(bus, "ListJobsPaged", &m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', args->session ?: "");
+        r = sd_bus_message_append(m, "ssu", session, after, (uint32_t) LIST_PAGE_SIZE);
         if (r < 0)
-                return log_error_errno(r, "Failed to build ListJobs call: %m");
-
+                return log_error_errno(r, "Failed to build ListJobsPaged call: %m");
         r = manager_call(bus, m, 0, NULL, &reply);
         if (r < 0)
                 return r;
 
+        sd_bus_message **p = reallocarray(pages->replies, pages->n + 1, sizeof(sd_bus_message *));
+        if (!p)
+                return log_oom();
+        pages->replies = p;
+        pages->replies[pages->n++] = sd_bus_message_ref(reply);
+
         r = sd_bus_message_enter_container(reply, 'a', "(sssso)");
         if (r < 0)
-                return log_parse_error("ListJobs", r);
-
+                return log_parse_error("ListJobsPaged", r);
         for (;;) {
                 JobListEntry e;
-
                 r = sd_bus_message_read(reply, "(sssso)", &e.id, &e.session, &e.status, &e.command, &e.path);
                 if (r < 0)
-                        return log_parse_error("ListJobs", r);
+                        return log_parse_error("ListJobsPaged", r);
                 if (r == 0)
                         break;
-
-                if (n >= allocated) {
-                        size_t new_allocated = allocated ? allocated * 2 : 16;
-                        JobListEntry *p = reallocarray(jobs, new_allocated, sizeof *jobs);
-
-                        if (!p)
-                                return log_oom();
-                        jobs = p;
-                        allocated = new_allocated;
-                }
-                jobs[n++] = e;
+                JobListEntry *q = reallocarray(*jobs, *n + 1, sizeof(JobListEntry));
+                if (!q)
+                        return log_oom();
+                *jobs = q;
+                (*jobs)[(*n)++] = e;
         }
-
         r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", ret_next);
         if (r < 0)
-                return log_parse_error("ListJobs", r);
+                return log_parse_error("ListJobsPaged", r);
+        return 0;
+}
+
+int verb_list(sd_bus *bus, const Args *args) {
+        _cleanup_(pages_done) Pages pages = {};
+        _cleanup_free_ JobListEntry *jobs = NULL;
+        size_t n = 0;
+        const char *after = "";
+
+        /* Always in pages: one answer for any number of jobs could pass
+         * what the bus carries. */
+        do {
+                int r = list_page(bus, args->session ?: "", after, &pages, &jobs, &n, &after);
+                if (r < 0)
+                        return r;
+        } while (*after);
 
         if (args->json)
                 return print_job_list_json(jobs, n);

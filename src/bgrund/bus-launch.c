@@ -25,9 +25,6 @@
 #define SESSION_MAX 256
 #define PATH_MAX_LEN 4095
 
-/* "nogroup": what a uid without a user-database entry runs in. */
-#define NO_GROUP_GID ((gid_t) 65534)
-
 #define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
 
 /* One option's value into v; a type no option has is passed on with its

@@ -124,7 +124,8 @@ int job_view(Job *j, JobView *ret) {
                 if (r < 0)
                         return r;
                 runtime_cache_drop(rt, NULL);
-                r = job_store_read_spec(dir_fd, &cache->spec);
+                r = j->damaged ? job_damaged_spec(dir_fd, j->id, &cache->spec)
+                               : job_store_read_spec(dir_fd, &cache->spec);
                 if (r >= 0)
                         r = job_store_read_result(dir_fd, &cache->result);
                 if (r < 0) {
@@ -143,6 +144,29 @@ int job_view(Job *j, JobView *ret) {
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
         };
+        return 0;
+}
+
+int job_damaged_spec(int dir_fd, const char *id, JobSpec *ret) {
+        _cleanup_(grant_done) Grant g = { .owner = UID_INVALID };
+        (void) grant_read(dir_fd, &g);
+        _cleanup_(job_spec_done) JobSpec s = {
+                .owner = g.owner,
+                .uid = g.owner,
+                .gid = NO_GROUP_GID,
+                .mechanism = g.mechanism,
+                .session_id = strdup(""),
+                .command = strdup(""),
+                .cwd = strdup("/"),
+                .user = strdup(""),
+                .home = strdup("/"),
+                .shell = strdup("/bin/sh"),
+                .unit = strdup(g.unit ?: ""),
+        };
+        if (!s.session_id || !s.command || !s.cwd || !s.user || !s.home || !s.shell || !s.unit)
+                return -ENOMEM;
+        strcpy(s.id, id);
+        *ret = TAKE_STRUCT(s);
         return 0;
 }
 
@@ -225,8 +249,13 @@ static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
                 .method = method,
                 .confirmed_at = dead ? now_realtime_usec() : 0,
         };
-        strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
-                                  : "the job's supervisor was lost; its containment was released");
+        if (j->live->damage)
+                snprintf(res.reason, sizeof res.reason,
+                         "damaged record: its %s was unreadable when bgrund started; its containment was released",
+                         j->live->damage);
+        else
+                strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
+                                          : "the job's supervisor was lost; its containment was released");
         int r = job_store_finish(j->live->dir_fd, &res);
         if (r < 0)
                 log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
@@ -501,7 +530,7 @@ static int job_assign_mechanism(Job *j, Containment *c) {
                 if (r < 0)
                         return r;
         }
-        return grant_open(j->live->dir_fd, c->ops->mechanism, spec->unit, cgroup);
+        return grant_open(j->live->dir_fd, c->ops->mechanism, spec->unit, cgroup, spec->owner);
 }
 
 /* Start j under c. *ret_fatal says a failure is not the mechanism's (no

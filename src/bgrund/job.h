@@ -44,6 +44,7 @@ typedef struct JobLive {
         pid_t spawned_pid;
         int go_fd;                      /* a held supervisor's go pipe */
         bool let_go;                    /* the supervisor may have started the command */
+        const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
         PidRef supervisor;
@@ -78,6 +79,7 @@ struct Job {
         Owner *account;                 /* its owner's counts */
         JobStatus status;
         JobPhase phase;
+        bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
         uint64_t output_size;           /* an ended job's output on disk */
@@ -105,6 +107,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Job *, job_free);
 int job_make_live(Job *j);
 
 int job_view(Job *j, JobView *ret);
+/* A stand-in spec for a job whose spec.json is unreadable, from what its
+ * grant says (owner, mechanism, unit); UID_INVALID as owner when unknown. */
+int job_damaged_spec(int dir_fd, const char *id, JobSpec *ret);
 int job_read_spec(Job *j, JobSpec *ret);
 int job_open_output(Job *j, int *ret_fd);
 

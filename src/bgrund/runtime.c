@@ -5,6 +5,7 @@
  * from the store on demand, so memory stays flat as they pile up. */
 #include <assert.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "build-config.h"
@@ -323,15 +324,25 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         r = job_store_open_job(rt->jobs_fd, id, &dir_fd);
         if (r < 0)
                 return r;
+        /* A damaged record still counts: shown, released if it may hold
+         * anything, and forgettable, never silently skipped. */
+        const char *damage = NULL;
         r = job_store_read_spec(dir_fd, &spec);
-        if (r < 0)
-                return log_warning_errno(r, "Job %s: unreadable spec, left alone: %m", id);
+        if (r < 0) {
+                log_warning_errno(r, "Job %s: its spec.json is unreadable (%m); rebuilt from its grant", id);
+                r = job_damaged_spec(dir_fd, id, &spec);
+                if (r < 0)
+                        return r;
+                damage = "spec.json";
+        }
 
         _cleanup_(job_freep) Job *j = job_new(rt, &spec);
         if (!j)
                 return -ENOMEM;
+        j->damaged = damage;
 
-        if (job_store_read_result(dir_fd, &res) >= 0) {
+        r = job_store_read_result(dir_fd, &res);
+        if (r >= 0) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
                 j->finished_at = res.finished_at;
@@ -343,6 +354,14 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 return 0;
         }
 
+        if (r != -ENOENT) {
+                /* Kept aside for whoever looks into it; the release writes
+                 * a result that says what happened. */
+                log_warning_errno(r, "Job %s: its result.json is unreadable (%m)", id);
+                (void) renameat(dir_fd, JOB_RESULT_FILE, dir_fd, JOB_RESULT_FILE ".damaged");
+                damage = "result.json";
+        }
+
         /* No result: the job was live when bgrund stopped. */
         r = job_make_live(j);
         if (r < 0)
@@ -351,7 +370,13 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
         j->live->spec = TAKE_STRUCT(spec);
-        j->live->have_run = job_store_read_run(j->live->dir_fd, &j->live->run) >= 0;
+        r = job_store_read_run(j->live->dir_fd, &j->live->run);
+        j->live->have_run = r >= 0;
+        if (r < 0 && r != -ENOENT && !damage) {
+                log_warning_errno(r, "Job %s: its run.json is unreadable (%m)", id);
+                damage = "run.json";
+        }
+        j->live->damage = damage;
         *ret = TAKE_PTR(j);
         return 0;
 }
@@ -362,6 +387,15 @@ static void settle_live_job(Job *j, ReapCounts *counts) {
         int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
                                                            &j->live->supervisor)
                                            : -ENOENT;
+        /* A damaged record does not get a live job killed: its supervisor
+         * is found by what it is (bgrun-supervisor --job ID, bgrund's uid). */
+        if (!j->live->have_run && j->live->damage && supervisor_find(j->runtime, j->id, &j->live->supervisor) > 0) {
+                log_info("Job %s: its record is damaged, but its supervisor runs: kept", j->id);
+                if (job_watch_supervisor(j) >= 0) {
+                        counts->background_kept++;
+                        return;
+                }
+        }
         ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
         if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
                 counts->background_kept++;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/pidfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "job.h"
@@ -253,4 +256,57 @@ void supervisor_abort(Job *j) {
         j->live->go_fd = safe_close(j->live->go_fd);
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+}
+
+/* Whether pid runs the supervisor binary with "--job job_id" as uid. */
+static bool is_supervisor_of(pid_t pid, const char *path, const char *job_id, uid_t uid) {
+        char p[64], exe[PATH_MAX];
+        struct stat st;
+        snprintf(p, sizeof p, "/proc/%d", (int) pid);
+        if (stat(p, &st) < 0 || st.st_uid != uid)
+                return false;
+        snprintf(p, sizeof p, "/proc/%d/exe", (int) pid);
+        ssize_t n = readlink(p, exe, sizeof exe - 1);
+        if (n <= 0)
+                return false;
+        exe[n] = '\0';
+        if (!streq(exe, path))
+                return false;
+
+        snprintf(p, sizeof p, "/proc/%d/cmdline", (int) pid);
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
+        char args[4096];
+        ssize_t len = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+        if (len <= 0)
+                return false;
+        args[len] = '\0';
+        for (const char *a = args; a < args + len; a += strlen(a) + 1)
+                if (streq(a, "--job") && a + strlen(a) + 1 < args + len && streq(a + strlen(a) + 1, job_id))
+                        return true;
+        return false;
+}
+
+int supervisor_find(Runtime *rt, const char *job_id, PidRef *ret) {
+        _cleanup_closedir_ DIR *dir = opendir("/proc");
+        if (!dir)
+                return negative_errno();
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                pid_t pid = (pid_t) atoi(de->d_name);
+                if (!is_supervisor_of(pid, rt->supervisor_path, job_id, geteuid()))
+                        continue;
+                /* Pinned, then asked again: it is still the same process. */
+                PidRef ref = PIDREF_NULL;
+                if (pidref_set_pid(&ref, pid) < 0)
+                        continue;
+                if (!is_supervisor_of(pid, rt->supervisor_path, job_id, geteuid())) {
+                        pidref_done(&ref);
+                        continue;
+                }
+                *ret = ref;
+                return 1;
+        }
+        return 0;
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "containment.h"
+#include "pidref.h"
 
 typedef struct Runtime Runtime;
 typedef struct Job Job;
@@ -33,6 +34,11 @@ int supervisor_let_go(Job *j);
 /* Kill a held supervisor that will never be let go (through its pidfd) and
  * stop listening to it, before anything else starts the job. */
 void supervisor_abort(Job *j);
+
+/* The running supervisor of job_id, found by what it is: the supervisor
+ * binary, run by bgrund's uid, with "--job job_id". 1 and a verified ref,
+ * 0 when there is none. For a job whose run.json is lost. */
+int supervisor_find(Runtime *rt, const char *job_id, PidRef *ret);
 
 /* Reaping of spawned supervisors that are still bgrund's children. */
 void supervisor_children_free(Runtime *rt);

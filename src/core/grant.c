@@ -20,6 +20,7 @@ int grant_to_json(const Grant *g, char **ret) {
         if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(g->mechanism));
         if (r >= 0) r = json_add_str(o, "unit", g->unit);
         if (r >= 0) r = json_add_str(o, "cgroup", g->cgroup);
+        if (r >= 0) r = json_add_u64(o, "owner", g->owner);
         if (r >= 0) r = json_add_u64(o, "opened_at", g->opened_at);
         if (r >= 0) r = json_add_bool(o, "dead", g->dead);
         if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(g->method));
@@ -37,6 +38,10 @@ int grant_from_json(const char *json, Grant *ret) {
         if (r >= 0) r = json_get_str(o, "mechanism", &mechanism);
         if (r >= 0) r = json_get_str(o, "unit", &g.unit);
         if (r >= 0) r = json_get_str(o, "cgroup", &g.cgroup);
+        uint64_t owner = UID_INVALID;
+        if (r >= 0 && json_object_object_get_ex(o, "owner", NULL))
+                r = json_get_u64(o, "owner", UINT32_MAX, &owner);
+        g.owner = (uid_t) owner;
         if (r >= 0) r = json_get_u64(o, "opened_at", UINT64_MAX, &g.opened_at);
         if (r >= 0) r = json_get_bool(o, "dead", &g.dead);
         if (r >= 0) r = json_get_str(o, "method", &method);
@@ -73,12 +78,13 @@ static int grant_write(int dir_fd, const Grant *g) {
         return r < 0 ? r : write_file_atomic_at(dir_fd, GRANT_FILE, json, strlen(json), 0600);
 }
 
-int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup) {
+int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup, uid_t owner) {
         Grant g = {
                 .state = GRANT_OPEN,
                 .mechanism = mechanism,
                 .unit = (char *) (unit ?: ""),
                 .cgroup = (char *) (cgroup ?: ""),
+                .owner = owner,
                 .opened_at = now_realtime_usec(),
         };
         return grant_write(dir_fd, &g);

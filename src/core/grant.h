@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "job-record.h"
 #include "mechanism.h"
@@ -26,6 +27,8 @@ typedef struct Grant {
         Mechanism mechanism;
         char *unit;   /* systemd: the transient unit, else "" */
         char *cgroup; /* systemd: the unit's cgroup, else "" */
+        uid_t owner;  /* the job's, so that a job whose spec is damaged still has one
+                       * (UID_INVALID in grants from before it was kept) */
         uint64_t opened_at;
         bool dead;    /* released: the teardown was confirmed */
         TeardownMethod method; /* released: how it was torn down */
@@ -36,7 +39,7 @@ void grant_done(Grant *g);
 
 /* Record (or re-record, when the mechanism changes before anything ran) an
  * open grant in the job's directory. */
-int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup);
+int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup, uid_t owner);
 
 /* Mark the grant released with dead = true. Only for a confirmed teardown;
  * idempotent. -ENOENT when there is no grant. */

@@ -26,6 +26,9 @@ typedef enum JobStatus {
         _JOB_STATUS_MAX,
 } JobStatus;
 
+/* "nogroup": what a uid without a user-database entry runs in. */
+#define NO_GROUP_GID ((gid_t) 65534)
+
 typedef struct JobSpec {
         char id[JOB_ID_MAX];
         char *session_id;

@@ -25,7 +25,7 @@ static void teardown(void) {
 TestSuite(grant, .init = setup, .fini = teardown);
 
 Test(grant, open_then_release_records_dead) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "bgrun-job-x.service", "/bgrun.slice/x"), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "bgrun-job-x.service", "/bgrun.slice/x", 1000), 0);
 
         Grant g = {};
         cr_assert_eq(grant_read(dir_fd, &g), 0);
@@ -35,6 +35,7 @@ Test(grant, open_then_release_records_dead) {
         cr_assert_str_eq(g.cgroup, "/bgrun.slice/x");
         cr_assert_not(g.dead);
         cr_assert_gt(g.opened_at, 0);
+        cr_assert_eq(g.owner, 1000);
         grant_done(&g);
 
         cr_assert_eq(grant_release(dir_fd, TEARDOWN_CGROUP_KILL), 0);
@@ -55,8 +56,8 @@ Test(grant, open_then_release_records_dead) {
 }
 
 Test(grant, reopen_with_another_mechanism_replaces) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.service", "/cg"), 0);
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_PROCESS_GROUP, "", ""), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.service", "/cg", 1000), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_PROCESS_GROUP, "", "", 1000), 0);
         Grant g = {};
         cr_assert_eq(grant_read(dir_fd, &g), 0);
         cr_assert_eq(g.mechanism, MECHANISM_PROCESS_GROUP);
@@ -93,8 +94,8 @@ Test(grant, concurrent_grants_do_not_touch_each_other) {
         cr_assert_eq(mkdirat(dir_fd, "a", 0700), 0);
         cr_assert_eq(mkdirat(dir_fd, "b", 0700), 0);
         int a = openat(dir_fd, "a", O_RDONLY | O_DIRECTORY), b = openat(dir_fd, "b", O_RDONLY | O_DIRECTORY);
-        cr_assert_eq(grant_open(a, MECHANISM_SYSTEMD, "a.service", "/a"), 0);
-        cr_assert_eq(grant_open(b, MECHANISM_SYSTEMD, "b.service", "/b"), 0);
+        cr_assert_eq(grant_open(a, MECHANISM_SYSTEMD, "a.service", "/a", 1000), 0);
+        cr_assert_eq(grant_open(b, MECHANISM_SYSTEMD, "b.service", "/b", 1000), 0);
         cr_assert_eq(grant_release(a, TEARDOWN_CGROUP_KILL), 0);
         Grant g = {};
         cr_assert_eq(grant_read(b, &g), 0);

@@ -207,7 +207,7 @@ Test(supervisor_cgroup, kill_and_confirm_go_through_the_payload_cgroup) {
 
 static void setup_with_grant(const char *grant_cgroup, int expect, const char *expect_step) {
         if (grant_cgroup)
-                cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", grant_cgroup), 0);
+                cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", grant_cgroup, 1000), 0);
         PayloadContainment c = PAYLOAD_CONTAINMENT_NULL;
         cr_assert_eq(payload_containment_init(&c, MECHANISM_SYSTEMD), 0);
         const char *step = NULL;

@@ -40,7 +40,7 @@ static GrantState grant_state(void) {
 }
 
 Test(supervisor_publish, normal_end_in_a_cgroup_is_contained_and_releases_the_grant) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope"), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope", 1000), 0);
         JobSpec spec = { .id = "abc0123456", .mechanism = MECHANISM_SYSTEMD };
         JobRun run = { .pid = 42, .cgroup = payload_cgroup };
         cr_assert_eq(publish_outcome(dir_fd, &spec, &(JobOutcome) {
@@ -64,7 +64,7 @@ Test(supervisor_publish, normal_end_in_a_cgroup_is_contained_and_releases_the_gr
 }
 
 Test(supervisor_publish, a_process_tree_is_never_contained) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_PROCESS_GROUP, "", ""), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_PROCESS_GROUP, "", "", 1000), 0);
         JobSpec spec = { .id = "abc0123456", .mechanism = MECHANISM_PROCESS_GROUP };
         JobRun run = { .pid = 42 };
         cr_assert_eq(publish_outcome(dir_fd, &spec, &(JobOutcome) {
@@ -91,7 +91,7 @@ Test(supervisor_publish, timed_out_follows_the_status) {
 }
 
 Test(supervisor_publish, an_unconfirmed_teardown_keeps_the_grant_open) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope"), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope", 1000), 0);
         JobSpec spec = { .id = "abc0123456", .mechanism = MECHANISM_SYSTEMD };
         JobRun run = { .pid = 42, .cgroup = payload_cgroup };
         cr_assert_eq(publish_outcome(dir_fd, &spec, &(JobOutcome) {
@@ -119,7 +119,7 @@ Test(supervisor_publish, an_unrecorded_run_is_not_contained) {
 }
 
 Test(supervisor_publish, setup_failure_ran_nothing_and_is_dead) {
-        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope"), 0);
+        cr_assert_eq(grant_open(dir_fd, MECHANISM_SYSTEMD, "u.scope", "/bgrun.slice/u.scope", 1000), 0);
         JobSpec spec = { .id = "abc0123456", .mechanism = MECHANISM_SYSTEMD };
         cr_assert_eq(publish_setup_failure(dir_fd, &spec, -EACCES, "change to the working directory"), -EACCES);
         JobResult res = read_result();
