@@ -18,8 +18,6 @@
 #include "macro.h"
 #include "record-keys.h"
 
-#define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
-
 static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Job *j;
         int r = bus_read_job(userdata, m, &j, error);
