@@ -86,7 +86,7 @@ int cgroup_create_child(int parent_fd, const char *name, int *ret_fd) {
         return 0;
 }
 
-static int write_attribute(int cgroup_fd, const char *name, const char *value) {
+int cgroup_write_attribute(int cgroup_fd, const char *name, const char *value) {
         _cleanup_close_ int fd = openat(cgroup_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
@@ -100,7 +100,7 @@ static int write_attribute(int cgroup_fd, const char *name, const char *value) {
 int cgroup_attach(int cgroup_fd, pid_t pid) {
         char buf[32];
         snprintf(buf, sizeof buf, "%d", (int) pid);
-        return write_attribute(cgroup_fd, "cgroup.procs", buf);
+        return cgroup_write_attribute(cgroup_fd, "cgroup.procs", buf);
 }
 
 /* Every v2 cgroup has cgroup.procs; once the directory is removed, lookups
@@ -111,7 +111,7 @@ static bool cgroup_is_removed(int cgroup_fd) {
 }
 
 int cgroup_kill(int cgroup_fd) {
-        int r = write_attribute(cgroup_fd, "cgroup.kill", "1");
+        int r = cgroup_write_attribute(cgroup_fd, "cgroup.kill", "1");
         if (r == -ENOENT)
                 return cgroup_is_removed(cgroup_fd) ? 0 : -EOPNOTSUPP;
         return r;
@@ -191,4 +191,33 @@ int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
                 while (read(ifd, buf, sizeof buf) > 0)
                         ;
         }
+}
+
+int cgroup_read_attribute(int cgroup_fd, const char *name, char **ret) {
+        _cleanup_close_ int fd = openat(cgroup_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        char buf[512];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        char *s = strdup(buf);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int cgroup_read_controllers(int cgroup_fd, char **ret) {
+        return cgroup_read_attribute(cgroup_fd, "cgroup.controllers", ret);
+}
+
+bool cgroup_has_controller(const char *controllers, const char *name) {
+        size_t len = strlen(name);
+        for (const char *p = controllers; (p = strstr(p, name)); p += len)
+                if ((p == controllers || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+                        return true;
+        return false;
 }

@@ -5,6 +5,7 @@
  * cgroups, kill a cgroup as a whole and confirm it empty. Paths are relative
  * to the v2 root ("/bgrun.slice/bgrun-job-x.scope/payload"). */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,6 +21,16 @@ int cgroup_open(const char *path, int *ret_fd);
 
 /* mkdir name below parent_fd (existing is fine) and open it. */
 int cgroup_create_child(int parent_fd, const char *name, int *ret_fd);
+
+/* Write value to the cgroup's file name (memory.max, cgroup.subtree_control…). */
+int cgroup_write_attribute(int cgroup_fd, const char *name, const char *value);
+
+/* A cgroup file's first line (cgroup.subtree_control, memory.max…). */
+int cgroup_read_attribute(int cgroup_fd, const char *name, char **ret);
+
+/* The controllers available in the cgroup ("cpu memory pids", maybe ""). */
+int cgroup_read_controllers(int cgroup_fd, char **ret);
+bool cgroup_has_controller(const char *controllers, const char *name);
 
 /* Move pid (0 = the caller) into the cgroup. */
 int cgroup_attach(int cgroup_fd, pid_t pid);

@@ -116,9 +116,14 @@ static int property_mechanisms(sd_bus *bus, const char *path, const char *interf
                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         const BgrunConfig *c = &s->runtime->config;
+        /* In use: configured, and set up here (cgroupfs is skipped where
+         * systemd owns the cgroup tree, say). */
         int r = sd_bus_message_open_container(reply, 'a', "s");
-        for (unsigned i = 0; r >= 0 && i < c->n_mechanisms; i++)
-                r = sd_bus_message_append(reply, "s", mechanism_to_string(c->mechanisms[i]));
+        for (unsigned i = 0; r >= 0 && i < c->n_mechanisms; i++) {
+                Containment *m = runtime_containment(s->runtime, c->mechanisms[i]);
+                if (m && m->initialized)
+                        r = sd_bus_message_append(reply, "s", mechanism_to_string(c->mechanisms[i]));
+        }
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 

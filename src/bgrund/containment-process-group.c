@@ -26,7 +26,7 @@ static int process_group_describe(Containment *c, const JobSpec *spec, char **re
 }
 
 static int process_group_prepare(Containment *c, Job *j, SpawnPlan *ret) {
-        *ret = (SpawnPlan) {};
+        *ret = SPAWN_PLAN_NULL;
         return 0;
 }
 

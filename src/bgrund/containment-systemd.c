@@ -263,7 +263,8 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
 
 static int systemd_prepare(Containment *c, Job *j, SpawnPlan *ret) {
         /* systemd moves the supervisor by PID: it must not be recycled. */
-        *ret = (SpawnPlan) { .pin = true };
+        *ret = SPAWN_PLAN_NULL;
+        ret->pin = true;
         return 0;
 }
 

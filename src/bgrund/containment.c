@@ -6,6 +6,7 @@
 /* The registry: adding a mechanism is its file and a line here. */
 static const ContainmentOps *const registry[_MECHANISM_MAX] = {
         [MECHANISM_SYSTEMD] = &containment_systemd_ops,
+        [MECHANISM_CGROUPFS] = &containment_cgroupfs_ops,
         [MECHANISM_PROCESS_GROUP] = &containment_process_group_ops,
 };
 

@@ -6,6 +6,8 @@
  * its own file and is registered in containment.c:
  *   containment-systemd.c        a transient scope per job through
  *                                systemd's D-Bus API: contained
+ *   containment-cgroupfs.c       a cgroup per job that bgrund makes in the
+ *                                subtree it was started in: contained
  *   containment-process-group.c  a supervisor in its own session, the job
  *                                in its own process group: NOT contained
  *
@@ -24,6 +26,7 @@
 #include <sys/types.h>
 
 #include "job-record.h"
+#include "macro.h"
 #include "mechanism.h"
 
 typedef struct Runtime Runtime;
@@ -35,7 +38,16 @@ typedef struct SpawnPlan {
         /* Not reaped, even when it dies, until supervisor_unpin(): the
          * mechanism hands its PID by number to someone who may move it. */
         bool pin;
+        /* Born inside this cgroup (clone3 with CLONE_INTO_CGROUP), or -EBADF;
+         * the plan owns it. */
+        int cgroup_fd;
 } SpawnPlan;
+
+#define SPAWN_PLAN_NULL ((SpawnPlan) { .cgroup_fd = -EBADF })
+
+static inline void spawn_plan_done(SpawnPlan *p) {
+        p->cgroup_fd = safe_close(p->cgroup_fd);
+}
 
 typedef struct ContainmentOps {
         Mechanism mechanism;
@@ -83,6 +95,9 @@ typedef struct ContainmentOps {
          * path) is in: 1 and *ret_id, or 0 when it is in none of this
          * mechanism's. */
         int (*identify)(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
+        /* Optional: after a job's end, what is left of a containment nobody
+         * else collects (the cgroups bgrund made itself). */
+        void (*cleanup)(Containment *c, const char *cgroup);
 } ContainmentOps;
 
 struct Containment {
@@ -93,6 +108,7 @@ struct Containment {
 };
 
 extern const ContainmentOps containment_systemd_ops;
+extern const ContainmentOps containment_cgroupfs_ops;
 extern const ContainmentOps containment_process_group_ops;
 
 /* The registry: the ops of mechanism m, or NULL. */

@@ -194,6 +194,14 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         assert(j->live);
         assert(status != JOB_RUNNING);
 
+        /* What is left of a containment nobody else collects. */
+        Containment *c = job_containment(j);
+        if (res->dead && c->ops->cleanup) {
+                _cleanup_free_ char *unit = NULL, *cgroup = NULL;
+                if (c->ops->describe(c, &j->live->spec, &unit, &cgroup) >= 0)
+                        c->ops->cleanup(c, cgroup);
+        }
+
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
         j->finished_at = res ? res->finished_at : now_realtime_usec();
@@ -218,9 +226,9 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         /* Jobs it launched end with it when it was ended from outside, not
          * when it exited on its own: it may have started a server. */
         if (status == JOB_KILLED || status == JOB_TIMED_OUT)
-                for (Job *c = j->children; c; c = c->sibling_next)
-                        if (c->phase != JOB_PHASE_ENDED)
-                                job_kill(c);
+                for (Job *child = j->children; child; child = child->sibling_next)
+                        if (child->phase != JOB_PHASE_ENDED)
+                                job_kill(child);
         /* Last: it may forget other ended jobs of the owner. */
         runtime_apply_limits(rt, j);
 }
@@ -537,7 +545,7 @@ static int job_assign_mechanism(Job *j, Containment *c) {
  * space for the record, no process for the supervisor): another mechanism
  * would fail the same way, so the launch fails instead of falling back. */
 static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
-        SpawnPlan plan;
+        _cleanup_(spawn_plan_done) SpawnPlan plan = SPAWN_PLAN_NULL;
         int r = job_assign_mechanism(j, c);
         *ret_fatal = true;
         if (r < 0)

@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <linux/sched.h>
 #include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -129,6 +131,71 @@ static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* A new session, default signal dispositions and an empty mask (sd-event
+ * blocks some in bgrund); stdin and stdout on /dev/null, stderr stays
+ * bgrund's (the journal); the two pipe ends kept across exec. */
+static int spawn(const char *path, char **argv, char **envp, int ready_fd, int go_fd, pid_t *ret_pid) {
+        posix_spawnattr_t attr;
+        posix_spawn_file_actions_t fa;
+        int r = -posix_spawnattr_init(&attr);
+        if (r < 0)
+                return r;
+        r = -posix_spawn_file_actions_init(&fa);
+        if (r < 0) {
+                posix_spawnattr_destroy(&attr);
+                return r;
+        }
+        sigset_t none, all;
+        sigemptyset(&none);
+        sigfillset(&all);
+        /* adddup2 of an fd onto itself clears its FD_CLOEXEC in the child only. */
+        int e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        if (!e) e = posix_spawnattr_setsigmask(&attr, &none);
+        if (!e) e = posix_spawnattr_setsigdefault(&attr, &all);
+        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_fd, ready_fd);
+        if (!e) e = posix_spawn_file_actions_adddup2(&fa, go_fd, go_fd);
+        if (!e) e = posix_spawn(ret_pid, path, &fa, &attr, argv, envp);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&attr);
+        return -e;
+}
+
+/* The same, born inside cgroup_fd (clone3 with CLONE_INTO_CGROUP), so it is
+ * in its containment from its first instruction, with its pidfd from the
+ * kernel. Returns the pid. */
+static int spawn_into_cgroup(int cgroup_fd, const char *path, char **argv, char **envp, int ready_fd, int go_fd,
+                             int *ret_pidfd) {
+        int pidfd = -EBADF;
+        struct clone_args args = {
+                .flags = CLONE_INTO_CGROUP | CLONE_PIDFD,
+                .pidfd = (uint64_t) (uintptr_t) &pidfd,
+                .exit_signal = SIGCHLD,
+                .cgroup = (uint64_t) cgroup_fd,
+        };
+        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof args);
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                /* In the child, a copy of bgrund: only what is safe after fork. */
+                sigset_t none;
+                sigemptyset(&none);
+                for (int sig = 1; sig < _NSIG; sig++)
+                        (void) signal(sig, SIG_DFL);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+                int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (setsid() < 0 || null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
+                    dup2(null_fd, STDOUT_FILENO) < 0 || fcntl(ready_fd, F_SETFD, 0) < 0 ||
+                    fcntl(go_fd, F_SETFD, 0) < 0)
+                        _exit(127);
+                execve(path, argv, envp);
+                _exit(127);
+        }
+        *ret_pidfd = pidfd;
+        return pid;
+}
+
 /* Sanitizer builds: their reports must reach the test run from every
  * process, the supervisor included, whose environment is otherwise empty. */
 static const char *const forwarded_environment[] = {
@@ -166,47 +233,29 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
                         n++;
         }
 
-        /* A new session, default signal dispositions and an empty mask (sd-event
-         * blocks some in bgrund); stdin and stdout on /dev/null, stderr stays
-         * bgrund's (the journal). adddup2 of an fd onto itself clears its
-         * FD_CLOEXEC in the child only. */
-        posix_spawnattr_t attr;
-        posix_spawn_file_actions_t fa;
-        r = -posix_spawnattr_init(&attr);
-        if (r < 0)
-                return r;
-        r = -posix_spawn_file_actions_init(&fa);
-        if (r < 0) {
-                posix_spawnattr_destroy(&attr);
-                return r;
-        }
-        sigset_t none, all;
-        sigemptyset(&none);
-        sigfillset(&all);
-        int e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        if (!e) e = posix_spawnattr_setsigmask(&attr, &none);
-        if (!e) e = posix_spawnattr_setsigdefault(&attr, &all);
-        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        if (!e) e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-        if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_write, ready_write);
-        if (!e) e = posix_spawn_file_actions_adddup2(&fa, go_read, go_read);
         pid_t pid = 0;
-        if (!e) e = posix_spawn(&pid, rt->supervisor_path, &fa, &attr, argv, envp);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        if (e)
-                return -e;
-
-        /* Our own unreaped child: its PID cannot have been recycled, so this
-         * pidfd is certainly it. */
-        _cleanup_close_ int pidfd = pidfd_open(pid, 0);
-        if (pidfd < 0) {
-                r = negative_errno();
-                /* Without a pidfd it is never signalled: held, it leaves on
-                 * EOF having run nothing, and is reaped here, still our child. */
-                go_write = safe_close(go_write);
-                (void) waitpid(pid, NULL, 0);
-                return r;
+        _cleanup_close_ int pidfd = -EBADF;
+        if (plan->cgroup_fd >= 0) {
+                r = spawn_into_cgroup(plan->cgroup_fd, rt->supervisor_path, argv, envp, ready_write, go_read, &pidfd);
+                if (r < 0)
+                        return r;
+                pid = r;
+        } else {
+                r = spawn(rt->supervisor_path, argv, envp, ready_write, go_read, &pid);
+                if (r < 0)
+                        return r;
+                /* Our own unreaped child: its PID cannot have been recycled,
+                 * so this pidfd is certainly it. */
+                pidfd = pidfd_open(pid, 0);
+                if (pidfd < 0) {
+                        r = negative_errno();
+                        /* Without a pidfd it is never signalled: held, it leaves
+                         * on EOF having run nothing, and is reaped here, still
+                         * our child. */
+                        go_write = safe_close(go_write);
+                        (void) waitpid(pid, NULL, 0);
+                        return r;
+                }
         }
         r = watch_child(rt, pidfd, j->id, plan->pin);
         if (r < 0) {

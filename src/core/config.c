@@ -45,8 +45,8 @@ int containment_mode_from_string(const char *s) {
 void config_init(BgrunConfig *c) {
         *c = (BgrunConfig) {
                 .mode = CONTAINMENT_ENFORCING,
-                .mechanisms = { MECHANISM_SYSTEMD, MECHANISM_PROCESS_GROUP },
-                .n_mechanisms = 2,
+                .mechanisms = { MECHANISM_SYSTEMD, MECHANISM_CGROUPFS, MECHANISM_PROCESS_GROUP },
+                .n_mechanisms = 3,
                 .limits = {
                         .max_running_jobs = 512,
                         .max_records = 10000,
@@ -105,8 +105,8 @@ static int parse_mechanisms(const char *path, unsigned line, const char *key, ch
 
                 if (m < 0)
                         return config_error(error, -EINVAL,
-                                            "%s:%u: %s=: invalid value '%s' (expected systemd or process_group)",
-                                            path, line, key, w);
+                                            "%s:%u: %s=: invalid value '%s' (expected %s)",
+                                            path, line, key, w, mechanism_names());
 
                 for (unsigned i = 0; i < n; i++)
                         if (list[i] == (Mechanism) m)
@@ -120,8 +120,8 @@ static int parse_mechanisms(const char *path, unsigned line, const char *key, ch
 
         if (n == 0)
                 return config_error(error, -EINVAL,
-                                    "%s:%u: %s=: empty list (expected one or more of systemd, process_group)",
-                                    path, line, key);
+                                    "%s:%u: %s=: empty list (expected one or more of %s)",
+                                    path, line, key, mechanism_names());
 
         /* A later assignment replaces the whole list: order is preference,
          * and appending would make that unpredictable across drop-ins. */

@@ -36,7 +36,8 @@ typedef struct BgrunConfig {
         BgrunLimits limits;
 } BgrunConfig;
 
-/* Defaults: enforcing, "systemd process_group", and the contract's limits. */
+/* Defaults: enforcing, "systemd cgroupfs process_group", and the contract's
+ * limits. */
 void config_init(BgrunConfig *c);
 
 /* Load main_path (a missing file is fine) then dropin_dir/ *.conf in lexical

@@ -7,6 +7,7 @@ static const struct {
         bool contains;
 } mechanism_table[_MECHANISM_MAX] = {
         [MECHANISM_SYSTEMD] = { "systemd", true },
+        [MECHANISM_CGROUPFS] = { "cgroupfs", true },
         [MECHANISM_PROCESS_GROUP] = { "process_group", false },
 };
 
@@ -23,4 +24,8 @@ int mechanism_from_string(const char *s) {
 
 bool mechanism_contains(Mechanism m) {
         return (unsigned) m < _MECHANISM_MAX && mechanism_table[m].contains;
+}
+
+const char *mechanism_names(void) {
+        return "systemd, cgroupfs or process_group";
 }

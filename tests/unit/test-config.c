@@ -68,9 +68,10 @@ static BgrunConfig poisoned(void) {
 
 static void assert_defaults(const BgrunConfig *c) {
         cr_assert_eq(c->mode, CONTAINMENT_ENFORCING);
-        cr_assert_eq(c->n_mechanisms, 2);
+        cr_assert_eq(c->n_mechanisms, 3);
         cr_assert_eq(c->mechanisms[0], MECHANISM_SYSTEMD);
-        cr_assert_eq(c->mechanisms[1], MECHANISM_PROCESS_GROUP);
+        cr_assert_eq(c->mechanisms[1], MECHANISM_CGROUPFS);
+        cr_assert_eq(c->mechanisms[2], MECHANISM_PROCESS_GROUP);
 }
 
 Test(config, defaults) {
@@ -278,11 +279,11 @@ static const struct {
         { "[Runtime]\n=enforcing\n",
           ":2: =enforcing: missing key" },
         { "[Runtime]\nMechanisms=\n",
-          ":2: Mechanisms=: empty list (expected one or more of systemd, process_group)" },
+          ":2: Mechanisms=: empty list (expected one or more of systemd, cgroupfs or process_group)" },
         { "[Runtime]\nMechanisms=   \t \n",
-          ":2: Mechanisms=: empty list (expected one or more of systemd, process_group)" },
+          ":2: Mechanisms=: empty list (expected one or more of systemd, cgroupfs or process_group)" },
         { "[Runtime]\nMechanisms=systemd cgroup\n",
-          ":2: Mechanisms=: invalid value 'cgroup' (expected systemd or process_group)" },
+          ":2: Mechanisms=: invalid value 'cgroup' (expected systemd, cgroupfs or process_group)" },
         { "[Runtime]\nMechanisms=systemd process_group systemd\n",
           ":2: Mechanisms=: duplicate mechanism 'systemd'" },
         { "[Limits]\nMaxRunningJobs=0\n",

@@ -43,7 +43,7 @@ static int test_describe(Containment *c, const JobSpec *spec, char **ret_unit, c
 }
 
 static int test_prepare(Containment *c, Job *j, SpawnPlan *ret) {
-        *ret = (SpawnPlan) {};
+        *ret = SPAWN_PLAN_NULL;
         return 0;
 }
 

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* The cgroupfs mechanism, for hosts and containers whose service manager is
+ * not systemd: bgrund makes each job's cgroup itself, inside the cgroup v2
+ * subtree it was started in (a container's own cgroup namespace, say), and
+ * never inside a tree systemd manages. It moves itself into a leaf,
+ * "bgrund", and puts each job's cgroup beside it, "bgrun-job-<id>"; the
+ * supervisor is born inside it (clone3 with CLONE_INTO_CGROUP), splits it
+ * into supervisor/ and payload/ as it does a scope, and the teardown is
+ * cgroup.kill and "populated 0", as for systemd. Jobs outlive bgrund only
+ * if bgrund is not the container's PID 1 (run it under an init, as
+ * docker run --init gives). */
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "cgroup.h"
+#include "containment.h"
+#include "job.h"
+#include "log.h"
+#include "macro.h"
+#include "runtime.h"
+
+#define JOB_PREFIX "bgrun-job-"
+#define SELF_LEAF "bgrund"
+
+typedef struct CgroupfsState {
+        char *base;        /* the subtree bgrund was started in, e.g. "/" in a container */
+        int base_fd;
+        char *controllers; /* what job cgroups can have enforced ("" on hybrid hosts) */
+} CgroupfsState;
+
+static CgroupfsState *state(Containment *c) {
+        return c->data;
+}
+
+static int job_cgroup(Containment *c, const char *id, char **ret) {
+        const char *base = state(c)->base;
+        return asprintf(ret, "%s/" JOB_PREFIX "%s", streq(base, "/") ? "" : base, id) < 0 ? -ENOMEM : 0;
+}
+
+/* systemd marks a cgroup it hands over with Delegate=yes (v251 and later). */
+static bool delegated_by_systemd(const char *path) {
+        const char *root;
+        char full[4096], v[8];
+        if (cgroup2_root(&root) < 0 || (size_t) snprintf(full, sizeof full, "%s%s", root, path) >= sizeof full)
+                return false;
+        for (const char *name = "trusted.delegate"; name; name = streq(name, "trusted.delegate") ? "user.delegate" : NULL) {
+                ssize_t n = getxattr(full, name, v, sizeof v - 1);
+                if (n > 0) {
+                        v[n] = '\0';
+                        if (streq(v, "1"))
+                                return true;
+                }
+        }
+        return false;
+}
+
+static int cgroupfs_init(Containment *c) {
+        const char *root;
+        int r = cgroup2_root(&root);
+        if (r < 0)
+                return log_info_errno(r, "cgroupfs: no cgroup v2 hierarchy; skipped");
+
+        _cleanup_free_ char *own = NULL;
+        r = cgroup_path_of_pid(0, &own);
+        if (r < 0)
+                return log_info_errno(r, "cgroupfs: cannot find bgrund's own cgroup (%m); skipped");
+        /* A restarted bgrund may start in its old leaf. */
+        char *slash = strrchr(own, '/');
+        if (slash && streq(slash + 1, SELF_LEAF))
+                *slash = '\0';
+        if (!*own)
+                strcpy(own, "/");
+
+        /* A tree systemd manages is systemd's to divide: there the systemd
+         * mechanism makes the cgroups, unless this one was delegated. */
+        if (access("/run/systemd/system", F_OK) >= 0 && !delegated_by_systemd(own))
+                return log_info_errno(-EBUSY, "cgroupfs: %s belongs to systemd (no Delegate=yes); skipped", own);
+
+        _cleanup_free_ CgroupfsState *s = calloc(1, sizeof(CgroupfsState));
+        if (!s)
+                return -ENOMEM;
+        s->base_fd = -EBADF;
+        s->base = TAKE_PTR(own);
+        r = cgroup_open(s->base, &s->base_fd);
+        _cleanup_close_ int self_fd = -EBADF;
+        if (r >= 0)
+                r = cgroup_create_child(s->base_fd, SELF_LEAF, &self_fd);
+        if (r >= 0)
+                r = cgroup_attach(self_fd, 0);
+        if (r < 0) {
+                log_info_errno(r, "cgroupfs: cannot make cgroups in %s (%m): no writable cgroup v2 subtree; skipped",
+                               s->base);
+                safe_close(s->base_fd);
+                free(s->base);
+                return r;
+        }
+
+        /* Controllers only where the subtree has them and its root holds no
+         * process of someone else's (cgroup v2's rule for inner nodes). */
+        if (cgroup_read_controllers(s->base_fd, &s->controllers) < 0 && !(s->controllers = strdup("")))
+                return -ENOMEM;
+        static const char *const wanted[] = { "memory", "pids", "cpu" };
+        for (size_t i = 0; i < ELEMENTSOF(wanted); i++) {
+                char v[16];
+                snprintf(v, sizeof v, "+%s", wanted[i]);
+                if (cgroup_has_controller(s->controllers, wanted[i]) &&
+                    cgroup_write_attribute(s->base_fd, "cgroup.subtree_control", v) < 0)
+                        log_info("cgroupfs: the %s controller cannot be enabled in %s; its limits are not enforced",
+                                 wanted[i], s->base);
+        }
+        free(s->controllers);
+        s->controllers = NULL;
+        if (cgroup_read_attribute(s->base_fd, "cgroup.subtree_control", &s->controllers) < 0 &&
+            !(s->controllers = strdup("")))
+                return -ENOMEM;
+        log_info("cgroupfs: jobs get cgroups in %s (controllers: %s)", s->base,
+                 *s->controllers ? s->controllers : "none");
+        c->data = TAKE_PTR(s);
+        return 0;
+}
+
+static void cgroupfs_done(Containment *c) {
+        CgroupfsState *s = state(c);
+        if (!s)
+                return;
+        safe_close(s->base_fd);
+        free(s->base);
+        free(s->controllers);
+        free(s);
+        c->data = NULL;
+}
+
+static bool cgroupfs_available(Containment *c) {
+        return state(c);
+}
+
+static int cgroupfs_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
+        _cleanup_free_ char *unit = strdup(""), *cgroup = NULL;
+        if (!unit)
+                return -ENOMEM;
+        int r = job_cgroup(c, spec->id, &cgroup);
+        if (r < 0)
+                return r;
+        *ret_unit = TAKE_PTR(unit);
+        *ret_cgroup = TAKE_PTR(cgroup);
+        return 0;
+}
+
+/* What the job's cgroup can enforce of its limits. */
+static void apply_limits(Containment *c, Job *j, int fd) {
+        const LaunchLimits *l = &j->live->limits;
+        const char *have = state(c)->controllers;
+        char v[64];
+        if (l->memory_max > 0 && cgroup_has_controller(have, "memory")) {
+                snprintf(v, sizeof v, "%" PRIu64, l->memory_max);
+                (void) cgroup_write_attribute(fd, "memory.max", l->memory_max == UINT64_MAX ? "max" : v);
+        }
+        if (l->tasks_max > 0 && cgroup_has_controller(have, "pids")) {
+                snprintf(v, sizeof v, "%" PRIu64, l->tasks_max);
+                (void) cgroup_write_attribute(fd, "pids.max", l->tasks_max == UINT64_MAX ? "max" : v);
+        }
+        if (l->cpu_quota_per_sec_usec > 0 && cgroup_has_controller(have, "cpu")) {
+                snprintf(v, sizeof v, "%" PRIu64 " 1000000", l->cpu_quota_per_sec_usec);
+                (void) cgroup_write_attribute(fd, "cpu.max", v);
+        }
+}
+
+static int cgroupfs_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+        char name[sizeof(JOB_PREFIX) + JOB_ID_MAX];
+        snprintf(name, sizeof name, JOB_PREFIX "%s", j->id);
+        int fd;
+        int r = cgroup_create_child(state(c)->base_fd, name, &fd);
+        if (r < 0)
+                return r;
+        apply_limits(c, j, fd);
+        *ret = SPAWN_PLAN_NULL;
+        ret->cgroup_fd = fd; /* born inside it */
+        return 0;
+}
+
+static int cgroupfs_start(Containment *c, Job *j, pid_t supervisor) {
+        return 1; /* it was born in its cgroup: nothing left to set up */
+}
+
+static int cgroupfs_verify(Containment *c, Job *j, pid_t pid) {
+        _cleanup_free_ char *expected = NULL, *actual = NULL;
+        int r = job_cgroup(c, j->id, &expected);
+        if (r >= 0)
+                r = cgroup_path_of_pid(pid, &actual);
+        return r < 0 ? r : streq(expected, actual);
+}
+
+static int cgroupfs_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
+                         int *ret_handle) {
+        _cleanup_close_ int fd = -EBADF;
+        int r = cgroup_open(cgroup, &fd);
+        if (r < 0)
+                return r; /* -ENOENT: removed, so empty */
+        r = cgroup_kill(fd);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cgroup.kill failed: %m", job_id);
+        *ret_handle = TAKE_FD(fd);
+        return 0;
+}
+
+static int cgroupfs_is_empty(Containment *c, const JobRun *run, int handle) {
+        int r = cgroup_is_populated(handle);
+        return r < 0 ? r : !r;
+}
+
+static int cgroupfs_watch(Containment *c, int handle, int *ret_fd) {
+        return cgroup_events_watch(handle, ret_fd);
+}
+
+static int cgroupfs_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
+        _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *)), **cgroups = calloc(1, sizeof(char *));
+        if (!ids || !cgroups)
+                return -ENOMEM;
+        _cleanup_closedir_ DIR *dir = state(c) ? fdopendir(dup(state(c)->base_fd)) : NULL;
+        size_t n = 0;
+        struct dirent *de;
+        while (dir && (de = readdir(dir))) {
+                const char *id = startswith_s(de->d_name, JOB_PREFIX) ? de->d_name + strlen(JOB_PREFIX) : NULL;
+                if (!id || !job_id_is_valid(id))
+                        continue;
+                _cleanup_close_ int fd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                if (fd < 0 || cgroup_is_populated(fd) != 1)
+                        continue;
+                char **a = reallocarray(ids, n + 2, sizeof(char *)), **b = a ? reallocarray(cgroups, n + 2, sizeof(char *)) : NULL;
+                if (a)
+                        ids = a;
+                if (b)
+                        cgroups = b;
+                if (!a || !b)
+                        return -ENOMEM;
+                ids[n] = strdup(id);
+                cgroups[n] = NULL;
+                ids[n + 1] = cgroups[n + 1] = NULL;
+                if (!ids[n] || job_cgroup(c, id, &cgroups[n]) < 0) {
+                        n++;
+                        return -ENOMEM;
+                }
+                n++;
+        }
+        *ret_ids = TAKE_PTR(ids);
+        *ret_cgroups = TAKE_PTR(cgroups);
+        return 0;
+}
+
+static int cgroupfs_kill_orphan(Containment *c, const char *cgroup) {
+        _cleanup_close_ int fd = -EBADF;
+        int r = cgroup_open(cgroup, &fd);
+        return r < 0 ? r : cgroup_kill(fd);
+}
+
+static int cgroupfs_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
+        _cleanup_free_ char *prefix = NULL;
+        if (!state(c) || job_cgroup(c, "", &prefix) < 0)
+                return 0;
+        if (!startswith_s(cgroup, prefix))
+                return 0;
+        const char *id = cgroup + strlen(prefix);
+        if (strlen(id) < JOB_ID_LEN || (id[JOB_ID_LEN] != '\0' && id[JOB_ID_LEN] != '/'))
+                return 0;
+        memcpy(ret_id, id, JOB_ID_LEN);
+        ret_id[JOB_ID_LEN] = '\0';
+        return job_id_is_valid(ret_id);
+}
+
+static void cgroupfs_cleanup(Containment *c, const char *cgroup) {
+        /* Nobody collects what bgrund made itself: the job's cgroup and the
+         * two the supervisor split it into, once they are empty. */
+        _cleanup_close_ int fd = -EBADF;
+        if (cgroup_open(cgroup, &fd) < 0)
+                return;
+        (void) unlinkat(fd, "payload", AT_REMOVEDIR);
+        (void) unlinkat(fd, "supervisor", AT_REMOVEDIR);
+        const char *root;
+        char full[4096];
+        if (cgroup2_root(&root) >= 0 && (size_t) snprintf(full, sizeof full, "%s%s", root, cgroup) < sizeof full)
+                (void) rmdir(full);
+}
+
+const ContainmentOps containment_cgroupfs_ops = {
+        .mechanism = MECHANISM_CGROUPFS,
+        .teardown_method = TEARDOWN_CGROUP_KILL,
+        .init = cgroupfs_init,
+        .done = cgroupfs_done,
+        .available = cgroupfs_available,
+        .describe = cgroupfs_describe,
+        .prepare = cgroupfs_prepare,
+        .start = cgroupfs_start,
+        .verify = cgroupfs_verify,
+        .kill = cgroupfs_kill,
+        .is_empty = cgroupfs_is_empty,
+        .watch = cgroupfs_watch,
+        .list = cgroupfs_list,
+        .kill_orphan = cgroupfs_kill_orphan,
+        .identify = cgroupfs_identify,
+        .cleanup = cgroupfs_cleanup,
+};
