@@ -44,6 +44,36 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 1;
 }
 
+static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        const char *session;
+        uid_t uid;
+        int r = sd_bus_message_read(m, "s", &session);
+        if (r >= 0)
+                r = bus_caller_uid(m, &uid, error);
+        if (r < 0)
+                return r;
+        if (!*session)
+                return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
+                                         "KillSession needs a session; \"\" would be every session");
+
+        /* The caller's own jobs only, admins included: one owner's queue. */
+        Owner *o = owner_get(&s->runtime->owners, uid);
+        _cleanup_free_ Job **jobs = calloc(o ? o->running + 1 : 1, sizeof(Job *));
+        if (!jobs)
+                return -ENOMEM;
+        size_t n = 0;
+        for (Job *j = o ? o->jobs.head : NULL; j; j = j->owner_next)
+                if (j->phase != JOB_PHASE_ENDED && streq(j->session_id, session))
+                        jobs[n++] = j;
+        r = pending_kill_session_add(s, jobs, n, m, error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                job_kill(jobs[i]);
+        return 1;
+}
+
 static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         uint64_t timeout;
@@ -152,6 +182,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 bus_method_list_jobs_paged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Kill", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", result),
                                 method_kill, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("KillSession", SD_BUS_ARGS("s", session), SD_BUS_RESULT("a{sv}", result),
+                                method_kill_session, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReadOutput", SD_BUS_ARGS("s", id, "t", offset, "u", max),
                                 SD_BUS_RESULT("ay", data, "t", next, "b", complete),
                                 bus_method_read_output, SD_BUS_VTABLE_UNPRIVILEGED),

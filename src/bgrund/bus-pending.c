@@ -7,15 +7,35 @@
 #include "list.h"
 #include "runtime.h"
 
+/* A KillSession call, shared by one PendingCall on each of its jobs. */
+typedef struct SessionKill {
+        sd_bus_message *call;
+        unsigned refs;      /* its jobs not ended yet */
+        unsigned killed;
+        bool dead;          /* every ended one confirmed dead */
+} SessionKill;
+
 struct PendingCall {
         PendingCall *next, *prev;               /* its job's */
         PendingCall *client_next, *client_prev; /* its connection's */
         Job *job;
         BusClient *client;
         PendingKind kind;
-        sd_bus_message *call;
+        sd_bus_message *call;                   /* NULL for PENDING_KILL_SESSION */
+        SessionKill *session_kill;              /* PENDING_KILL_SESSION */
         sd_event_source *timer;
 };
+
+static void session_kill_unref(SessionKill *k, BusClient *c) {
+        if (--k->refs > 0)
+                return;
+        if (k->call)
+                (void) sd_bus_reply_method_return(k->call, "a{sv}", 2, "killed", "u", k->killed, "dead", "b",
+                                                  (int) k->dead);
+        sd_bus_message_unref(k->call);
+        free(k);
+        bus_client_count_pending(c, -1); /* it counted as one */
+}
 
 /* Free p; its connection's client goes too once it holds nothing, unless
  * the client itself is going. */
@@ -28,7 +48,10 @@ static void pending_call_free_full(PendingCall *p, bool release_client) {
                 c->pending = p->client_next;
         if (p->client_next)
                 p->client_next->client_prev = p->client_prev;
-        bus_client_count_pending(c, -1);
+        if (p->session_kill)
+                session_kill_unref(p->session_kill, c);
+        else
+                bus_client_count_pending(c, -1);
         sd_event_source_disable_unref(p->timer);
         sd_bus_message_unref(p->call);
         free(p);
@@ -97,12 +120,77 @@ void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *
         }
 }
 
+/* Going unanswered: a KillSession call it belongs to is not answered at
+ * all (its caller left, or bgrund is stopping). */
+static void pending_call_drop(PendingCall *p, bool release_client) {
+        if (p->session_kill)
+                p->session_kill->call = sd_bus_message_unref(p->session_kill->call);
+        pending_call_free_full(p, release_client);
+}
+
 void pending_calls_drop(Job *j) {
         while (j->pending)
-                pending_call_free(j->pending);
+                pending_call_drop(j->pending, true);
 }
 
 void pending_calls_drop_client(BusClient *c) {
         while (c->pending)
-                pending_call_free_full(c->pending, false);
+                pending_call_drop(c->pending, false);
+}
+
+int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_message *call, sd_bus_error *error) {
+        uid_t uid;
+        BusClient *c;
+        int r = bus_caller_uid(call, &uid, error);
+        if (r >= 0)
+                r = bus_client_get(s, call, uid, &c);
+        if (r < 0)
+                return r;
+        r = bus_client_may_wait(c, error);
+        if (r >= 0 && n == 0)
+                r = sd_bus_reply_method_return(call, "a{sv}", 2, "killed", "u", 0, "dead", "b", 1);
+        if (r < 0 || n == 0) {
+                bus_client_release(c);
+                return r;
+        }
+
+        SessionKill *k = calloc(1, sizeof(SessionKill));
+        if (!k) {
+                bus_client_release(c);
+                return -ENOMEM;
+        }
+        *k = (SessionKill) { .call = sd_bus_message_ref(call), .refs = 1, .dead = true };
+        bus_client_count_pending(c, +1);
+        for (size_t i = 0; i < n; i++) {
+                PendingCall *p = calloc(1, sizeof(PendingCall));
+                if (!p)
+                        break; /* those held so far answer; this one is not waited for */
+                *p = (PendingCall) { .job = jobs[i], .client = c, .kind = PENDING_KILL_SESSION, .session_kill = k };
+                k->refs++;
+                LIST_PREPEND(jobs[i]->pending, p);
+                p->client_next = c->pending;
+                if (c->pending)
+                        c->pending->client_prev = p;
+                c->pending = p;
+        }
+        /* The reference held while the calls were being made. */
+        session_kill_unref(k, c);
+        return 1;
+}
+
+void pending_kill_session_job_ended(Job *j) {
+        for (PendingCall *p = j->pending, *next; p; p = next) {
+                next = p->next;
+                if (p->kind != PENDING_KILL_SESSION)
+                        continue;
+                SessionKill *k = p->session_kill;
+                /* A job discarded before it started ran nothing: neither
+                 * killed nor alive. */
+                if (j->phase == JOB_PHASE_ENDED) {
+                        k->killed += j->status == JOB_KILLED;
+                        JobView v;
+                        k->dead = k->dead && job_view(j, &v) >= 0 && v.result && v.result->dead;
+                }
+                pending_call_free(p);
+        }
 }

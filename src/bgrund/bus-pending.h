@@ -15,6 +15,7 @@ typedef enum PendingKind {
         PENDING_LAUNCH,
         PENDING_WAIT,
         PENDING_KILL,
+        PENDING_KILL_SESSION, /* one of the jobs a KillSession call waits on */
 } PendingKind;
 
 typedef struct BusService BusService;
@@ -26,6 +27,16 @@ typedef struct BusClient BusClient;
  * uid: LimitExceeded in error past their share. */
 int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
                      sd_bus_error *error);
+
+/* Hold a KillSession call until every job of jobs[0..n) ended; answered
+ * with how many ended killed and whether every one is confirmed dead. It
+ * counts as one waiting call of the caller's. */
+int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_message *call, sd_bus_error *error);
+
+/* j ended (or was discarded before it started): count it for the
+ * KillSession calls waiting on it, answering any that waited on nothing
+ * else. */
+void pending_kill_session_job_ended(Job *j);
 
 /* Answer each call of one kind held on j, taking it off first. */
 typedef void (*PendingAnswer)(Job *j, sd_bus_message *call, void *userdata);

@@ -135,12 +135,14 @@ static void on_job_ended(void *userdata, Job *j) {
         emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
         pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
         pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
+        pending_kill_session_job_ended(j);
 }
 
 static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
         /* Kill or Wait calls made while it was starting: it never existed. */
         pending_calls_answer(j, PENDING_KILL, refuse_never_started, NULL);
         pending_calls_answer(j, PENDING_WAIT, refuse_never_started, NULL);
+        pending_kill_session_job_ended(j);
         pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
 }
 
