@@ -132,6 +132,7 @@ static int run(int argc, char **argv) {
         r = bus_service_start(bus);
         if (r < 0)
                 return r;
+        (void) sd_notify(false, "READY=1");
         r = sd_event_loop(event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");

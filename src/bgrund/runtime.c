@@ -511,6 +511,14 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
         for (size_t i = 0; i < n; i++)
                 if (list[i]->phase == JOB_PHASE_RUNNING && !list[i]->live->releasing)
                         settle_live_job(list[i], &counts);
+        /* A parent killed or timed out while bgrund was away takes its
+         * children with it now. */
+        for (size_t i = 0; i < n; i++)
+                if (list[i]->phase == JOB_PHASE_ENDED &&
+                    (list[i]->status == JOB_KILLED || list[i]->status == JOB_TIMED_OUT))
+                        for (Job *child = list[i]->children; child; child = child->sibling_next)
+                                if (child->phase != JOB_PHASE_ENDED)
+                                        job_kill(child);
         /* Each job belongs to the table now (some may be forgotten below). */
 
         for (size_t b = 0; b < ELEMENTSOF(rt->owners.buckets); b++)
