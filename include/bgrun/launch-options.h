@@ -13,4 +13,6 @@
         X(MEMORY_MAX, "MemoryMax", "t")                         \
         X(TASKS_MAX, "TasksMax", "t")                           \
         X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t")    \
-        X(USER, "User", "s")
+        X(USER, "User", "s")                                    \
+        X(STOP_SIGNAL, "StopSignal", "i")                       \
+        X(STOP_GRACE_USEC, "StopGraceUSec", "t")

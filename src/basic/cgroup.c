@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "fileio.h"
 #include "macro.h"
+#include "time-util.h"
 
 int cgroup2_root(const char **ret) {
         static const char *cached = NULL;
@@ -164,18 +165,14 @@ int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
          * file is re-read after short, growing pauses: a few wakeups, not a
          * busy loop, and no waiting on a deferred notification. */
         uint64_t step_ms = 1;
-        struct timespec start;
-        clock_gettime(CLOCK_MONOTONIC, &start);
+        uint64_t start = now_monotonic_usec();
         for (;;) {
                 /* Check after the watch exists, so no change can slip between. */
                 r = cgroup_is_populated(cgroup_fd);
                 if (r <= 0)
                         return r;
 
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                uint64_t elapsed = (uint64_t) (now.tv_sec - start.tv_sec) * USEC_PER_SEC +
-                                   (uint64_t) (now.tv_nsec - start.tv_nsec) / 1000;
+                uint64_t elapsed = now_monotonic_usec() - start;
                 if (elapsed >= timeout_usec)
                         return -ETIMEDOUT;
                 uint64_t left_ms = (timeout_usec - elapsed + 999) / 1000;

@@ -11,6 +11,9 @@
  * -ERANGE on overflow. *ret is written only on success. */
 int parse_duration_usec(const char *s, uint64_t *ret);
 
+/* Room for any time span format_duration() prints, UINT64_MAX µs included. */
+#define FORMAT_DURATION_MAX 64
+
 /* Format microseconds the way systemd prints a time span ("1h 30min",
  * "1.500s", "0"); always NUL-terminates; returns buf. */
 char *format_duration(char *buf, size_t len, uint64_t usec);

@@ -38,6 +38,7 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_warning(...) ((void) log_internal(LOG_LEVEL_WARNING, 0, __VA_ARGS__))
 #define log_info(...) ((void) log_internal(LOG_LEVEL_INFO, 0, __VA_ARGS__))
 #define log_info_errno(e, ...) log_internal(LOG_LEVEL_INFO, (e), __VA_ARGS__)
+#define log_debug_errno(e, ...) log_internal(LOG_LEVEL_DEBUG, (e), __VA_ARGS__)
 #define log_debug(...) ((void) log_internal(LOG_LEVEL_DEBUG, 0, __VA_ARGS__))
 
 /* For the command line: a usage mistake (-EINVAL), and out of memory. */

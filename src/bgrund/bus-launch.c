@@ -33,6 +33,12 @@ static int read_value(sd_bus_message *m, const char *contents, LaunchValue *v, c
         *v = (LaunchValue) { .signature = contents };
         if (streq(contents, "t"))
                 return sd_bus_message_read(m, "t", &v->u64);
+        if (streq(contents, "i")) {
+                int32_t i;
+                int r = sd_bus_message_read(m, "i", &i);
+                v->u64 = (uint64_t) (int64_t) i;
+                return r;
+        }
         if (streq(contents, "s"))
                 return sd_bus_message_read(m, "s", &v->str);
         if (streq(contents, "as")) {
@@ -209,6 +215,8 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return -ENOMEM;
         spec.environment = TAKE_PTR(o.environment);
         spec.max_runtime_usec = o.max_runtime_usec;
+        spec.stop_signal = o.stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
+        spec.stop_grace_usec = o.stop_grace_set ? o.stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
         /* Launched from inside a job of the same owner: that job's child. */
         Job *parent = pid > 0 ? runtime_job_of_process(s->runtime, pid, uid) : NULL;
         if (parent)

@@ -16,6 +16,7 @@
 #include "bus-record.h"
 #include "bus-service.h"
 #include "macro.h"
+#include "launch-options.h"
 #include "record-keys.h"
 
 static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -41,6 +42,77 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r < 0)
                 return r;
         job_kill(j);
+        return 1;
+}
+
+/* Stop's options: Signal (i) and GraceUSec (t), else the job's own. */
+static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint64_t *ret_grace, sd_bus_error *error) {
+        int sig = j->live->spec.stop_signal;
+        uint64_t grace = j->live->spec.stop_grace_usec;
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *key;
+                r = sd_bus_message_read(m, "s", &key);
+                if (r < 0)
+                        return r;
+                LaunchOptions o = {};
+                _cleanup_free_ char *message = NULL;
+                if (streq(key, "Signal")) {
+                        int32_t v;
+                        r = sd_bus_message_read(m, "v", "i", &v);
+                        if (r >= 0)
+                                r = launch_options_set(&o, launch_options[LAUNCH_OPTION_STOP_SIGNAL].name,
+                                                       &(LaunchValue) { .signature = "i", .u64 = (uint64_t) (int64_t) v },
+                                                       &message);
+                        sig = o.stop_signal;
+                } else if (streq(key, "GraceUSec")) {
+                        uint64_t v;
+                        r = sd_bus_message_read(m, "v", "t", &v);
+                        if (r >= 0)
+                                r = launch_options_set(&o, launch_options[LAUNCH_OPTION_STOP_GRACE_USEC].name,
+                                                       &(LaunchValue) { .signature = "t", .u64 = v }, &message);
+                        grace = o.stop_grace_usec;
+                } else
+                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
+                                                 "Unknown Stop option (Signal and GraceUSec are known)");
+                if (r == -EINVAL && message)
+                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS, "%s", message);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        *ret_sig = sig;
+        *ret_grace = grace;
+        return 0;
+}
+
+static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        Job *j;
+        int r = bus_read_job(s, m, &j, error);
+        if (BUS_AUTH_PENDING(r))
+                return 1;
+        if (r < 0)
+                return r;
+        if (j->phase == JOB_PHASE_ENDED)
+                return bus_reply_kill(j, m, false);
+        int sig = 0;
+        uint64_t grace = 0;
+        r = read_stop_options(m, j, &sig, &grace, error);
+        if (r < 0)
+                return r;
+        /* Answered, like Kill, once the teardown is confirmed. */
+        r = pending_call_add(s, j, PENDING_KILL, m, 0, error);
+        if (r < 0)
+                return r;
+        job_stop(j, sig, grace);
         return 1;
 }
 
@@ -182,6 +254,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 bus_method_list_jobs_paged, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Kill", SD_BUS_ARGS("s", id), SD_BUS_RESULT("a{sv}", result),
                                 method_kill, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_ARGS("s", id, "a{sv}", options), SD_BUS_RESULT("a{sv}", result),
+                                method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("KillSession", SD_BUS_ARGS("s", session), SD_BUS_RESULT("a{sv}", result),
                                 method_kill_session, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ReadOutput", SD_BUS_ARGS("s", id, "t", offset, "u", max),

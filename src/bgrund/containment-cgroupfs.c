@@ -270,7 +270,7 @@ static int cgroupfs_identify(Containment *c, const char *cgroup, char ret_id[sta
         return job_id_is_valid(ret_id);
 }
 
-static void cgroupfs_cleanup(Containment *c, const char *cgroup) {
+static void cgroupfs_cleanup(Containment *c, const char *cgroup, bool released) {
         /* Nobody collects what bgrund made itself: the job's cgroup and the
          * two the supervisor split it into, once they are empty. */
         _cleanup_close_ int fd = -EBADF;

@@ -406,6 +406,24 @@ static int systemd_identify(Containment *c, const char *cgroup, char ret_id[stat
         return 0;
 }
 
+static void systemd_cleanup(Containment *c, const char *cgroup, bool released) {
+        /* systemd collects an empty scope by itself, but not one whose
+         * supervisor was gone before the scope had started: after a release,
+         * stop what is still there. */
+        _cleanup_close_ int fd = -EBADF;
+        if (!released || !state(c) || cgroup_open(cgroup, &fd) < 0 || cgroup_is_populated(fd) != 0)
+                return;
+        const char *unit = strrchr(cgroup, '/');
+        char id[JOB_ID_MAX];
+        if (!unit || !id_from_unit_name(unit + 1, id))
+                return;
+        int r = sd_bus_call_method_async(state(c)->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                         "org.freedesktop.systemd1.Manager", "StopUnit", NULL, NULL, "ss", unit + 1,
+                                         "replace");
+        if (r < 0)
+                log_debug_errno(r, "Cannot stop %s: %m", unit + 1);
+}
+
 static bool systemd_available(Containment *c) {
         return state(c)->reachable;
 }
@@ -475,4 +493,5 @@ const ContainmentOps containment_systemd_ops = {
         .list = systemd_list,
         .kill_orphan = systemd_kill_orphan,
         .identify = systemd_identify,
+        .cleanup = systemd_cleanup,
 };

@@ -95,9 +95,10 @@ typedef struct ContainmentOps {
          * path) is in: 1 and *ret_id, or 0 when it is in none of this
          * mechanism's. */
         int (*identify)(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
-        /* Optional: after a job's end, what is left of a containment nobody
-         * else collects (the cgroups bgrund made itself). */
-        void (*cleanup)(Containment *c, const char *cgroup);
+        /* Optional: after a job's confirmed end, what is left of a
+         * containment nobody else collects (the cgroups bgrund made itself;
+         * a scope whose supervisor bgrund had to release). */
+        void (*cleanup)(Containment *c, const char *cgroup, bool released);
 } ContainmentOps;
 
 struct Containment {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/pidfd.h>
 
 #include "containment.h"
 #include "grant.h"
@@ -17,6 +18,7 @@
 #include "macro.h"
 #include "reaper.h"
 #include "runtime.h"
+#include "supervisor-protocol.h"
 #include "supervisor-spawn.h"
 #include "time-util.h"
 #include "utf8.h"
@@ -199,7 +201,7 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         if (res->dead && c->ops->cleanup) {
                 _cleanup_free_ char *unit = NULL, *cgroup = NULL;
                 if (c->ops->describe(c, &j->live->spec, &unit, &cgroup) >= 0)
-                        c->ops->cleanup(c, cgroup);
+                        c->ops->cleanup(c, cgroup, j->live->releasing);
         }
 
         j->status = status;
@@ -244,8 +246,24 @@ static void job_end_with_result(Job *j, JobResult *res) {
 
 /* --- releasing a job whose supervisor is lost -------------------------- */
 
+static void job_end_with_result(Job *j, JobResult *res);
+
+/* A supervisor publishes its result before it exits: one that bgrund found
+ * gone (or that the release killed) may have published it meanwhile, and
+ * that real end must win over the release's guess. */
+static bool job_end_if_published(Job *j) {
+        JobResult res = {};
+        if (job_store_read_result(j->live->dir_fd, &res) < 0)
+                return false;
+        log_debug("Job %s: its supervisor published its end after all", j->id);
+        job_end_with_result(j, &res);
+        return true;
+}
+
 static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
         assert(j->live->releasing);
+        if (job_end_if_published(j))
+                return;
         bool killed = j->live->kill_requested;
         JobResult res = {
                 .status = killed ? JOB_KILLED : JOB_FAILED,
@@ -316,6 +334,8 @@ void job_release(Job *j) {
         assert(!j->live->releasing);
         int r;
 
+        if (job_end_if_published(j))
+                return;
         log_info("Job %s: supervisor not verified, releasing its containment", j->id);
         rt->reaped.released++;
         j->live->releasing = true;
@@ -404,30 +424,61 @@ static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The supervisor does the teardown (cgroup.kill, confirm empty) and its exit
- * tells the end. The signal goes through the pidfd that was verified against
- * the supervisor's start token; the watchdog covers one that does not
- * answer. */
-static void job_tell_supervisor_to_kill(Job *j) {
+/* The supervisor does the teardown (a stop's signal and grace, cgroup.kill,
+ * confirm empty) and its exit tells the end. The signal goes through the
+ * pidfd that was verified against the supervisor's start token; the
+ * watchdog covers one that does not answer. */
+static void job_tell_supervisor(Job *j) {
+        JobLive *l = j->live;
         assert(j->phase == JOB_PHASE_RUNNING);
-        int r = pidref_kill(&j->live->supervisor, SIGTERM);
+        int r;
+        uint64_t patience = KILL_WATCHDOG_USEC;
+        if (l->stop_requested && !l->kill_told) {
+                siginfo_t info = {
+                        .si_signo = SUPERVISOR_STOP_SIGNAL,
+                        .si_code = SI_QUEUE,
+                        .si_pid = getpid(),
+                        .si_uid = getuid(),
+                        .si_value.sival_ptr = (void *) (uintptr_t) stop_request_pack(l->stop_signal, l->stop_grace_usec),
+                };
+                r = pidfd_send_signal(l->supervisor.fd, SUPERVISOR_STOP_SIGNAL, &info, 0) < 0 ? negative_errno() : 0;
+                patience += l->stop_grace_usec;
+        } else {
+                r = pidref_kill(&l->supervisor, SUPERVISOR_KILL_SIGNAL);
+                l->kill_told = true;
+        }
         if (r < 0 && r != -ESRCH)
                 log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
-        r = sd_event_add_time_relative(j->runtime->event, &j->live->kill_watchdog, CLOCK_MONOTONIC,
-                                       KILL_WATCHDOG_USEC, 0, on_kill_watchdog, j);
+        l->kill_watchdog = sd_event_source_disable_unref(l->kill_watchdog);
+        r = sd_event_add_time_relative(j->runtime->event, &l->kill_watchdog, CLOCK_MONOTONIC, patience, 0,
+                                       on_kill_watchdog, j);
         if (r < 0)
                 log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
 }
 
 void job_kill(Job *j) {
         assert(j->phase != JOB_PHASE_ENDED);
-        if (j->live->kill_requested)
+        if (j->live->kill_requested && !j->live->stop_requested)
                 return;
         j->live->kill_requested = true;
+        j->live->stop_requested = false; /* a Kill after a Stop: at once now */
         /* A starting job is told once it runs (job_started); a job being
          * released ends killed anyway. */
         if (j->phase == JOB_PHASE_RUNNING && !j->live->releasing)
-                job_tell_supervisor_to_kill(j);
+                job_tell_supervisor(j);
+}
+
+void job_stop(Job *j, int sig, uint64_t grace_usec) {
+        assert(j->phase != JOB_PHASE_ENDED);
+        /* A stop after a stop or a kill changes nothing: it is under way. */
+        if (j->live->kill_requested)
+                return;
+        j->live->kill_requested = true;
+        j->live->stop_requested = true;
+        j->live->stop_signal = sig;
+        j->live->stop_grace_usec = grace_usec;
+        if (j->phase == JOB_PHASE_RUNNING && !j->live->releasing)
+                job_tell_supervisor(j);
 }
 
 int job_forget(Job *j) {
@@ -482,7 +533,7 @@ void job_started(Job *j) {
                 rt->notifier->job_running(rt->notifier_data, j);
 
         if (j->live && j->live->kill_requested && !j->live->releasing)
-                job_tell_supervisor_to_kill(j);
+                job_tell_supervisor(j);
 }
 
 /* Never started, nothing ran: it goes as if it never existed. error says

@@ -49,7 +49,11 @@ typedef struct JobLive {
         /* Running */
         PidRef supervisor;
         sd_event_source *supervisor_source;
-        bool kill_requested;
+        bool kill_requested;            /* Kill or Stop: the job ends killed */
+        bool stop_requested;            /* Stop: stop_signal, then cgroup.kill after stop_grace_usec */
+        bool kill_told;                 /* the supervisor was told to kill (escalation is one way) */
+        int stop_signal;
+        uint64_t stop_grace_usec;
         sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
 
         /* Released by bgrund itself (its supervisor is lost) */
@@ -116,6 +120,9 @@ int job_open_output(Job *j, int *ret_fd);
 /* End the job as a whole (Kill): its supervisor tears it down and its end is
  * told through the notifier; a starting job is told once it runs. */
 void job_kill(Job *j);
+/* End the job gracefully (Stop): sig to every process of it, grace_usec to
+ * exit, then cgroup.kill; told like job_kill(). A Kill after it escalates. */
+void job_stop(Job *j, int sig, uint64_t grace_usec);
 /* Remove an ended job's record and output, and free it. -EBUSY while it runs. */
 int job_forget(Job *j);
 

@@ -476,7 +476,7 @@ int config_format(const BgrunConfig *c, char **ret) {
                 fprintf(f, "%s%s", i ? " " : "", mechanism_to_string(c->mechanisms[i]));
         fputs("\n\n[Limits]\n", f);
         for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
-                char v[32];
+                char v[FORMAT_DURATION_MAX];
                 format_limit(limit_table[i].kind,
                              *(const uint64_t *) ((const uint8_t *) &c->limits + limit_table[i].offset), v, sizeof v);
                 fprintf(f, "%s=%s\n", limit_table[i].key, v);

@@ -32,6 +32,7 @@ static const char *const teardown_method_table[_TEARDOWN_METHOD_MAX] = {
         [TEARDOWN_PROCESS_GROUP] = "process-group",
         [TEARDOWN_CGROUP_GONE] = "cgroup-gone",
         [TEARDOWN_NOT_STARTED] = "not-started",
+        [TEARDOWN_SIGNAL] = "signal",
 };
 
 const char *teardown_method_to_string(TeardownMethod m) {
@@ -97,6 +98,9 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (r >= 0) r = json_add_str(o, "unit", s->unit);
         if (r >= 0) r = json_add_u64(o, "created_at", s->created_at);
         if (r >= 0) r = json_add_str(o, "parent", s->parent);
+        /* 0 is "not given": SIGTERM. */
+        if (r >= 0) r = json_add_i64(o, "stop_signal", s->stop_signal ?: 15);
+        if (r >= 0) r = json_add_u64(o, "stop_grace_usec", s->stop_grace_usec);
         return json_finish(o, r, ret);
 }
 
@@ -163,6 +167,15 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         }
         if (r >= 0) r = json_get_str(o, "unit", &s.unit);
         if (r >= 0) r = json_get_u64(o, "created_at", UINT64_MAX, &s.created_at);
+        /* Specs from before stops had these: SIGTERM, 5 s. */
+        s.stop_signal = 15;
+        s.stop_grace_usec = 5000000;
+        if (r >= 0 && json_object_object_get_ex(o, "stop_signal", NULL))
+                r = json_get_i32(o, "stop_signal", &s.stop_signal);
+        if (r >= 0 && (s.stop_signal < 1 || s.stop_signal > 64))
+                r = -EBADMSG;
+        if (r >= 0 && json_object_object_get_ex(o, "stop_grace_usec", NULL))
+                r = json_get_u64(o, "stop_grace_usec", 600000000, &s.stop_grace_usec);
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);

@@ -48,6 +48,8 @@ typedef struct JobSpec {
         char *unit;        /* transient unit name, systemd mechanism only */
         uint64_t created_at;
         char parent[JOB_ID_MAX]; /* the job whose process launched this one, "" if none */
+        int stop_signal;          /* Stop and the wall-clock limit: this signal, */
+        uint64_t stop_grace_usec; /* this long to exit, then cgroup.kill */
 } JobSpec;
 
 typedef struct JobRun {
@@ -67,6 +69,7 @@ typedef enum TeardownMethod {
         TEARDOWN_PROCESS_GROUP, /* bgrund killed a lost supervisor's process group */
         TEARDOWN_CGROUP_GONE,   /* the cgroup was removed already: nothing was left */
         TEARDOWN_NOT_STARTED,   /* nothing of the command ran */
+        TEARDOWN_SIGNAL,        /* a stop's signal ended it within its grace, confirmed empty */
         _TEARDOWN_METHOD_MAX,
 } TeardownMethod;
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "launch-options.h"
@@ -71,7 +72,7 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         if (!streq(v->signature, launch_options[i].signature))
                 return invalid(ret_error, "Option %s must be of type '%s', not '%.16s'", name,
                                launch_options[i].signature, v->signature);
-        if (streq(launch_options[i].signature, "t") && v->u64 == 0)
+        if (streq(launch_options[i].signature, "t") && v->u64 == 0 && i != LAUNCH_OPTION_STOP_GRACE_USEC)
                 return invalid(ret_error, "Option %s must be greater than 0", name);
 
         int r = 0;
@@ -97,6 +98,23 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
                 o->user = strdup(v->str);
                 if (!o->user)
                         r = -ENOMEM;
+                break;
+        case LAUNCH_OPTION_STOP_SIGNAL: {
+                int64_t sig = (int64_t) v->u64;
+                /* Any signal a process can be sent, but the ones that only
+                 * stop it: a stop that stops nothing is not one. */
+                if (sig < 1 || sig > SIGRTMAX || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+                        return invalid(ret_error, "Option StopSignal must be a signal number from 1 to %d that ends a process",
+                                       SIGRTMAX);
+                o->stop_signal = (int) sig;
+                break;
+        }
+        case LAUNCH_OPTION_STOP_GRACE_USEC:
+                if (v->u64 > LAUNCH_STOP_GRACE_USEC_MAX)
+                        return invalid(ret_error, "Option StopGraceUSec must be at most %llu µs (10 min)",
+                                       LAUNCH_STOP_GRACE_USEC_MAX);
+                o->stop_grace_set = true;
+                o->stop_grace_usec = v->u64;
                 break;
         case _LAUNCH_OPTION_MAX:
                 break;

@@ -25,6 +25,11 @@ extern const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX];
 #define LAUNCH_ENVIRONMENT_MAX_ENTRIES 1024
 #define LAUNCH_ENVIRONMENT_MAX_BYTES (128 * 1024)
 #define LAUNCH_USER_NAME_MAX 256
+/* How Stop and the wall-clock limit end a job: this signal to every process,
+ * this long to exit, then cgroup.kill. */
+#define LAUNCH_STOP_SIGNAL_DEFAULT 15 /* SIGTERM */
+#define LAUNCH_STOP_GRACE_USEC_DEFAULT (5ULL * 1000000ULL)
+#define LAUNCH_STOP_GRACE_USEC_MAX (600ULL * 1000000ULL)
 
 /* Resource limits that map onto the job's cgroup; 0 = not set. */
 typedef struct LaunchLimits {
@@ -39,12 +44,15 @@ typedef struct LaunchOptions {
         char **environment;        /* NULL-terminated K=V, or NULL */
         LaunchLimits limits;
         char *user;                /* User=, or NULL */
+        int stop_signal;           /* 0: the default */
+        bool stop_grace_set;
+        uint64_t stop_grace_usec;
 } LaunchOptions;
 
 /* One option's value as read from the bus: signature says which member. */
 typedef struct LaunchValue {
-        const char *signature; /* "t", "s", "as", or what else the caller sent */
-        uint64_t u64;
+        const char *signature; /* "t", "i", "s", "as", or what else the caller sent */
+        uint64_t u64;          /* "t"; "i" as the int64_t's bits */
         const char *str;
         char *const *strv;     /* NULL-terminated */
 } LaunchValue;

@@ -63,8 +63,13 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_TASKS_MAX), u64(64));
         set_ok(name(LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC), u64(500000));
         set_ok(name(LAUNCH_OPTION_USER), str("nobody"));
+        set_ok(name(LAUNCH_OPTION_STOP_SIGNAL), (LaunchValue) { .signature = "i", .u64 = 2 });
+        set_ok(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(0));
 
         cr_assert_eq(o.max_runtime_usec, 5 * USEC_PER_SEC);
+        cr_assert_eq(o.stop_signal, 2);
+        cr_assert(o.stop_grace_set);
+        cr_assert_eq(o.stop_grace_usec, 0, "a grace of 0 kills at once");
         cr_assert_eq(o.limits.memory_max, 1 << 30);
         cr_assert_eq(o.limits.tasks_max, 64);
         cr_assert_eq(o.limits.cpu_quota_per_sec_usec, 500000);
@@ -122,11 +127,24 @@ Test(launch_options, zero_is_refused_for_numbers) {
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 char want[128];
 
-                if (!streq(launch_options[i].signature, "t"))
+                /* A grace of 0 is a stop that kills at once. */
+                if (!streq(launch_options[i].signature, "t") || i == LAUNCH_OPTION_STOP_GRACE_USEC)
                         continue;
                 snprintf(want, sizeof want, "Option %s must be greater than 0", name(i));
                 set_fails(name(i), u64(0), want);
         }
+}
+
+Test(launch_options, stop_signal_and_grace_are_bounded) {
+        set_fails(name(LAUNCH_OPTION_STOP_SIGNAL), ((LaunchValue) { .signature = "i", .u64 = 0 }),
+                  "Option StopSignal must be a signal number from 1 to 64 that ends a process");
+        set_fails(name(LAUNCH_OPTION_STOP_SIGNAL), ((LaunchValue) { .signature = "i", .u64 = (uint64_t) -9 }),
+                  "Option StopSignal must be a signal number from 1 to 64 that ends a process");
+        set_fails(name(LAUNCH_OPTION_STOP_SIGNAL), ((LaunchValue) { .signature = "i", .u64 = 19 /* SIGSTOP */ }),
+                  "Option StopSignal must be a signal number from 1 to 64 that ends a process");
+        set_fails(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(600 * USEC_PER_SEC + 1),
+                  "Option StopGraceUSec must be at most 600000000 µs (10 min)");
+        set_ok(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(600 * USEC_PER_SEC));
 }
 
 Test(launch_options, infinity_max_runtime_is_no_limit) {
