@@ -21,13 +21,13 @@ CHAOS_COMMANDS=('true' 'sleep 0.5' 'exit 3' 'setsid sleep 30 & echo escaped' 'sl
 CHAOS_EXIT_CODES=(0 0 3 0 0)
 CHAOS_SLEEPER=4
 
-chaos_user() { (($1 % 2)) && echo bob || echo alice; }
+CHAOS_USERS=(alice bob)
 
 # chaos_launch ROUND I: one `bgrun run` as its user; leaves F.id (stdout),
 # F.err and F.rc. A launch that hangs is cut off (rc 124) and reported.
 chaos_launch() {
 	local f=$CHAOS_DIR/$1.$2
-	as_user "$(chaos_user "$2")" timeout 60 "$BGRUN" run -C / -s "chaos-$1" -- "${CHAOS_COMMANDS[$2 % 5]}" \
+	as_user "${CHAOS_USERS[$2 % 2]}" timeout 60 "$BGRUN" run -C / -s "chaos-$1" -- "${CHAOS_COMMANDS[$2 % 5]}" \
 		>"$f.id" 2>"$f.err"
 	echo $? >"$f.rc"
 }
@@ -91,6 +91,7 @@ scope_settled() { # DIR: gone, or empty of processes
 }
 
 test_chaos_kill_bgrund_during_launches() {
+	local t_start=$EPOCHREALTIME
 	ensure_user alice
 	ensure_user bob
 	BGRUN=$(command -v bgrun)
@@ -100,7 +101,8 @@ test_chaos_kill_bgrund_during_launches() {
 	# Jobs of earlier tests are theirs; this test judges the ones it made.
 	before=$(ls "$JOBS_DIR" 2>/dev/null | sort)
 
-	local t_round rounds_ms=
+	local t_round rounds_ms= t_collect setup_ms collect_ms
+	setup_ms=$(ms_since "$t_start")
 	for ((round = 1; round <= CHAOS_ROUNDS; round++)); do
 		t_round=$EPOCHREALTIME
 		systemctl reset-failed bgrund.service # the start limit counts earlier restarts
@@ -133,18 +135,20 @@ test_chaos_kill_bgrund_during_launches() {
 	wait_until 10 bgrund_answers || fail "bgrund does not answer after the last round"
 
 	# --- what the launches said ---------------------------------------
+	t_collect=$EPOCHREALTIME
 	local -A owner=() index=()
 	local printed=0 refused=0 f rc out n id user
 	for f in "$CHAOS_DIR"/*.rc; do
 		f=${f%.rc}
-		rc=$(cat "$f.rc")
-		out=$(cat "$f.id")
+		read -r rc <"$f.rc"
+		out=
+		read -r out <"$f.id"
 		n=${f##*.}
 		((rc != 124)) || fail "launch ${f##*/} hung for 60 s: $(cat "$f.err")"
 		if ((rc == 0)); then
 			[[ $out =~ ^[a-z0-9]{10}$ ]] || fail "launch ${f##*/} succeeded without an id: '$out'"
 			[[ -z ${owner[$out]:-} ]] || fail "job id $out printed twice"
-			owner[$out]=$(chaos_user "$n")
+			owner[$out]=${CHAOS_USERS[n % 2]}
 			index[$out]=$n
 			printed=$((printed + 1))
 		else
@@ -169,6 +173,8 @@ test_chaos_kill_bgrund_during_launches() {
 		owner[$id]=$user
 		unprinted=$((unprinted + 1))
 	done
+
+	collect_ms=$(ms_since "$t_collect")
 
 	# --- settle: the short jobs end on their own, the sleepers are killed --
 	t_settle=$EPOCHREALTIME
@@ -255,6 +261,8 @@ test_chaos_kill_bgrund_during_launches() {
 	for id in "${!owner[@]}"; do
 		[[ -n ${seen[$id]:-} ]] || fail "no record read for job $id of ${owner[$id]}"
 	done
+	check_ms=$(ms_since "$t_check")
+	t_final=$EPOCHREALTIME
 	# No open grant, of any job this test made.
 	local grants=() open
 	for id in $new_dirs; do
@@ -286,5 +294,5 @@ test_chaos_kill_bgrund_during_launches() {
 
 	local summary=
 	for st in "${!statuses[@]}"; do summary+=" $st=${statuses[$st]}"; done
-	echo "NOTE: chaos: $CHAOS_ROUNDS rounds x $CHAOS_LAUNCHES launches; $printed ids printed, $refused launches failed, $unprinted more jobs in the store; ${#owner[@]} jobs:$summary ($failed_printed of them failed after their id was printed); $killed sleepers killed at the end; bgrund SIGKILLed $kills times, restarted $restarts times by systemd, $by_hand by hand; ${#scopes[@]} job scopes left, all empty${scopes:+ (${scopes[*]})}; ms: rounds $rounds_ms, waiting for the short jobs $short_ms, kills $kill_ms, checks $(ms_since "$t_check")"
+	echo "NOTE: chaos: $CHAOS_ROUNDS rounds x $CHAOS_LAUNCHES launches; $printed ids printed, $refused launches failed, $unprinted more jobs in the store; ${#owner[@]} jobs:$summary ($failed_printed of them failed after their id was printed); $killed sleepers killed at the end; bgrund SIGKILLed $kills times, restarted $restarts times by systemd, $by_hand by hand; ${#scopes[@]} job scopes left, all empty${scopes:+ (${scopes[*]})}; ms: setup $setup_ms, rounds $rounds_ms, reading the launches $collect_ms, waiting for the short jobs $short_ms, kills $kill_ms, records $check_ms, grants/scopes/processes/lists $(ms_since "$t_final"), in all $(ms_since "$t_start")"
 }
