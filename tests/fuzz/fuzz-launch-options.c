@@ -9,7 +9,8 @@
  *          2-byte count (modulo ARRAY_MAX, a little past what Environment
  *          takes) and that many STRINGs (when the input runs out, the rest
  *          repeat the last one, so that big arrays cost few bytes), for any
- *          other signature nothing (no member is set)
+ *          other signature nothing (no member is set); a signature given as
+ *          a STRING that is "t", "s" or "as" takes its value as above
  * where STRING is a 2-byte length (little endian, cut to what is left) and
  * its bytes (a NUL in them ends the C string early).
  *
@@ -147,6 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 static const char *const sigs[] = { "t", "s", "as" };
                 unsigned s = read_byte(&in) % 4;
                 LaunchValue v = { .signature = s < 3 ? sigs[s] : (sig_buf = read_string(&in)) };
+                /* A value of a signature the bus reader knows always comes
+                 * with it, however the signature was spelt here. */
+                for (unsigned j = 0; s == 3 && j < 3; j++)
+                        if (strcmp(v.signature, sigs[j]) == 0)
+                                s = j;
                 if (s == 0) {
                         for (unsigned b = 0; b < 8; b++)
                                 v.u64 |= (uint64_t) read_byte(&in) << (8 * b);
