@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* launch_options_set(): Launch's a{sv} from any caller on the system bus,
+ * one entry at a time, as bgrund's D-Bus face hands them over.
+ *
+ * Input: a sequence of entries, each
+ *   K      key: K < 0x80 is launch_options[K % n].name, else a STRING follows
+ *   S      signature: S % 4 is 0 "t", 1 "s", 2 "as", 3 a STRING follows
+ *   value  for "t" 8 bytes (little endian), for "s" a STRING, for "as" a
+ *          2-byte count (modulo ARRAY_MAX, a little past what Environment
+ *          takes) and that many STRINGs (when the input runs out, the rest
+ *          repeat the last one, so that big arrays cost few bytes), for any
+ *          other signature nothing (no member is set); a signature given as
+ *          a STRING that is "t", "s" or "as" takes its value as above
+ * where STRING is a 2-byte length (little endian, cut to what is left) and
+ * its bytes (a NUL in them ends the C string early).
+ *
+ * Each entry is applied and checked against a model of the rules (known key,
+ * not given before, the key's signature, t > 0, Environment of NAME=VALUE
+ * within the limits, User non-empty and at most LAUNCH_USER_NAME_MAX): an
+ * accepted entry is set exactly and its bit is seen; a rejected one is
+ * -EINVAL with a short message and leaves the options as they were;
+ * launch_options_done() frees everything (LeakSanitizer checks). */
+#include <errno.h>
+#include <stdbool.h>
+
+#include "fuzz.h"
+#include "launch-options.h"
+
+#define ARRAY_MAX (LAUNCH_ENVIRONMENT_MAX_ENTRIES + 64)
+#define ENTRIES_MAX 16
+
+typedef struct Reader {
+        const uint8_t *p;
+        size_t left;
+} Reader;
+
+static unsigned read_byte(Reader *r) {
+        if (r->left == 0)
+                return 0;
+        r->left--;
+        return *r->p++;
+}
+
+static unsigned read_u16(Reader *r) {
+        unsigned lo = read_byte(r);
+        return lo | read_byte(r) << 8;
+}
+
+static char *read_string(Reader *r) {
+        size_t n = read_u16(r);
+        if (n > r->left)
+                n = r->left;
+        char *s = fuzz_strndup(r->p, n);
+        r->p += n;
+        r->left -= n;
+        return s;
+}
+
+static bool env_name_ok(const char *e, size_t n) {
+        if (n == 0 || (e[0] >= '0' && e[0] <= '9'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!(e[i] == '_' || (e[i] >= 'A' && e[i] <= 'Z') || (e[i] >= 'a' && e[i] <= 'z') ||
+                      (e[i] >= '0' && e[i] <= '9')))
+                        return false;
+        return true;
+}
+
+static bool model_environment_ok(char *const *l) {
+        size_t n = 0, bytes = 0;
+        for (; l[n]; n++) {
+                const char *eq = strchr(l[n], '=');
+                if (!eq || !env_name_ok(l[n], (size_t) (eq - l[n])))
+                        return false;
+                bytes += strlen(l[n]) + 1;
+        }
+        return n <= LAUNCH_ENVIRONMENT_MAX_ENTRIES && bytes <= LAUNCH_ENVIRONMENT_MAX_BYTES;
+}
+
+static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
+        if (i < 0 || (o->seen & (1U << i)) || strcmp(v->signature, launch_options[i].signature) != 0)
+                return false;
+        if (strcmp(v->signature, "t") == 0)
+                return v->u64 > 0;
+        switch ((LaunchOption) i) {
+        case LAUNCH_OPTION_ENVIRONMENT:
+                return model_environment_ok(v->strv);
+        case LAUNCH_OPTION_USER:
+                return v->str[0] && strlen(v->str) <= LAUNCH_USER_NAME_MAX;
+        default:
+                return true;
+        }
+}
+
+static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
+        FUZZ_CHECK(o->seen & (1U << i), "%s accepted but not seen", launch_options[i].name);
+        switch ((LaunchOption) i) {
+        case LAUNCH_OPTION_MAX_RUNTIME_USEC:
+                FUZZ_CHECK(o->max_runtime_usec == (v->u64 == UINT64_MAX ? 0 : v->u64), "MaxRuntimeUSec");
+                break;
+        case LAUNCH_OPTION_MEMORY_MAX:
+                FUZZ_CHECK(o->limits.memory_max == v->u64, "MemoryMax");
+                break;
+        case LAUNCH_OPTION_TASKS_MAX:
+                FUZZ_CHECK(o->limits.tasks_max == v->u64, "TasksMax");
+                break;
+        case LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC:
+                FUZZ_CHECK(o->limits.cpu_quota_per_sec_usec == v->u64, "CPUQuotaPerSecUSec");
+                break;
+        case LAUNCH_OPTION_ENVIRONMENT: {
+                FUZZ_CHECK(o->environment && o->environment != v->strv, "Environment not copied");
+                size_t k = 0;
+                for (; v->strv[k]; k++)
+                        FUZZ_CHECK(o->environment[k] && strcmp(o->environment[k], v->strv[k]) == 0 &&
+                                           o->environment[k] != v->strv[k],
+                                   "Environment entry %zu", k);
+                FUZZ_CHECK(!o->environment[k], "Environment longer than given");
+                break;
+        }
+        case LAUNCH_OPTION_USER:
+                FUZZ_CHECK(o->user && o->user != v->str && strcmp(o->user, v->str) == 0, "User");
+                break;
+        case _LAUNCH_OPTION_MAX:
+                break;
+        }
+}
+
+/* Field by field (a copy's padding may differ); the pointers themselves, so
+ * nothing was replaced or freed. */
+static bool same(const LaunchOptions *a, const LaunchOptions *b) {
+        return a->seen == b->seen && a->max_runtime_usec == b->max_runtime_usec &&
+               a->environment == b->environment && a->limits.memory_max == b->limits.memory_max &&
+               a->limits.tasks_max == b->limits.tasks_max &&
+               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        Reader in = { data, size };
+        LaunchOptions o = {};
+
+        for (unsigned entry = 0; in.left > 0 && entry < ENTRIES_MAX; entry++) {
+                char *key_buf = NULL, *sig_buf = NULL, *str = NULL, **strv = NULL;
+                size_t n_strv = 0;
+
+                unsigned k = read_byte(&in);
+                const char *key = k < 0x80 ? launch_options[k % _LAUNCH_OPTION_MAX].name
+                                           : (key_buf = read_string(&in));
+                static const char *const sigs[] = { "t", "s", "as" };
+                unsigned s = read_byte(&in) % 4;
+                LaunchValue v = { .signature = s < 3 ? sigs[s] : (sig_buf = read_string(&in)) };
+                /* A value of a signature the bus reader knows always comes
+                 * with it, however the signature was spelt here. */
+                for (unsigned j = 0; s == 3 && j < 3; j++)
+                        if (strcmp(v.signature, sigs[j]) == 0)
+                                s = j;
+                if (s == 0) {
+                        for (unsigned b = 0; b < 8; b++)
+                                v.u64 |= (uint64_t) read_byte(&in) << (8 * b);
+                } else if (s == 1) {
+                        v.str = str = read_string(&in);
+                } else if (s == 2) {
+                        n_strv = read_u16(&in) % ARRAY_MAX;
+                        strv = calloc(n_strv + 1, sizeof(char *));
+                        FUZZ_CHECK(strv, "calloc");
+                        for (size_t j = 0; j < n_strv; j++)
+                                strv[j] = in.left > 0 || j == 0 ? read_string(&in) : strdup(strv[j - 1]);
+                        v.strv = strv;
+                }
+
+                int i = -1;
+                for (int j = 0; j < _LAUNCH_OPTION_MAX; j++)
+                        if (strcmp(key, launch_options[j].name) == 0)
+                                i = j;
+                bool expected = model_accepts(&o, i, &v);
+
+                LaunchOptions before = o;
+                char *error = NULL;
+                int r = launch_options_set(&o, key, &v, &error);
+                if (r == 0) {
+                        FUZZ_CHECK(expected, "entry %u: '%s' of '%s' accepted against the rules", entry, key,
+                                   v.signature);
+                        FUZZ_CHECK(!error, "a message on success: %s", error);
+                        FUZZ_CHECK((o.seen & ~before.seen) == (1U << i), "seen 0x%x -> 0x%x", before.seen, o.seen);
+                        check_set(&o, i, &v);
+                } else {
+                        FUZZ_CHECK(r == -EINVAL, "launch_options_set: %d", r);
+                        FUZZ_CHECK(!expected, "entry %u: '%s' of '%s' refused: %s", entry, key, v.signature,
+                                   error ?: "");
+                        FUZZ_CHECK(error && error[0], "refused without a message");
+                        /* The message goes back to the caller: it must not
+                         * echo what the caller sent at any length. */
+                        FUZZ_CHECK(strlen(error) < 256, "a message of %zu bytes: %.300s", strlen(error), error);
+                        FUZZ_CHECK(same(&before, &o), "a refused entry changed the options");
+                        free(error);
+                }
+
+                free(key_buf);
+                free(sig_buf);
+                free(str);
+                for (size_t j = 0; j < n_strv; j++)
+                        free(strv[j]);
+                free(strv);
+        }
+
+        launch_options_done(&o);
+        FUZZ_CHECK(!o.environment && !o.user && !o.seen, "launch_options_done left something");
+        return 0;
+}
