@@ -205,8 +205,12 @@ test_recycled_supervisor_pid_is_never_signalled() {
 	id=$(bgrun run -- 'sleep 300')
 	sup=$(supervisor_pid "$id")
 	systemctl stop bgrund.service
-	systemctl kill -s KILL "bgrun-job-$id.scope"
+	# The supervisor first, so it dies without publishing a result (killed
+	# together, it could see its command die and publish that end, which
+	# bgrund then rightly keeps).
+	kill -9 "$sup"
 	wait_until 10 bash -c "! [[ -e /proc/$sup ]]" || fail "supervisor $sup did not die"
+	systemctl kill -s KILL "bgrun-job-$id.scope"
 	restart_with_impostor_at "$sup" "$id"
 	assert_eq failed "$(job_status "$id")" "status of the job whose supervisor vanished"
 }
