@@ -6,7 +6,12 @@
 #   BGRUN_TEST_FILTER=REGEX   run only tests whose name matches
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-[[ ${BGRUN_SANDBOX:-} == 1 ]] || { echo "run.sh: run me inside tools/sandbox" >&2; exit 2; }
+# Outside the sandbox (meson test --suite integration on the host) there is
+# nothing to test against: skip, as meson and run.sh count it, with the reason.
+if [[ ${BGRUN_SANDBOX:-} != 1 ]]; then
+	echo "SKIP: needs tools/sandbox: a private systemd with a system bus; run tools/test"
+	exit 77
+fi
 
 files=("$@")
 ((${#files[@]})) || files=("$here"/test-*.sh)
