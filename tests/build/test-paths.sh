@@ -49,7 +49,8 @@ build() {
 		# plain: no optimization, the quickest build of the one target.
 		meson setup "$b" "$top" --buildtype=plain -Dtests=false "$@" >"$dir/setup.log" 2>&1
 	fi || { not_ok "configure ($*)" "$(tail -20 "$dir/setup.log")"; return 1; }
-	meson compile -C "$b" bgrund >"$dir/compile.log" 2>&1 ||
+	# By path and type: a library may be called bgrund too.
+	meson compile -C "$b" src/bgrund/bgrund:executable >"$dir/compile.log" 2>&1 ||
 		{ not_ok "compile bgrund ($*)" "$(tail -20 "$dir/compile.log")"; return 1; }
 }
 
