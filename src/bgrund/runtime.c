@@ -433,7 +433,8 @@ static int sort_ended(Runtime *rt) {
                 list[n++] = rt->ended.head;
                 QUEUE_REMOVE(ended, rt->ended, rt->ended.head);
         }
-        qsort(list, n, sizeof(Job *), compare_finished);
+        if (n > 1)
+                qsort(list, n, sizeof(Job *), compare_finished);
         for (size_t i = 0; i < n; i++)
                 QUEUE_APPEND(ended, rt->ended, list[i]);
         return 0;
@@ -496,7 +497,8 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
         }
 
         /* Into the table and the queues oldest first, then settle the live. */
-        qsort(list, n, sizeof(Job *), compare_created);
+        if (n > 1) /* an empty store has no list at all */
+                qsort(list, n, sizeof(Job *), compare_created);
         for (size_t i = 0; i < n; i++) {
                 int r = runtime_add_job(rt, list[i]);
                 if (r < 0) {
