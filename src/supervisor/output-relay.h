@@ -31,6 +31,7 @@ typedef struct OutputRelay {
         bool blind;            /* the state cannot be published: drop, change nothing readers know */
         uint64_t blind_dropped;
         bool grew_pipe;
+        uint64_t hold_until;   /* CLOCK_MONOTONIC µs: the pipe waits until then (a job writing a lot) */
         bool low;              /* below KeepFree= at the last look */
         bool warned_low;
         bool eof;
@@ -55,6 +56,11 @@ void output_relay_done(OutputRelay *r);
  * closed its end and all was read), 0 when the pipe is empty or the budget
  * used up, < 0 on an error of the pipe itself. */
 int output_relay_pump(OutputRelay *r, uint64_t budget);
+
+/* How long the caller's loop should leave the pipe alone (µs), to let a job
+ * that writes a lot fill it rather than wake us for every few KiB; 0 for
+ * not at all. */
+uint64_t output_relay_hold_usec(const OutputRelay *r);
 
 /* After the teardown: read what is left, until EOF, but no more than the
  * pipe can hold if something outside the job still writes (or holds the

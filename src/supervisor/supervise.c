@@ -162,13 +162,15 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
 
         bool killed = false, timed_out = false;
         for (;;) {
+                uint64_t hold = output_relay_hold_usec(&s->output);
                 struct pollfd p[4] = {
                         { .fd = s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
                         { .fd = timer_fd, .events = POLLIN },
-                        { .fd = s->output.eof ? -EBADF : s->output.pipe_fd, .events = POLLIN },
+                        { .fd = s->output.eof || hold > 0 ? -EBADF : s->output.pipe_fd, .events = POLLIN },
                 };
-                if (poll(p, 4, -1) < 0) {
+                struct timespec ts = { .tv_nsec = (long) (hold * 1000) };
+                if (ppoll(p, 4, hold > 0 ? &ts : NULL, NULL) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(negative_errno(), "poll failed: %m");
