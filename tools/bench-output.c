@@ -79,6 +79,9 @@ void bench_output(void) {
                         sample_add(&pairs, last_b / last_d);
         }
         double b = med(&sb), d = med(&sd), pr = med(&pairs);
+        /* Also here: a later part that fails takes the table with it. */
+        progress("4. output: bgrun %.0f MiB/s (best %.0f), direct write %.0f MiB/s (best %.0f), "
+                 "%.2fx (median of %zu pairs)", b, best(&sb), d, best(&sd), pr, pairs.n);
         row(fmt("Output: a job writing %.0f MiB to stdout, Launch → Wait returns; median (best) of %zu", mb, sb.n),
             b > 0 ? fmt("%.0f MiB/s (%.0f)", b, best(&sb)) : fmt("n/a"),
             d > 0 ? fmt("`%s > FILE` as a plain child, both on tmpfs: %.0f MiB/s (%.0f)", cmd, d, best(&sd))
