@@ -4,9 +4,11 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -212,5 +214,83 @@ Test(output_relay, the_command_end_is_the_only_writer) {
         cr_assert_not(fcntl(w, F_GETFL) & O_NONBLOCK, "the command's end blocks as a pipe does");
         safe_close(w);
         cr_assert_eq(output_relay_pump(&r, 100), 1, "EOF");
+        output_relay_done(&r);
+}
+
+/* --- readers while the ring turns -------------------------------------- */
+
+typedef struct Pumping {
+        OutputRelay *relay;
+        volatile bool done;
+} Pumping;
+
+static void *pump_until_eof(void *userdata) {
+        Pumping *p = userdata;
+        while (!p->relay->eof) {
+                struct pollfd q = { .fd = p->relay->pipe_fd, .events = POLLIN };
+                (void) poll(&q, 1, -1);
+                cr_assert_geq(output_relay_pump(p->relay, UINT64_C(1) << 20), 0);
+        }
+        output_relay_finish(p->relay);
+        p->done = true;
+        return NULL;
+}
+
+Test(output_relay, a_reader_never_gets_a_replaced_byte) {
+        /* A ring of 2 KiB, overwritten as fast as this machine writes,
+         * read all along from everywhere: whatever ReadOutput returns is
+         * what the job wrote at that offset, or nothing. */
+        JobSpec spec = { .id = "abc0123456", .output_max_bytes = 4096, .keep_free = 0 };
+        OutputRelay r = OUTPUT_RELAY_NULL;
+        const char *step;
+        int w;
+        cr_assert_eq(output_relay_open(&r, dir_fd, &spec, &w, &step), 0);
+        const uint64_t total = UINT64_C(64) << 20;
+
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                uint8_t buf[3000]; /* not a divisor of anything here */
+                for (uint64_t at = 0; at < total;) {
+                        size_t n = (size_t) MIN((uint64_t) sizeof buf, total - at);
+                        for (size_t i = 0; i < n; i++)
+                                buf[i] = job_byte(at + i);
+                        if (loop_write(w, buf, n) < 0)
+                                _exit(1);
+                        at += n;
+                }
+                _exit(0);
+        }
+        safe_close(w);
+
+        Pumping p = { .relay = &r };
+        pthread_t t;
+        cr_assert_eq(pthread_create(&t, NULL, pump_until_eof, &p), 0);
+        unsigned reads = 0, in_tail = 0;
+        uint8_t buf[1500];
+        uint64_t offset = 0;
+        while (!p.done) {
+                uint64_t start, t_total;
+                size_t n;
+                cr_assert_eq(output_store_read(dir_fd, offset, buf, sizeof buf, &start, &n, &t_total), 0);
+                cr_assert_geq(start, offset);
+                for (size_t i = 0; i < n; i++)
+                        cr_assert_eq(buf[i], job_byte(start + i), "byte %lu, read at %lu (read %u)",
+                                     (unsigned long) (start + i), (unsigned long) offset, reads);
+                reads++;
+                in_tail += start >= 2048 && n > 0;
+                /* Now behind, now at the end, now in the head. */
+                offset = reads % 3 == 0 ? 0 : reads % 3 == 1 ? start + n : t_total > 1000 ? t_total - 1000 : 0;
+        }
+        cr_assert_eq(pthread_join(t, NULL), 0);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        cr_assert_gt(in_tail, 10, "the tail was read %u times of %u", in_tail, reads);
+
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, total);
+        check_compacted(4096, total);
         output_relay_done(&r);
 }
