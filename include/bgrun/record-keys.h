@@ -24,6 +24,8 @@
         X(STARTED_AT, "started_at", "t")              \
         X(FINISHED_AT, "finished_at", "t")            \
         X(OUTPUT_BYTES, "output_bytes", "t")          \
+        X(OUTPUT_TRUNCATED, "output_truncated", "b")  \
+        X(OUTPUT_DROPPED_BYTES, "output_dropped_bytes", "t") \
         X(CONTAINMENT, "containment", "a{sv}")        \
         X(TEARDOWN, "teardown", "a{sv}")              \
         X(PARENT, "parent", "s")

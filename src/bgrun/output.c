@@ -14,6 +14,7 @@
 #include "json-util.h"
 #include "log.h"
 #include "macro.h"
+#include "output-layout.h"
 #include "output.h"
 #include "record.h"
 
@@ -35,6 +36,19 @@ static int write_stdout(const void *p, size_t n) {
         return 0;
 }
 
+/* The line that stands for dropped bytes, the same as in the kept output
+ * (output-layout.h). */
+static int write_marker(uint64_t dropped) {
+        char marker[OUTPUT_MARKER_MAX];
+        size_t n = output_marker(dropped, marker);
+        return n > 0 ? write_stdout(marker, n) : 0;
+}
+
+static bool record_truncated(json_object *rec) {
+        bool b;
+        return dict_get_bool(rec, &record_keys[RECORD_KEY_OUTPUT_TRUNCATED], &b) && b;
+}
+
 static bool error_means_no_fd_passing(const sd_bus_error *error, int r) {
         return sd_bus_error_has_names(error,
                                       SD_BUS_ERROR_UNKNOWN_METHOD,
@@ -43,18 +57,12 @@ static bool error_means_no_fd_passing(const sd_bus_error *error, int r) {
                 (!sd_bus_error_is_set(error) && (r == -EOPNOTSUPP || r == -EBADMSG));
 }
 
-int output_open(sd_bus *bus, const char *id, OutputSource *ret) {
+/* One OpenOutput call: 1 with a descriptor of our own, 0 where there is
+ * none to be had (ReadOutput it is). */
+static int open_output_fd(sd_bus *bus, const char *id, int *ret_fd) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
         int r, bus_fd;
-
-        *ret = (OutputSource) { .id = id, .fd = -EBADF };
-
-        r = sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD);
-        if (r <= 0)
-                return 0; /* ReadOutput it is */
 
         r = manager_new_call(bus, "OpenOutput", &m);
         if (r < 0)
@@ -75,12 +83,47 @@ int output_open(sd_bus *bus, const char *id, OutputSource *ret) {
                 return log_parse_error("OpenOutput", r);
 
         /* The message owns bus_fd; keep our own. */
-        fd = fcntl(bus_fd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
+        *ret_fd = fcntl(bus_fd, F_DUPFD_CLOEXEC, 3);
+        if (*ret_fd < 0)
                 return log_error_errno(errno, "Failed to duplicate output descriptor: %m");
+        return 1;
+}
+
+int output_open(sd_bus *bus, const char *id, OutputSource *ret) {
+        _cleanup_json_ json_object *rec = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        int r;
+
+        *ret = (OutputSource) { .id = id, .fd = -EBADF };
+
+        r = sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD);
+        if (r <= 0)
+                return 0; /* ReadOutput it is */
+
+        r = open_output_fd(bus, id, &fd);
+        if (r <= 0)
+                return r;
+
+        /* bgrund hands a running job's output file as the job wrote it, and
+         * an ended job's kept output in its final form (with the marker).
+         * A record read after the call tells which this is: running now
+         * means running then. An ended job may have ended after the call,
+         * and the file then be the one as written: take the final one. */
+        r = get_record(bus, id, &rec);
+        if (r < 0)
+                return r;
+        if (record_is_running(rec))
+                ret->live = true;
+        else if (record_truncated(rec)) {
+                fd = safe_close(fd);
+                r = open_output_fd(bus, id, &fd);
+                if (r <= 0)
+                        return r;
+        }
+
         if (fstat(fd, &st) < 0)
                 return log_error_errno(errno, "Failed to stat output descriptor: %m");
-
         ret->fd = TAKE_FD(fd);
         ret->regular = S_ISREG(st.st_mode);
         return 0;
@@ -122,18 +165,35 @@ static int output_pump_fd(OutputSource *src, int wait_ms) {
                 r = write_stdout(buf, (size_t) n);
                 if (r < 0)
                         return r;
+                src->offset += (uint64_t) n;
         }
 }
 
-/* One ReadOutput call. Returns 1 when the daemon says the output is complete,
- * else 0; *ret_size is how many bytes came. */
-static int output_read_chunk(sd_bus *bus, OutputSource *src, size_t *ret_size) {
+/* The live file grows no more once the record says truncated (the job's
+ * `output` is frozen then, output-layout.h): copy what it has, and go on by
+ * offset through ReadOutput, which knows where the rest is. */
+static int leave_live_fd(OutputSource *src) {
+        int r = output_pump_fd(src, 0);
+        if (r < 0)
+                return r;
+        src->fd = safe_close(src->fd);
+        src->live = false;
+        return 0;
+}
+
+/* One ReadOutput call at src->offset. What comes starts at next - size:
+ * past offset when offset was dropped, and the marker says how much. With
+ * stop_at_gap nothing after a gap is printed: src->skipping is set instead.
+ * Returns 1 when the daemon says the output is complete, else 0; *ret_size
+ * is how many bytes were printed. */
+static int output_read_chunk(sd_bus *bus, OutputSource *src, bool stop_at_gap, size_t *ret_size) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         const void *data;
         size_t size;
-        uint64_t next;
+        uint64_t next, start;
         int complete, r;
 
+        *ret_size = 0;
         r = manager_new_call(bus, "ReadOutput", &m);
         if (r < 0)
                 return r;
@@ -151,34 +211,88 @@ static int output_read_chunk(sd_bus *bus, OutputSource *src, size_t *ret_size) {
         if (r < 0)
                 return log_parse_error("ReadOutput", r);
 
+        /* Trust "next" only if it moves forward; else count what we got. */
+        start = next >= src->offset + size ? next - size : src->offset;
+        if (start > src->offset) {
+                if (stop_at_gap) {
+                        src->skipping = true;
+                        return 0;
+                }
+                r = write_marker(start - src->offset);
+                if (r < 0)
+                        return r;
+        }
         r = write_stdout(data, size);
         if (r < 0)
                 return r;
 
-        /* Trust "next" only if it moves forward; else count what we got. */
-        src->offset = next > src->offset ? next : src->offset + size;
+        src->offset = start + size;
         *ret_size = size;
         return complete ? 1 : 0;
 }
 
+/* ReadOutput until nothing more comes now (or src->end, or a gap with
+ * stop_at_gap). Returns 1 when the output is complete. */
+static int output_pump_read(sd_bus *bus, OutputSource *src, bool stop_at_gap) {
+        for (;;) {
+                size_t size = 0;
+                int r;
+
+                if (src->end > 0 && src->offset >= src->end)
+                        return 0;
+                r = output_read_chunk(bus, src, stop_at_gap, &size);
+                if (r != 0)
+                        return r;
+                if (size == 0 || src->skipping)
+                        return 0;
+        }
+}
+
 int output_pump(sd_bus *bus, OutputSource *src, int wait_ms) {
+        _cleanup_json_ json_object *rec = NULL;
         int r;
 
         if (fflush(stdout) == EOF)
                 return log_error_errno(errno, "Failed to write output: %m");
 
-        if (src->fd >= 0)
-                return output_pump_fd(src, wait_ms);
-
-        for (;;) {
-                size_t size = 0;
-
-                r = output_read_chunk(bus, src, &size);
-                if (r != 0)
+        if (src->fd >= 0) {
+                r = output_pump_fd(src, wait_ms);
+                if (r != 0 || !src->live)
                         return r;
-                if (size == 0)
+                r = get_record(bus, src->id, &rec);
+                if (r < 0)
+                        return r;
+                if (!record_truncated(rec))
                         return 0;
+                r = leave_live_fd(src);
+                if (r < 0)
+                        return r;
+        } else if (src->end == 0) {
+                r = get_record(bus, src->id, &rec);
+                if (r < 0)
+                        return r;
         }
+
+        /* A job that runs on may write faster than we read: stop at what it
+         * had written when we began. */
+        if (src->end == 0) {
+                uint64_t u;
+                src->end = rec && dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_BYTES], &u) && u > 0
+                        ? u : UINT64_MAX;
+        }
+        return output_pump_read(bus, src, false);
+}
+
+/* Copies what there is now, as a follower: a gap while the job runs means
+ * waiting for its end (the job outruns us, its tail moves on). */
+static int output_follow_step(sd_bus *bus, OutputSource *src) {
+        if (fflush(stdout) == EOF)
+                return log_error_errno(errno, "Failed to write output: %m");
+        if (src->skipping)
+                return 0;
+        if (src->fd >= 0)
+                return output_pump_fd(src, 0);
+        return output_pump_read(bus, src, true);
 }
 
 int output_follow(sd_bus *bus, OutputSource *src, json_object **ret) {
@@ -187,7 +301,7 @@ int output_follow(sd_bus *bus, OutputSource *src, json_object **ret) {
         for (;;) {
                 _cleanup_json_ json_object *rec = NULL;
 
-                r = output_pump(bus, src, 0);
+                r = output_follow_step(bus, src);
                 if (r < 0)
                         return r;
 
@@ -196,10 +310,24 @@ int output_follow(sd_bus *bus, OutputSource *src, json_object **ret) {
                 if (r < 0)
                         return r;
 
+                if (src->fd >= 0 && src->live && record_truncated(rec)) {
+                        r = leave_live_fd(src);
+                        if (r < 0)
+                                return r;
+                }
+
                 if (!record_is_running(rec)) {
                         /* The job has ended; what it wrote is all there. For a pipe
                          * give the writer a moment to close its end. */
-                        r = output_pump(bus, src, 1000);
+                        if (fflush(stdout) == EOF)
+                                return log_error_errno(errno, "Failed to write output: %m");
+                        if (src->fd >= 0)
+                                r = output_pump_fd(src, 1000);
+                        else {
+                                src->skipping = false;
+                                src->end = 0;
+                                r = output_pump_read(bus, src, false);
+                        }
                         if (r < 0)
                                 return r;
                         *ret = TAKE_PTR(rec);

@@ -2,7 +2,17 @@
 #pragma once
 
 /* A job's output, copied to stdout: through the descriptor from OpenOutput,
- * or, where fd passing does not work, in chunks through ReadOutput. */
+ * or, where fd passing does not work (or bgrund has no descriptor to give:
+ * a job past its cap that runs), in chunks through ReadOutput.
+ *
+ * Offsets count what the job wrote. Where bytes were dropped (past
+ * OutputMaxBytes=, or for KeepFree=) before they were printed, one marker
+ * line stands for them, as in the kept output OpenOutput hands out:
+ *   "\n[bgrun: N bytes of output dropped here]\n"
+ * A follower prints what it reads as the job runs; if the job outruns it
+ * into the dropped middle, it waits for the job's end and prints the marker
+ * and the final tail then (so at most one marker, and every byte printed is
+ * one the job wrote, in order). */
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -11,9 +21,13 @@
 
 typedef struct OutputSource {
         const char *id;
-        int fd;         /* -EBADF: use ReadOutput */
-        bool regular;   /* a file: read() returning 0 means "nothing more yet" */
-        uint64_t offset; /* ReadOutput only */
+        int fd;          /* -EBADF: use ReadOutput */
+        bool regular;    /* a file: read() returning 0 means "nothing more yet" */
+        bool live;       /* fd is the running job's output file as written: byte for byte what the
+                          * job wrote until the record says truncated, when it stops growing */
+        uint64_t offset; /* the next byte wanted, counted as the job wrote them */
+        uint64_t end;    /* output_pump() by ReadOutput: stop here (output_bytes when it began); 0: not yet known */
+        bool skipping;   /* output_follow(): the job outran us into the dropped middle */
 } OutputSource;
 
 /* Sets up reading the output of job id: its descriptor, or ReadOutput where
@@ -21,7 +35,8 @@ typedef struct OutputSource {
 int output_open(sd_bus *bus, const char *id, OutputSource *ret);
 void output_source_done(OutputSource *src);
 
-/* Copies all output there is now. Returns 1 at a definitive end. */
+/* Copies all output there is now (of a running job: what it had written
+ * when this began). Returns 1 at a definitive end. */
 int output_pump(sd_bus *bus, OutputSource *src, int wait_ms);
 
 /* Streams the job's output until the job has ended and every byte was

@@ -143,8 +143,17 @@ void print_record(json_object *rec, const char *id) {
                                record_is_running(rec) ? " (so far)" : "");
         }
 
-        if (dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_BYTES], &u))
-                printf(STATUS_LABEL "%" PRIu64 " bytes\n", "Output", u);
+        if (dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_BYTES], &u)) {
+                uint64_t dropped;
+
+                printf(STATUS_LABEL "%" PRIu64 " bytes", "Output", u);
+                /* Offsets and output_bytes count what the job wrote; say when
+                 * not all of it is kept. */
+                if (dict_get_bool(rec, &record_keys[RECORD_KEY_OUTPUT_TRUNCATED], &b) && b &&
+                    dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_DROPPED_BYTES], &dropped))
+                        printf(", %" PRIu64 " of them dropped (OutputMaxBytes=, KeepFree=)", dropped);
+                putchar('\n');
+        }
 
         if ((c = dict_get(rec, &record_keys[RECORD_KEY_CONTAINMENT]))) {
                 s = dict_get_string(c, &containment_keys[CONTAINMENT_KEY_MECHANISM]);

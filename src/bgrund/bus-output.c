@@ -1,18 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /* A job's output on the bus: in chunks (ReadOutput), or as a descriptor to
- * follow without copies through the bus (OpenOutput). */
-#include <sys/stat.h>
+ * follow without copies through the bus (OpenOutput). Both go by the
+ * output's layout (output-store.h): offsets count what the job wrote, and
+ * what is kept is a head and a tail with at most one gap between them. */
+#include <fcntl.h>
 
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-output.h"
 #include "bus-service.h"
+#include "job-store.h"
+#include "job.h"
 #include "macro.h"
+#include "output-store.h"
+#include "runtime.h"
 
 /* The most one ReadOutput answer carries. */
 #define READ_OUTPUT_MAX (4U * 1024U * 1024U)
 
 #define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
+
+/* The job's directory, its own descriptor. */
+static int open_job_dir(Job *j, int *ret_fd) {
+        if (j->live && j->live->dir_fd >= 0) {
+                int fd = fcntl(j->live->dir_fd, F_DUPFD_CLOEXEC, 3);
+                if (fd < 0)
+                        return negative_errno();
+                *ret_fd = fd;
+                return 0;
+        }
+        return job_store_open_job(j->runtime->jobs_fd, j->id, ret_fd);
+}
 
 int bus_method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
@@ -34,26 +52,30 @@ int bus_method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *erro
         /* Whether the job ended is decided before reading, so "complete" is
          * never claimed for bytes written after the read. */
         bool ended = j->phase == JOB_PHASE_ENDED;
-        _cleanup_close_ int fd = -EBADF;
-        r = job_open_output(j, &fd);
+        _cleanup_close_ int dir_fd = -EBADF;
+        r = open_job_dir(j, &dir_fd);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
 
         _cleanup_free_ uint8_t *buf = malloc(max ? max : 1);
         if (!buf)
                 return -ENOMEM;
-        ssize_t n = max ? pread(fd, buf, max, (off_t) offset) : 0;
-        if (n < 0)
-                return sd_bus_error_set_errnof(error, errno, "Cannot read the output of job %s: %m", j->id);
-        uint64_t next = offset + (uint64_t) n;
-        bool complete = ended && next >= (uint64_t) st.st_size;
+        /* A read in the dropped middle answers with what follows it: the
+         * bytes start at next - size, past offset. */
+        uint64_t start = offset, total;
+        size_t n = 0;
+        if (max > 0)
+                r = output_store_read(dir_fd, offset, buf, max, &start, &n, &total);
+        else
+                r = job_store_output_size(dir_fd, &total);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot read the output of job %s: %m", j->id);
+        uint64_t next = start + n;
+        bool complete = ended && next >= total;
 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', buf, (size_t) n);
+        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', buf, n);
         if (r >= 0) r = sd_bus_message_append(reply, "tb", next, (int) complete);
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
@@ -66,8 +88,25 @@ int bus_method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return 1;
         if (r < 0)
                 return r;
-        _cleanup_close_ int fd = -EBADF;
-        r = job_open_output(j, &fd);
+
+        bool ended = j->phase == JOB_PHASE_ENDED;
+        _cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
+        r = open_job_dir(j, &dir_fd);
+        OutputLayout l;
+        if (r >= 0)
+                r = output_store_open_kept(dir_fd, &fd, &l);
+        /* No file holds the kept bytes in order while the ring is in use
+         * (the job went past its cap, or was short of room, and is running
+         * or could not be compacted). And while the job runs, a descriptor
+         * is only ever its `output` as written, which a follower can take
+         * byte for byte until the record says truncated (bgrun's output.c):
+         * so not the compacted file either, in the moment between the
+         * compaction and the job's end. ReadOutput serves all of these. */
+        if (r == -EOPNOTSUPP || (r >= 0 && !ended && l.phase != OUTPUT_LINEAR))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                         "The output of job %s went past what is kept and is not in order yet; "
+                                         "ReadOutput reads it",
+                                         j->id);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot open the output of job %s: %m", j->id);
         return sd_bus_reply_method_return(m, "h", fd);

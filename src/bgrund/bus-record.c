@@ -47,6 +47,21 @@ static int append_parent(sd_bus_message *m, const JobView *v) {
 static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
+/* What the supervisor recorded at the end. Before that (and for a result
+ * bgrund wrote for a lost supervisor) the view has output_bytes only: what
+ * the cap drops follows from it; what KeepFree= drops shows at the end. */
+static uint64_t output_dropped_bytes(const JobView *v) {
+        if (v->result && v->result->output_known)
+                return v->result->output_dropped_bytes;
+        uint64_t cap = v->spec->output_max_bytes;
+        return v->output_bytes > cap ? v->output_bytes - cap : 0;
+}
+static int append_output_truncated(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "b", (int) (output_dropped_bytes(v) > 0));
+}
+static int append_output_dropped_bytes(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "t", output_dropped_bytes(v));
+}
 
 /* One entry {sv} of a dictionary being built, with key and type from a
  * shared key table. */
@@ -111,6 +126,8 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_STARTED_AT] = append_started_at,
         [RECORD_KEY_FINISHED_AT] = append_finished_at,
         [RECORD_KEY_OUTPUT_BYTES] = append_output_bytes,
+        [RECORD_KEY_OUTPUT_TRUNCATED] = append_output_truncated,
+        [RECORD_KEY_OUTPUT_DROPPED_BYTES] = append_output_dropped_bytes,
         [RECORD_KEY_CONTAINMENT] = append_containment,
         [RECORD_KEY_TEARDOWN] = append_teardown,
         [RECORD_KEY_PARENT] = append_parent,

@@ -274,6 +274,8 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
                 return r;
         spec->mechanism = c->ops->mechanism;
         spec->created_at = now_realtime_usec();
+        spec->output_max_bytes = rt->config.limits.output_max_bytes;
+        spec->keep_free = rt->config.limits.keep_free;
 
         Job *j = job_new(rt, spec);
         if (!j)

@@ -94,6 +94,8 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (r >= 0) r = json_add_str(o, "home", s->home);
         if (r >= 0) r = json_add_str(o, "shell", s->shell);
         if (r >= 0) r = json_add_u64(o, "max_runtime_usec", s->max_runtime_usec);
+        if (r >= 0) r = json_add_u64(o, "output_max_bytes", s->output_max_bytes);
+        if (r >= 0) r = json_add_u64(o, "keep_free", s->keep_free);
         if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(s->mechanism));
         if (r >= 0) r = json_add_str(o, "unit", s->unit);
         if (r >= 0) r = json_add_u64(o, "created_at", s->created_at);
@@ -132,6 +134,11 @@ int job_result_to_json(const JobResult *res, char **ret) {
         if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(res->method));
         if (r >= 0) r = json_add_u64(o, "confirmed_at", res->confirmed_at);
         if (r >= 0) r = json_add_str(o, "reason", res->reason);
+        if (r >= 0 && res->output_known) {
+                r = json_add_u64(o, "output_bytes", res->output_bytes);
+                if (r >= 0) r = json_add_bool(o, "output_truncated", res->output_truncated);
+                if (r >= 0) r = json_add_u64(o, "output_dropped_bytes", res->output_dropped_bytes);
+        }
         return json_finish(o, r, ret);
 }
 
@@ -157,6 +164,13 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         if (r >= 0) r = json_get_str(o, "home", &s.home);
         if (r >= 0) r = json_get_str(o, "shell", &s.shell);
         if (r >= 0) r = json_get_u64(o, "max_runtime_usec", UINT64_MAX, &s.max_runtime_usec);
+        /* Later additions, with their defaults for a spec written before. */
+        s.output_max_bytes = JOB_OUTPUT_MAX_BYTES_DEFAULT;
+        s.keep_free = JOB_KEEP_FREE_DEFAULT;
+        if (r >= 0 && json_object_object_get_ex(o, "output_max_bytes", NULL))
+                r = json_get_u64(o, "output_max_bytes", UINT64_MAX, &s.output_max_bytes);
+        if (r >= 0 && json_object_object_get_ex(o, "keep_free", NULL))
+                r = json_get_u64(o, "keep_free", UINT64_MAX, &s.keep_free);
         if (r >= 0) r = json_get_str(o, "mechanism", &mech);
         if (r >= 0) {
                 int m = mechanism_from_string(mech);
@@ -278,6 +292,15 @@ int job_result_from_json(const char *json, JobResult *ret) {
         }
         if (r >= 0) r = json_get_u64(o, "confirmed_at", UINT64_MAX, &res.confirmed_at);
         if (r >= 0) r = json_get_str_buf(o, "reason", res.reason, sizeof res.reason);
+        /* The output's part: all of it or none (a result bgrund wrote for a
+         * lost supervisor, or one from before it was recorded). */
+        if (r >= 0 && json_object_object_get_ex(o, "output_bytes", NULL)) {
+                res.output_known = true;
+                r = json_get_u64(o, "output_bytes", UINT64_MAX, &res.output_bytes);
+                if (r >= 0) r = json_get_bool(o, "output_truncated", &res.output_truncated);
+                if (r >= 0) r = json_get_u64(o, "output_dropped_bytes", UINT64_MAX, &res.output_dropped_bytes);
+                if (r >= 0 && res.output_dropped_bytes > res.output_bytes) r = -EBADMSG;
+        }
         if (r < 0)
                 return r;
         *ret = res;

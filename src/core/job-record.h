@@ -44,6 +44,8 @@ typedef struct JobSpec {
         char *shell;
         char **environment; /* NULL-terminated K=V list from the caller */
         uint64_t max_runtime_usec; /* 0 = none */
+        uint64_t output_max_bytes; /* OutputMaxBytes= when launched: output kept, head and tail; UINT64_MAX = all */
+        uint64_t keep_free;        /* KeepFree= when launched: output is dropped below this much free space */
         Mechanism mechanism;
         char *unit;        /* transient unit name, systemd mechanism only */
         uint64_t created_at;
@@ -75,6 +77,11 @@ typedef enum TeardownMethod {
 
 #define JOB_REASON_MAX 512
 
+/* The contract's defaults of OutputMaxBytes= and KeepFree= (config.c has
+ * them too), for a spec written before it carried them. */
+#define JOB_OUTPUT_MAX_BYTES_DEFAULT (UINT64_C(256) << 20)
+#define JOB_KEEP_FREE_DEFAULT (UINT64_C(512) << 20)
+
 typedef struct JobResult {
         JobStatus status;
         int exit_code; /* -1 when ended by a signal or never executed properly */
@@ -87,6 +94,12 @@ typedef struct JobResult {
         TeardownMethod method;
         uint64_t confirmed_at;
         char reason[JOB_REASON_MAX]; /* for failed: why, for humans */
+        /* The output, as the supervisor relayed it; not known (and not in
+         * the file) when bgrund wrote the result for a lost supervisor. */
+        bool output_known;
+        uint64_t output_bytes;         /* what the job wrote */
+        bool output_truncated;         /* some of it was dropped (cap, KeepFree) */
+        uint64_t output_dropped_bytes;
 } JobResult;
 
 const char *job_status_to_string(JobStatus s);

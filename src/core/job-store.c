@@ -6,6 +6,7 @@
 #include "grant.h"
 #include "job-store.h"
 #include "macro.h"
+#include "output-store.h"
 #include "reaper.h"
 
 /* A record is small; the cap only guards against a corrupted or hostile file. */
@@ -139,11 +140,16 @@ int job_store_open_output(int dir_fd, int flags, int *ret_fd) {
 }
 
 int job_store_output_size(int dir_fd, uint64_t *ret) {
-        struct stat st;
-        if (fstatat(dir_fd, JOB_OUTPUT_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return negative_errno();
-        *ret = (uint64_t) st.st_size;
+        OutputLayout l;
+        int r = output_store_layout(dir_fd, &l);
+        if (r < 0)
+                return r;
+        *ret = l.total;
         return 0;
+}
+
+int job_store_output_disk_size(int dir_fd, uint64_t *ret) {
+        return output_store_disk_size(dir_fd, ret);
 }
 
 int job_store_remove(int jobs_fd, const char *id) {

@@ -5,7 +5,9 @@
  *   <state>/jobs/<id>/spec.json    JobSpec   (bgrund)
  *   <state>/jobs/<id>/run.json     JobRun    (supervisor)
  *   <state>/jobs/<id>/result.json  JobResult (supervisor, or bgrund's reaper)
- *   <state>/jobs/<id>/output       the command's stdout+stderr
+ *   <state>/jobs/<id>/output       the command's stdout+stderr, as the supervisor
+ *                                  relays it (output-store.h: with output.state
+ *                                  and output.tail once past OutputMaxBytes=)
  * Each event rewrites one small file of one job, crash-safe; nothing ever
  * rewrites the state of all jobs. Paths are only built from validated ids. */
 
@@ -45,9 +47,16 @@ int job_store_finish(int dir_fd, const JobResult *res);
  * and the grant is still open (its writer may have died in between). */
 int job_store_settle_grant(int dir_fd, const JobResult *res);
 
-/* Open the output file for reading (O_RDONLY) or for the command (O_WRONLY|O_APPEND). */
+/* Open the output file as it is (O_RDONLY), or for writing. It is the kept
+ * output in order only while nothing was dropped or once compacted: readers
+ * go through output-store.h. */
 int job_store_open_output(int dir_fd, int flags, int *ret_fd);
+/* output_bytes: what the job wrote, dropped bytes included (not the size of
+ * any file). */
 int job_store_output_size(int dir_fd, uint64_t *ret);
+/* What the output takes on disk now (what is kept, and while the job runs
+ * past its cap, up to the cap's tail more). */
+int job_store_output_disk_size(int dir_fd, uint64_t *ret);
 
 /* Remove a job's directory and everything in it. */
 int job_store_remove(int jobs_fd, const char *id);

@@ -11,7 +11,7 @@
 typedef struct ExecChild {
         const JobSpec *spec;
         const PayloadContainment *containment;
-        int output_fd; /* the command's stdout and stderr */
+        int output_fd; /* the command's stdout and stderr: the write end of the output pipe */
         char **env;
 } ExecChild;
 

@@ -17,6 +17,7 @@
  *   main.c                  arguments, the store and the spec, the go byte
  *   supervise.c             start, wait for the end, tear down, publish
  *   exec-child.c            the forked child that becomes the command
+ *   output-relay.c          its output: pipe → the job's output files, capped
  *   environment.c           the command's environment
  *   payload-containment.h   the containment's operations, one table per kind:
  *   payload-cgroup.c          every mechanism that contains

@@ -20,6 +20,10 @@ int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o) {
                 .dead = o->dead,
                 .method = o->method,
                 .confirmed_at = o->dead ? now : 0,
+                .output_known = o->output_known,
+                .output_bytes = o->output_bytes,
+                .output_truncated = o->output_dropped_bytes > 0,
+                .output_dropped_bytes = o->output_dropped_bytes,
         };
         snprintf(res.reason, sizeof res.reason, "%s", o->reason ?: "");
 

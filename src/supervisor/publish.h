@@ -15,6 +15,9 @@ typedef struct JobOutcome {
         bool dead;            /* the teardown was confirmed */
         TeardownMethod method;
         const char *reason;   /* for failed; NULL for none */
+        bool output_known;    /* the output was relayed: the two below say how much */
+        uint64_t output_bytes;         /* what the command wrote */
+        uint64_t output_dropped_bytes; /* of it, not kept (OutputMaxBytes=, KeepFree=) */
 } JobOutcome;
 
 /* The one place the supervisor builds a result: result.json, then the

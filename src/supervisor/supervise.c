@@ -25,7 +25,7 @@
 void supervisor_done(Supervisor *s) {
         safe_close(s->dir_fd);
         safe_close(s->ready_fd);
-        safe_close(s->output_fd);
+        output_relay_done(&s->output);
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
         pidref_done(&s->child);
@@ -42,9 +42,14 @@ static int start_command(Supervisor *s) {
         const char *step;
         int r;
 
-        r = job_store_open_output(s->dir_fd, O_WRONLY | O_APPEND, &s->output_fd);
+        /* The command writes into a pipe that only we read: never into a
+         * file of its record, which it could fill, sparsely extend or keep. */
+        int write_fd = -EBADF;
+        r = output_relay_open(&s->output, s->dir_fd, &s->spec, &write_fd, &step);
         if (r < 0)
-                return fail_setup(s, r, "open the output file");
+                return fail_setup(s, r, step);
+        /* Ours closes when we return: EOF is when the job's ends are gone. */
+        _cleanup_close_ int output_write_fd = write_fd;
 
         _cleanup_strv_free_ char **env = NULL;
         r = job_environment(&s->spec, &env);
@@ -56,7 +61,7 @@ static int start_command(Supervisor *s) {
         r = exec_child_fork(&(ExecChild) {
                 .spec = &s->spec,
                 .containment = c,
-                .output_fd = s->output_fd,
+                .output_fd = output_write_fd,
                 .env = env,
         }, &pid, &report_fd, &step);
         if (r < 0)
@@ -80,6 +85,14 @@ static int start_command(Supervisor *s) {
                 return fail_setup(s, f.error, f.step);
         }
         return 0;
+}
+
+/* After the teardown: the rest of the output, its final form, and how
+ * much of it there was for the result. */
+static void finish_output(Supervisor *s, JobOutcome *o) {
+        output_relay_finish(&s->output);
+        output_relay_summary(&s->output, &o->output_bytes, &o->output_dropped_bytes);
+        o->output_known = true;
 }
 
 /* run.json: the command runs, and where. */
@@ -120,8 +133,23 @@ static int make_timerfd(uint64_t usec) {
         return fd;
 }
 
-/* Until the shell exits. The first of a stop signal and the wall-clock
- * limit kills the job and decides its status; the shell's exit then follows. */
+/* Relay this much output at most between two looks at the signals and the
+ * timer: a job that writes without pause delays a Kill by a few ms only. */
+#define RELAY_BUDGET (UINT64_C(8) << 20)
+
+static void relay_output(Supervisor *s) {
+        int r = output_relay_pump(&s->output, RELAY_BUDGET);
+        if (r < 0) {
+                /* The pipe itself failed (it cannot, short of a kernel bug):
+                 * stop looking at it rather than spin. */
+                log_error_errno(r, "Job %s: cannot read its output: %m", s->spec.id);
+                s->output.eof = true;
+        }
+}
+
+/* Until the shell exits, relaying its output meanwhile. The first of a stop
+ * signal and the wall-clock limit kills the job and decides its status; the
+ * shell's exit then follows. */
 static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
         PayloadContainment *c = &s->containment;
 
@@ -134,12 +162,15 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
 
         bool killed = false, timed_out = false;
         for (;;) {
-                struct pollfd p[3] = {
+                uint64_t hold = output_relay_hold_usec(&s->output);
+                struct pollfd p[4] = {
                         { .fd = s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
                         { .fd = timer_fd, .events = POLLIN },
+                        { .fd = s->output.eof || hold > 0 ? -EBADF : s->output.pipe_fd, .events = POLLIN },
                 };
-                if (poll(p, 3, -1) < 0) {
+                struct timespec ts = { .tv_nsec = (long) (hold * 1000) };
+                if (ppoll(p, 4, hold > 0 ? &ts : NULL, NULL) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(negative_errno(), "poll failed: %m");
@@ -168,6 +199,8 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
                                 c->ops->kill(c, &s->child);
                         }
                 }
+                if (p[3].revents)
+                        relay_output(s);
                 if (p[0].revents) {
                         if (waitid(P_PIDFD, (id_t) s->child.fd, ret, WEXITED) == 0)
                                 break;
@@ -222,7 +255,7 @@ int supervise(Supervisor *s) {
                 c->ops->kill(c, &s->child);
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
                 bool dead = c->ops->confirm_empty(c) == 0;
-                (void) publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
+                JobOutcome o = {
                         .status = JOB_FAILED,
                         .exit_code = 1,
                         .executed = true,
@@ -230,7 +263,9 @@ int supervise(Supervisor *s) {
                         .dead = dead,
                         .method = c->ops->teardown_method,
                         .reason = "cannot record the running job",
-                });
+                };
+                finish_output(s, &o);
+                (void) publish_outcome(s->dir_fd, &s->spec, &o);
                 return log_error_errno(r, "Failed to record the running job: %m");
         }
 
@@ -246,7 +281,7 @@ int supervise(Supervisor *s) {
         bool dead = c->ops->confirm_empty(c) == 0;
         subreaper_reap_orphans(0);
 
-        r = publish_outcome(s->dir_fd, &s->spec, &(JobOutcome) {
+        JobOutcome o = {
                 .status = status,
                 .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
                 .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
@@ -254,7 +289,9 @@ int supervise(Supervisor *s) {
                 .run = &run,
                 .dead = dead,
                 .method = c->ops->teardown_method,
-        });
+        };
+        finish_output(s, &o);
+        r = publish_outcome(s->dir_fd, &s->spec, &o);
         if (r < 0)
                 return r;
         if (dead)

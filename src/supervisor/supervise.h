@@ -2,6 +2,7 @@
 #pragma once
 
 #include "job-record.h"
+#include "output-relay.h"
 #include "payload-containment.h"
 #include "pidref.h"
 
@@ -12,7 +13,7 @@ typedef struct Supervisor {
         JobSpec spec;
         int ready_fd; /* readiness pipe to bgrund, or -EBADF */
         PayloadContainment containment;
-        int output_fd;
+        OutputRelay output; /* the command's stdout and stderr */
         PidRef child; /* the command's main process, /bin/sh */
 } Supervisor;
 
@@ -21,7 +22,7 @@ typedef struct Supervisor {
                 .dir_fd = -EBADF,                          \
                 .ready_fd = -EBADF,                        \
                 .containment = PAYLOAD_CONTAINMENT_NULL,   \
-                .output_fd = -EBADF,                       \
+                .output = OUTPUT_RELAY_NULL,               \
                 .child = PIDREF_NULL,                      \
         })
 

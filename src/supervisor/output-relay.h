@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The command's output, relayed: its stdout and stderr are one pipe whose
+ * read end only the supervisor holds, so the command never has a descriptor
+ * of a record file (its quota, a full disk or ftruncate() cannot touch a
+ * record). The supervisor splice()s the pipe into the job's output files as
+ * output-layout.h lays them out: all of it up to OutputMaxBytes=, then the
+ * first and the last halves, counting what it drops, and dropping too while
+ * the state filesystem has less than KeepFree= free. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job-record.h"
+#include "output-layout.h"
+
+typedef struct OutputRelay {
+        int dir_fd;            /* the job's directory, borrowed */
+        const char *job_id;    /* for messages, borrowed */
+        int pipe_fd;           /* the read end, non-blocking */
+        int output_fd;         /* `output` */
+        int tail_fd;           /* `output.tail`, made when the ring is */
+        int state_fd;          /* `output.state`, made when the layout leaves LINEAR */
+        int null_fd;           /* where dropped bytes go */
+        uint64_t output_ino;
+        uint64_t keep_free;
+        uint64_t pipe_size;
+        OutputLayout layout;   /* as the supervisor has it */
+        OutputLayout known;    /* as readers know it: published, or `output` itself while LINEAR */
+        bool blind;            /* the state cannot be published: drop, change nothing readers know */
+        uint64_t blind_dropped;
+        bool grew_pipe;
+        uint64_t hold_until;   /* CLOCK_MONOTONIC µs: the pipe waits until then (a job writing a lot) */
+        bool low;              /* below KeepFree= at the last look */
+        bool warned_low;
+        bool eof;
+        uint64_t checked_total; /* layout.total and the time at the last look at the free space */
+        uint64_t checked_usec;
+} OutputRelay;
+
+#define OUTPUT_RELAY_NULL                                                                   \
+        ((OutputRelay) {                                                                    \
+                .dir_fd = -EBADF, .pipe_fd = -EBADF, .output_fd = -EBADF, .tail_fd = -EBADF, \
+                .state_fd = -EBADF, .null_fd = -EBADF,                                      \
+        })
+
+/* Open `output` (emptied) and make the pipe. *ret_write_fd is the end for
+ * the command's stdout and stderr (close-on-exec, like every descriptor
+ * here: the child dup2()s it). On failure *ret_step says what failed. */
+int output_relay_open(OutputRelay *r, int dir_fd, const JobSpec *spec, int *ret_write_fd, const char **ret_step);
+void output_relay_done(OutputRelay *r);
+
+/* Relay what the pipe has now, at most about budget bytes (so that the
+ * caller's loop goes on serving signals and timers). 1 at EOF (every writer
+ * closed its end and all was read), 0 when the pipe is empty or the budget
+ * used up, < 0 on an error of the pipe itself. */
+int output_relay_pump(OutputRelay *r, uint64_t budget);
+
+/* How long the caller's loop should leave the pipe alone (µs), to let a job
+ * that writes a lot fill it rather than wake us for every few KiB; 0 for
+ * not at all. */
+uint64_t output_relay_hold_usec(const OutputRelay *r);
+
+/* After the teardown: read what is left, until EOF, but no more than the
+ * pipe can hold if something outside the job still writes (or holds the
+ * end open); then give the output its final form (compacted, if anything
+ * was dropped and there is room) and publish it. */
+void output_relay_finish(OutputRelay *r);
+
+/* output_bytes (what the job wrote) and output_dropped_bytes. */
+void output_relay_summary(const OutputRelay *r, uint64_t *ret_bytes, uint64_t *ret_dropped);
