@@ -236,3 +236,19 @@ test_user_paths_follow_the_xdg_directories() {
 	out=$(in_login alice 'busctl --user get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager ContainmentMode')
 	assert_eq 's "report-only"' "$out" "ContainmentMode from the user's drop-in"
 }
+
+# The wall-clock limit and Stop: the supervisor, not root, signals the job
+# and tears it down.
+test_user_timeout_and_stop() {
+	hold_login alice
+	local rc id out
+	in_login alice "ubgrun run --wait -t 1s -- 'sleep 60'" >/dev/null 2>&1
+	rc=$?
+	assert_eq 124 "$rc" "run --wait's exit status after the 1 s limit"
+	id=$(in_login alice "ubgrun run -- 'sleep 1000 & wait'") || fail "launch as alice: $id"
+	wait_until 5 test -f "$(user_state alice)/$id/run.json" || fail "the job never ran"
+	out=$(in_login alice "busctl --user --json=short call ${MGR[*]} Stop 'sa{sv}' $id 1 GraceUSec t 5000000") \
+		|| fail "Stop as alice: $out"
+	assert_eq true "$(jq -r '.data[0].teardown.data.dead.data' <<<"$out")" "dead after Stop"
+	assert_eq killed "$(in_login alice "ujget $id .status")" "status after Stop"
+}
