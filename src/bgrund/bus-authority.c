@@ -36,32 +36,13 @@ static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
         creds_cache[i].pid = pid;
 }
 
-static uid_t served_only = UID_INVALID;
-
-void bus_authority_serve_only(uid_t uid) {
-        served_only = uid;
-}
-
-/* A session bus admits only its user's connections (and root's, with some
- * configurations); whoever else comes through is refused at the door. */
-static int check_served(uid_t uid, sd_bus_error *error) {
-        if (served_only == UID_INVALID || uid == served_only)
-                return 0;
-        return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
-                                 "Request authority denied: this bgrund --user serves uid %u only", (unsigned) served_only);
-}
-
-int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid;
         pid_t pid = 0;
 
         const char *sender = sd_bus_message_get_sender(m);
-        if (sender && sender[0] == ':' && creds_cache_get(sender, &uid, &pid)) {
-                int r = check_served(uid, error);
-                if (r < 0)
-                        return r;
-                *ret_uid = uid;
+        if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, &pid)) {
                 if (ret_pid)
                         *ret_pid = pid;
                 return 0;
@@ -79,9 +60,30 @@ int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_e
         (void) sd_bus_creds_get_pid(creds, &pid);
         if (sender && sender[0] == ':')
                 creds_cache_put(sender, uid, pid);
-        r = check_served(uid, error);
+        *ret_uid = uid;
+        if (ret_pid)
+                *ret_pid = pid;
+        return 0;
+}
+
+static uid_t served_only = UID_INVALID;
+
+void bus_authority_serve_only(uid_t uid) {
+        served_only = uid;
+}
+
+int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+        uid_t uid = UID_INVALID;
+        pid_t pid = 0;
+        int r = caller_creds(m, &uid, &pid, error);
         if (r < 0)
                 return r;
+        /* A session bus admits only its user's connections (and root's, with
+         * some configurations): whoever else comes through is refused. */
+        if (served_only != UID_INVALID && uid != served_only)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                         "Request authority denied: this bgrund --user serves uid %u only",
+                                         (unsigned) served_only);
         *ret_uid = uid;
         if (ret_pid)
                 *ret_pid = pid;
