@@ -18,11 +18,11 @@
 #include "macro.h"
 #include "runtime.h"
 
+static bool arg_user = false;
 static const char *arg_state_dir = NULL;
 static const char *arg_config = NULL;
 static int arg_mode = -1;
 static bool arg_check_config = false;
-static bool arg_user = false;
 
 static void help(void) {
         printf("%s [OPTIONS...]\n\n"
