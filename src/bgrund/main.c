@@ -74,6 +74,11 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
+static char *path_join(const char *dir, const char *name) {
+        char *p;
+        return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
 /* $NAME, or ~/FALLBACK for the user's home, as the XDG base directory
  * specification says: a relative $NAME is ignored. */
 static int xdg_dir(const char *name, const char *fallback, char **ret) {
@@ -87,7 +92,7 @@ static int xdg_dir(const char *name, const char *fallback, char **ret) {
         }
         if (!home)
                 return log_error_errno(-ENOENT, "Neither $%s nor a home directory is set", name);
-        return asprintf(ret, "%s/%s", home, fallback) < 0 ? -ENOMEM : 0;
+        return (*ret = path_join(home, fallback)) ? 0 : -ENOMEM;
 }
 
 /* Make path's missing parents, 0700 as the XDG specification asks. */
@@ -105,40 +110,37 @@ static int mkdir_parents(const char *path) {
 }
 
 /* Where this instance keeps its state and reads its configuration: the
- * build's system paths, or with --user the user's XDG directories. */
+ * build's system paths, or with --user the user's XDG directories; an
+ * explicit --state-dir or --config wins (and a --config file stands alone). */
 static int resolve_paths(char **ret_state, char **ret_config, char **ret_dropins) {
-        _cleanup_free_ char *state = NULL, *config_home = NULL, *config = NULL, *dropins = NULL;
-        int r;
-        if (!arg_user) {
-                state = strdup(BGRUN_STATE_DIR);
-                config = strdup(BGRUN_CONFIG_FILE);
-                dropins = strdup(BGRUN_CONFIG_DROPIN_DIR);
-                if (!state || !config || !dropins)
-                        return -ENOMEM;
-        } else {
-                _cleanup_free_ char *state_home = NULL;
-                r = xdg_dir("XDG_STATE_HOME", ".local/state", &state_home);
+        _cleanup_free_ char *state = NULL, *config = NULL, *dropins = NULL;
+        if (arg_user) {
+                _cleanup_free_ char *state_home = NULL, *config_home = NULL;
+                int r = xdg_dir("XDG_STATE_HOME", ".local/state", &state_home);
                 if (r >= 0)
                         r = xdg_dir("XDG_CONFIG_HOME", ".config", &config_home);
                 if (r < 0)
                         return r;
-                if (asprintf(&state, "%s/bgrun", state_home) < 0 ||
-                    asprintf(&config, "%s/bgrun/bgrund.conf", config_home) < 0 ||
-                    asprintf(&dropins, "%s/bgrun/bgrund.conf.d", config_home) < 0)
-                        return -ENOMEM;
+                state = path_join(state_home, "bgrun");
+                config = path_join(config_home, "bgrun/bgrund.conf");
+                dropins = path_join(config_home, "bgrun/bgrund.conf.d");
+        } else {
+                state = strdup(BGRUN_STATE_DIR);
+                config = strdup(BGRUN_CONFIG_FILE);
+                dropins = strdup(BGRUN_CONFIG_DROPIN_DIR);
         }
         if (arg_state_dir) {
                 free(state);
-                if (!(state = strdup(arg_state_dir)))
-                        return -ENOMEM;
+                state = strdup(arg_state_dir);
         }
         if (arg_config) {
                 free(config);
                 free(dropins);
+                config = strdup(arg_config);
                 dropins = NULL;
-                if (!(config = strdup(arg_config)))
-                        return -ENOMEM;
         }
+        if (!state || !config || (!dropins && !arg_config))
+                return -ENOMEM;
         *ret_state = TAKE_PTR(state);
         *ret_config = TAKE_PTR(config);
         *ret_dropins = TAKE_PTR(dropins);
@@ -163,7 +165,7 @@ static int run(int argc, char **argv) {
                 config.mode = arg_mode;
         if (arg_check_config) {
                 /* Where this build looks, as meson's --sysconfdir and
-                 * --localstatedir set it. */
+                 * --localstatedir set it (--user: the XDG directories). */
                 printf("# configuration: %s", config_path);
                 if (config_dropins)
                         printf(", %s/*.conf", config_dropins);
