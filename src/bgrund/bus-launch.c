@@ -133,16 +133,16 @@ static int check_arguments(const char *command, const char *session, const char 
         return 0;
 }
 
-/* Whether the job's user can enter cwd, checked with that user's file
- * system identity (fsuid, fsgid, groups) rather than bgrund's: a path the
- * user cannot reach gets the same answer whether or not it exists, so root's
- * view of the file system tells a caller nothing. bgrund is single-threaded,
- * so switching its own identity for the check affects nothing else. */
 static bool can_enter(const char *cwd) {
         struct stat st;
         return stat(cwd, &st) >= 0 && S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, cwd, X_OK, AT_EACCESS) >= 0;
 }
 
+/* Whether the job's user can enter cwd, checked with that user's file
+ * system identity (fsuid, fsgid, groups) rather than bgrund's: a path the
+ * user cannot reach gets the same answer whether or not it exists, so root's
+ * view of the file system tells a caller nothing. bgrund is single-threaded,
+ * so switching its own identity for the check affects nothing else. */
 static int check_cwd(const JobSpec *spec, sd_bus_error *error) {
         /* bgrund --user is the job's user already: nothing to switch, and
          * no privilege to switch with. */

@@ -473,7 +473,11 @@ static int find_user_slice(SystemdState *s) {
                                          error.message ?: strerror(-r));
         if (manager[0] != '/')
                 return log_warning_errno(-ENOMEDIUM, "The user's systemd manager has no cgroup of its own");
-        return asprintf(&s->user_slice_cgroup, "%s/" USER_SLICE, streq(manager, "/") ? "" : manager) < 0 ? -ENOMEM : 0;
+        char *slice;
+        if (asprintf(&slice, "%s/" USER_SLICE, streq(manager, "/") ? "" : manager) < 0)
+                return -ENOMEM;
+        s->user_slice_cgroup = slice;
+        return 0;
 }
 
 static int systemd_init(Containment *c) {
