@@ -5,7 +5,7 @@
 
 # bgrun talking to the caller's own bgrund --user: `bgrun --user` once the
 # CLI has it, the session bus's address until then.
-if bgrun --help 2>&1 | grep -q -- '--user'; then
+if bgrun --user --version >/dev/null 2>&1; then
 	ubgrun() { bgrun --user "$@"; }
 else
 	ubgrun() { BGRUN_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS bgrun "$@"; }
