@@ -104,7 +104,7 @@ test_user_kill_reaches_escaping_children() {
 
 test_user_job_survives_a_restart_of_bgrund() {
 	hold_login alice
-	local id sup before after res
+	local id sup before after res out
 	id=$(in_login alice "ubgrun run -- 'sleep 1000'") || fail "launch as alice: $id"
 	sup=$(jq -r .supervisor_pid "$(user_state alice)/$id/run.json")
 	pid_alive "$sup" || fail "no supervisor"
@@ -115,6 +115,9 @@ test_user_job_survives_a_restart_of_bgrund() {
 	assert_ne 0 "$after" "bgrund's pid after the restart"
 	pid_alive "$sup" || fail "the supervisor died with the restart"
 	assert_eq running "$(in_login alice "ujget $id .status")" "status after the restart"
+	# The user is its instance's admin: Reap verifies the job and keeps it.
+	out=$(in_login alice 'ubgrun reap --json') || fail "reap as alice: $out"
+	assert_eq 1 "$(jq -r .background_kept <<<"$out")" "background_kept of alice's reap"
 	res=$(in_login alice "ubgrun kill $id --json") || fail "kill after the restart: $res"
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" "dead after the restart's kill"
 	! pid_alive "$sup" || fail "the supervisor outlived its job"
@@ -139,6 +142,10 @@ test_user_jobs_are_invisible_to_other_instances() {
 	expect_fail bgrun status "$id"
 	assert_not_contains "$(bgrun list)" "$id" "the system instance's list (root)"
 	assert_not_contains "$(as_user alice "$(command -v bgrun)" list)" "$id" "the system instance's list (alice)"
+	# The system instance's reap leaves the user instances' jobs alone.
+	bgrun reap >/dev/null || fail "the system instance's reap"
+	assert_eq running "$(in_login alice "ujget $id .status")" "alice's job after the system's reap"
+	assert_eq running "$(in_login bob "ujget $bobs .status")" "bob's job after the system's reap"
 	in_login alice "ubgrun kill $id >/dev/null" || fail "alice's kill"
 	in_login bob "ubgrun kill $bobs >/dev/null" || fail "bob's kill"
 }
@@ -251,4 +258,24 @@ test_user_timeout_and_stop() {
 		|| fail "Stop as alice: $out"
 	assert_eq true "$(jq -r '.data[0].teardown.data.dead.data' <<<"$out")" "dead after Stop"
 	assert_eq killed "$(in_login alice "ujget $id .status")" "status after Stop"
+}
+
+# A job scope in the instance's bgrun.slice that no record accounts for is
+# killed when bgrund --user starts; one elsewhere in the manager is not its.
+test_user_instance_kills_only_its_own_orphans() {
+	hold_login alice
+	local mcg
+	mcg=$(manager_cg alice)
+	in_login alice 'ubgrun list >/dev/null' || fail "alice's instance does not answer"
+	in_login alice 'systemd-run --user --quiet --unit=bgrun-job-orphan0001 --slice=bgrun.slice --scope -- sleep 1000 >/dev/null 2>&1 &
+		systemd-run --user --quiet --unit=bgrun-job-elsewhere1 --scope -- sleep 1000 >/dev/null 2>&1 &
+		wait_until 10 bash -c "systemctl --user is-active bgrun-job-orphan0001.scope && systemctl --user is-active bgrun-job-elsewhere1.scope"' \
+		|| fail "the stand-in scopes did not start"
+	[[ -n $(all_procs_below "$CG$mcg/bgrun.slice/bgrun-job-orphan0001.scope") ]] || fail "the orphan scope is not in bgrun.slice"
+	in_login alice 'systemctl --user restart bgrund.service' || fail "restart"
+	wait_until 10 bash -c "[[ -z \$(find '$CG$mcg/bgrun.slice/bgrun-job-orphan0001.scope' -name cgroup.procs -exec cat {} + 2>/dev/null) ]]" \
+		|| fail "the orphaned scope in bgrun.slice outlived bgrund's start"
+	[[ -n $(all_procs_below "$CG$mcg/app.slice/bgrun-job-elsewhere1.scope") ]] \
+		|| fail "bgrund --user killed a scope outside its bgrun.slice"
+	in_login alice 'systemctl --user stop bgrun-job-elsewhere1.scope'
 }
