@@ -32,9 +32,16 @@ int user_groups(const char *user, gid_t gid, gid_t **ret, int *ret_n) {
 }
 
 int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
+        /* Not root (bgrund --user): already the job's user, with the groups
+         * its session gave it; there is no identity to change and no way to,
+         * only capabilities a file may have given to clear. */
+        bool as_root = geteuid() == 0;
+        if (!as_root && uid != geteuid())
+                return -EPERM;
+
         /* The bounding set can only be shrunk while we still hold CAP_SETPCAP,
          * so it goes first; the uid change last but for the final clear. */
-        for (int cap = 0; cap <= CAP_LAST_CAP || cap < cap_max_bits(); cap++)
+        for (int cap = 0; as_root && (cap <= CAP_LAST_CAP || cap < cap_max_bits()); cap++)
                 if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
                         return negative_errno();
 
@@ -43,11 +50,11 @@ int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
         if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
                 return negative_errno();
 
-        if (setgroups((size_t) n_groups, groups) < 0)
+        if (as_root && setgroups((size_t) n_groups, groups) < 0)
                 return negative_errno();
-        if (setresgid(gid, gid, gid) < 0)
+        if (as_root && setresgid(gid, gid, gid) < 0)
                 return negative_errno();
-        if (setresuid(uid, uid, uid) < 0)
+        if (as_root && setresuid(uid, uid, uid) < 0)
                 return negative_errno();
 
         /* For uid 0 the kernel keeps the capabilities across setresuid; clear

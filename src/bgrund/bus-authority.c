@@ -36,7 +36,7 @@ static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
         creds_cache[i].pid = pid;
 }
 
-int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid;
         pid_t pid = 0;
@@ -66,11 +66,37 @@ int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_e
         return 0;
 }
 
+static uid_t served_only = UID_INVALID;
+
+void bus_authority_serve_only(uid_t uid) {
+        served_only = uid;
+}
+
+int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+        uid_t uid = UID_INVALID;
+        pid_t pid = 0;
+        int r = caller_creds(m, &uid, &pid, error);
+        if (r < 0)
+                return r;
+        /* A session bus admits only its user's connections (and root's, with
+         * some configurations): whoever else comes through is refused. */
+        if (served_only != UID_INVALID && uid != served_only)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                         "Request authority denied: this bgrund --user serves uid %u only",
+                                         (unsigned) served_only);
+        *ret_uid = uid;
+        if (ret_pid)
+                *ret_pid = pid;
+        return 0;
+}
+
 int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
         return bus_caller_creds(m, ret, NULL, error);
 }
 
 int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {
+        if (served_only != UID_INVALID) /* bgrund --user: its user, no one else */
+                return uid == served_only;
         if (uid == 0)
                 return 1;
         int r = bus_polkit_check(s, m, BGRUN_POLKIT_MANAGE_ANY);

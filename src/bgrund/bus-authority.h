@@ -11,14 +11,18 @@
 typedef struct BusService BusService;
 typedef struct Job Job;
 
+/* bgrund --user: uid is the only caller served, its only owner and admin;
+ * any other caller's identity is AccessDenied. */
+void bus_authority_serve_only(uid_t uid);
+
 /* The caller's effective uid from bus credentials; AccessDenied into error
- * when it cannot be established. */
+ * when it cannot be established (or is not the one served). */
 int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error);
 /* The same, and the pid of the process that connected (0 if unknown). */
 int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error);
 
 /* Whether the caller may act on every job: root, or granted
- * org.bgrun.manage-any by polkit. 1 or 0; -EINPROGRESS while polkit is being
+ * org.bgrun.manage-any by polkit; for bgrund --user, its user. 1 or 0; -EINPROGRESS while polkit is being
  * asked: the handler then returns 1 without replying, and is called again
  * with the same message once polkit answered (see bus-polkit.h). */
 int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid);

@@ -133,12 +133,23 @@ static int check_arguments(const char *command, const char *session, const char 
         return 0;
 }
 
+static bool can_enter(const char *cwd) {
+        struct stat st;
+        return stat(cwd, &st) >= 0 && S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, cwd, X_OK, AT_EACCESS) >= 0;
+}
+
 /* Whether the job's user can enter cwd, checked with that user's file
  * system identity (fsuid, fsgid, groups) rather than bgrund's: a path the
  * user cannot reach gets the same answer whether or not it exists, so root's
  * view of the file system tells a caller nothing. bgrund is single-threaded,
  * so switching its own identity for the check affects nothing else. */
 static int check_cwd(const JobSpec *spec, sd_bus_error *error) {
+        /* bgrund --user is the job's user already: nothing to switch, and
+         * no privilege to switch with. */
+        if (geteuid() != 0 && spec->uid == geteuid())
+                return can_enter(spec->cwd) ? 0 : invalid(error, "cwd '%s' does not exist or is not a directory that user %s can enter",
+                                                        spec->cwd, spec->user);
+
         int n = getgroups(0, NULL);
         if (n < 0)
                 return negative_errno();
@@ -158,12 +169,7 @@ static int check_cwd(const JobSpec *spec, sd_bus_error *error) {
         (void) setfsuid(spec->uid);
         if (r >= 0 && ((uid_t) setfsuid((uid_t) -1) != spec->uid || (gid_t) setfsgid((gid_t) -1) != spec->gid))
                 r = -EPERM;
-        bool enterable = false;
-        if (r >= 0) {
-                struct stat st;
-                enterable = stat(spec->cwd, &st) >= 0 && S_ISDIR(st.st_mode) &&
-                            faccessat(AT_FDCWD, spec->cwd, X_OK, AT_EACCESS) >= 0;
-        }
+        bool enterable = r >= 0 && can_enter(spec->cwd);
 
         (void) setfsuid(saved_fsuid);
         (void) setfsgid(saved_fsgid);

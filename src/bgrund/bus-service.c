@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-authority.h"
 #include "bus-client.h"
 #include "bus-job.h"
 #include "bus-manager.h"
@@ -160,7 +161,7 @@ static const JobNotifier bus_notifier = {
         .running_jobs_changed = on_running_jobs_changed,
 };
 
-static int bus_connect(sd_bus **ret) {
+static int bus_connect(bool user, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *address = getenv("BGRUN_BUS_ADDRESS");
         int r;
@@ -170,7 +171,7 @@ static int bus_connect(sd_bus **ret) {
                 if (r >= 0) r = sd_bus_set_bus_client(bus, true);
                 if (r >= 0) r = sd_bus_start(bus);
         } else
-                r = sd_bus_open_system(&bus);
+                r = user ? sd_bus_open_user(&bus) : sd_bus_open_system(&bus);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(bus);
@@ -183,9 +184,11 @@ int bus_service_new(BusService **ret, Runtime *rt) {
                 return -ENOMEM;
         s->runtime = rt;
 
-        int r = bus_connect(&s->bus);
+        int r = bus_connect(rt->user_instance, &s->bus);
         if (r < 0)
-                return log_error_errno(r, "Failed to connect to the system bus: %m");
+                return log_error_errno(r, "Failed to connect to the %s bus: %m", rt->user_instance ? "session" : "system");
+        if (rt->user_instance)
+                bus_authority_serve_only(geteuid());
         /* Losing the bus is an error exit, so that systemd's Restart= brings
          * bgrund back; the jobs never depended on it. */
         r = sd_bus_set_exit_on_disconnect(s->bus, true);

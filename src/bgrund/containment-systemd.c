@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The systemd mechanism: each job is a transient scope under bgrun.slice,
- * created through systemd's D-Bus API on a connection of its own. job.c
+/* The systemd mechanism: each job is a transient scope in its owner's slice,
+ * created through systemd's D-Bus API on a connection of its own (bgrund
+ * --user: through the user's own manager on the session bus, in its
+ * bgrun.slice, inside the subtree delegated to that manager). job.c
  * spawns the supervisor held and pinned; this asks systemd for a scope
  * holding that PID, and once the scope's start job is done (JobRemoved)
  * the containment is ready. A scope, unlike a service, costs PID 1 no fork
@@ -28,12 +30,15 @@
 #define OWNER_SLICE_FORMAT "user-%u-bgrun.slice"
 #define OWNER_SLICE_CGROUP_FORMAT "/user.slice/user-%u.slice/user-%u-bgrun.slice"
 #define LEGACY_SLICE_CGROUP "/bgrun.slice"
+/* bgrund --user: one owner, one slice of the user's manager. */
+#define USER_SLICE "bgrun.slice"
 /* A backstop behind the supervisor's own wall-clock limit. */
 #define RUNTIME_GRACE_USEC (60 * USEC_PER_SEC)
 
 typedef struct SystemdState {
         sd_bus *bus;     /* to systemd, apart from the one the API is served on */
         bool reachable;  /* Subscribe() was answered, or not answered yet */
+        char *user_slice_cgroup; /* bgrund --user: the cgroup of the manager's bgrun.slice */
         uid_t *sliced;   /* owners whose slice this bgrund has set up */
         size_t n_sliced;
 } SystemdState;
@@ -46,9 +51,18 @@ static int unit_name(const char *id, char **ret) {
         return asprintf(ret, UNIT_PREFIX "%s" UNIT_SUFFIX, id) < 0 ? -ENOMEM : 0;
 }
 
-static int unit_cgroup(uid_t owner, const char *id, char **ret) {
+static int unit_cgroup(Containment *c, uid_t owner, const char *id, char **ret) {
+        if (state(c) && state(c)->user_slice_cgroup)
+                return asprintf(ret, "%s/" UNIT_PREFIX "%s" UNIT_SUFFIX, state(c)->user_slice_cgroup, id) < 0 ? -ENOMEM : 0;
         return asprintf(ret, OWNER_SLICE_CGROUP_FORMAT "/" UNIT_PREFIX "%s" UNIT_SUFFIX, (unsigned) owner,
                         (unsigned) owner, id) < 0 ? -ENOMEM : 0;
+}
+
+static void owner_slice(Containment *c, uid_t owner, char buf[static 64]) {
+        if (state(c)->user_slice_cgroup)
+                strcpy(buf, USER_SLICE);
+        else
+                snprintf(buf, 64, OWNER_SLICE_FORMAT, (unsigned) owner);
 }
 
 /* The id in "bgrun-job-<id>.scope"; false for any other name. */
@@ -155,7 +169,7 @@ static int on_slice_started(sd_bus_message *reply, void *userdata, sd_bus_error 
                 return 0;
         /* Made by an earlier bgrund: give it this configuration's limits. */
         char slice[64];
-        snprintf(slice, sizeof slice, OWNER_SLICE_FORMAT, (unsigned) call->owner);
+        owner_slice(c, call->owner, slice);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r = sd_bus_message_new_method_call(state(c)->bus, &m, "org.freedesktop.systemd1",
                                                "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
@@ -210,7 +224,7 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
         int r;
 
         char slice[64];
-        snprintf(slice, sizeof slice, OWNER_SLICE_FORMAT, (unsigned) spec->owner);
+        owner_slice(c, spec->owner, slice);
         r = ensure_owner_slice(c, spec->owner, slice);
         if (r < 0)
                 return r;
@@ -270,7 +284,7 @@ static int systemd_prepare(Containment *c, Job *j, SpawnPlan *ret) {
 
 static int systemd_verify(Containment *c, Job *j, pid_t pid) {
         _cleanup_free_ char *expected = NULL, *actual = NULL;
-        int r = unit_cgroup(j->live->spec.owner, j->id, &expected);
+        int r = unit_cgroup(c, j->live->spec.owner, j->id, &expected);
         if (r >= 0)
                 r = cgroup_path_of_pid(pid, &actual);
         return r < 0 ? r : streq(expected, actual);
@@ -280,7 +294,7 @@ static int systemd_describe(Containment *c, const JobSpec *spec, char **ret_unit
         _cleanup_free_ char *unit = NULL, *cgroup = NULL;
         int r = unit_name(spec->id, &unit);
         if (r >= 0)
-                r = unit_cgroup(spec->owner, spec->id, &cgroup);
+                r = unit_cgroup(c, spec->owner, spec->id, &cgroup);
         if (r < 0)
                 return r;
         *ret_unit = TAKE_PTR(unit);
@@ -357,6 +371,16 @@ static int systemd_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         if (!ids || !cgroups)
                 return -ENOMEM;
         size_t n = 0;
+        if (c->runtime->user_instance) {
+                /* Only the user's manager's bgrun.slice is this instance's
+                 * (none while that manager is out of reach). */
+                int r = state(c) ? list_slice(state(c)->user_slice_cgroup, &ids, &cgroups, &n) : 0;
+                if (r < 0)
+                        return r;
+                *ret_ids = TAKE_PTR(ids);
+                *ret_cgroups = TAKE_PTR(cgroups);
+                return 0;
+        }
         int r = list_slice(LEGACY_SLICE_CGROUP, &ids, &cgroups, &n);
         if (r < 0)
                 return r;
@@ -437,13 +461,40 @@ static int on_subscribed(sd_bus_message *reply, void *userdata, sd_bus_error *re
         return 0;
 }
 
+/* bgrund --user: the cgroup of the user's manager, which it was delegated,
+ * and so of its bgrun.slice, where the jobs' scopes go. */
+static int find_user_slice(SystemdState *s) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *manager = NULL;
+        int r = sd_bus_get_property_string(s->bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                           "org.freedesktop.systemd1.Manager", "ControlGroup", &error, &manager);
+        if (r < 0)
+                return log_warning_errno(r, "The user's systemd manager does not answer (%s)",
+                                         error.message ?: strerror(-r));
+        if (manager[0] != '/')
+                return log_warning_errno(-ENOMEDIUM, "The user's systemd manager has no cgroup of its own");
+        char *slice;
+        if (asprintf(&slice, "%s/" USER_SLICE, streq(manager, "/") ? "" : manager) < 0)
+                return -ENOMEM;
+        s->user_slice_cgroup = slice;
+        return 0;
+}
+
 static int systemd_init(Containment *c) {
         _cleanup_free_ SystemdState *s = calloc(1, sizeof(SystemdState));
         if (!s)
                 return -ENOMEM;
-        int r = sd_bus_open_system(&s->bus);
+        int r = c->runtime->user_instance ? sd_bus_open_user(&s->bus) : sd_bus_open_system(&s->bus);
         if (r < 0)
                 return r;
+        if (c->runtime->user_instance) {
+                r = find_user_slice(s);
+                if (r < 0) {
+                        sd_bus_flush_close_unref(s->bus);
+                        return r;
+                }
+                log_info("Jobs run in %s of the user's systemd manager", s->user_slice_cgroup);
+        }
         c->data = s;
         r = sd_bus_set_exit_on_disconnect(s->bus, true);
         if (r >= 0)
@@ -459,6 +510,7 @@ static int systemd_init(Containment *c) {
                                              "org.freedesktop.systemd1.Manager", "Subscribe", on_subscribed, c, "");
         if (r < 0) {
                 sd_bus_flush_close_unref(s->bus);
+                free(s->user_slice_cgroup);
                 c->data = NULL;
                 return r;
         }
@@ -473,6 +525,7 @@ static void systemd_done(Containment *c) {
                 return;
         sd_bus_flush_close_unref(s->bus);
         free(s->sliced);
+        free(s->user_slice_cgroup);
         free(s);
         c->data = NULL;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrund: the bgrun daemon. Reads the operator's configuration, sets up the
  * runtime (runtime.c) and its D-Bus face (bus-service.c), loads and reaps
- * the job store, then serves org.bgrun.Runtime1 on the system bus. */
+ * the job store, then serves org.bgrun.Runtime1 on the system bus, or with
+ * --user on the user's session bus, for that user alone. */
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
 #include "build-config.h"
@@ -15,9 +18,9 @@
 #include "macro.h"
 #include "runtime.h"
 
-static const char *arg_state_dir = BGRUN_STATE_DIR;
-static const char *arg_config = BGRUN_CONFIG_FILE;
-static const char *arg_config_dropins = BGRUN_CONFIG_DROPIN_DIR;
+static bool arg_user = false;
+static const char *arg_state_dir = NULL;
+static const char *arg_config = NULL;
 static int arg_mode = -1;
 static bool arg_check_config = false;
 
@@ -26,18 +29,23 @@ static void help(void) {
                "The bgrun daemon: runs background jobs in their own containment.\n\n"
                "  -h --help                       Show this help\n"
                "     --version                    Show the version\n"
-               "     --state-dir=DIR              Where job records live (default %s)\n"
-               "     --config=FILE                Configuration file (default %s)\n"
+               "     --user                       Serve the calling user alone, on its session bus\n"
+               "                                  and systemd manager\n"
+               "     --state-dir=DIR              Where job records live (default %s,\n"
+               "                                  with --user $XDG_STATE_HOME/bgrun)\n"
+               "     --config=FILE                Configuration file (default %s,\n"
+               "                                  with --user $XDG_CONFIG_HOME/bgrun/bgrund.conf)\n"
                "     --containment-mode=MODE      enforcing or report-only; overrides the file\n"
                "     --check-config               Load the configuration, report, and exit\n",
                program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE);
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK, ARG_USER };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                { "user", no_argument, NULL, ARG_USER },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "containment-mode", required_argument, NULL, ARG_MODE },
@@ -49,11 +57,9 @@ static int parse_argv(int argc, char **argv) {
                 switch (c) {
                 case 'h': help(); return 0;
                 case ARG_VERSION: puts(BGRUN_VERSION); return 0;
+                case ARG_USER: arg_user = true; break;
                 case ARG_STATE_DIR: arg_state_dir = optarg; break;
-                case ARG_CONFIG:
-                        arg_config = optarg;
-                        arg_config_dropins = NULL; /* an explicit file stands alone */
-                        break;
+                case ARG_CONFIG: arg_config = optarg; break; /* an explicit file stands alone */
                 case ARG_MODE:
                         arg_mode = containment_mode_from_string(optarg);
                         if (arg_mode < 0)
@@ -68,25 +74,102 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
+static char *path_join(const char *dir, const char *name) {
+        char *p;
+        return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+/* $NAME, or ~/FALLBACK for the user's home, as the XDG base directory
+ * specification says: a relative $NAME is ignored. */
+static int xdg_dir(const char *name, const char *fallback, char **ret) {
+        const char *v = getenv(name);
+        if (v && v[0] == '/')
+                return (*ret = strdup(v)) ? 0 : -ENOMEM;
+        const char *home = getenv("HOME");
+        if (!home || home[0] != '/') {
+                struct passwd *pw = getpwuid(geteuid());
+                home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+        }
+        if (!home)
+                return log_error_errno(-ENOENT, "Neither $%s nor a home directory is set", name);
+        return (*ret = path_join(home, fallback)) ? 0 : -ENOMEM;
+}
+
+/* Make path's missing parents, 0700 as the XDG specification asks. */
+static int mkdir_parents(const char *path) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = '\0';
+                if (mkdir(p, 0700) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *slash = '/';
+        }
+        return 0;
+}
+
+/* Where this instance keeps its state and reads its configuration: the
+ * build's system paths, or with --user the user's XDG directories; an
+ * explicit --state-dir or --config wins (and a --config file stands alone). */
+static int resolve_paths(char **ret_state, char **ret_config, char **ret_dropins) {
+        _cleanup_free_ char *state = NULL, *config = NULL, *dropins = NULL;
+        if (arg_user) {
+                _cleanup_free_ char *state_home = NULL, *config_home = NULL;
+                int r = xdg_dir("XDG_STATE_HOME", ".local/state", &state_home);
+                if (r >= 0)
+                        r = xdg_dir("XDG_CONFIG_HOME", ".config", &config_home);
+                if (r < 0)
+                        return r;
+                state = path_join(state_home, "bgrun");
+                config = path_join(config_home, "bgrun/bgrund.conf");
+                dropins = path_join(config_home, "bgrun/bgrund.conf.d");
+        } else {
+                state = strdup(BGRUN_STATE_DIR);
+                config = strdup(BGRUN_CONFIG_FILE);
+                dropins = strdup(BGRUN_CONFIG_DROPIN_DIR);
+        }
+        if (arg_state_dir) {
+                free(state);
+                state = strdup(arg_state_dir);
+        }
+        if (arg_config) {
+                free(config);
+                free(dropins);
+                config = strdup(arg_config);
+                dropins = NULL;
+        }
+        if (!state || !config || (!dropins && !arg_config))
+                return -ENOMEM;
+        *ret_state = TAKE_PTR(state);
+        *ret_config = TAKE_PTR(config);
+        *ret_dropins = TAKE_PTR(dropins);
+        return 0;
+}
+
 static int run(int argc, char **argv) {
         int r = parse_argv(argc, argv);
         if (r <= 0)
                 return r;
+        _cleanup_free_ char *state_dir = NULL, *config_path = NULL, *config_dropins = NULL;
+        r = resolve_paths(&state_dir, &config_path, &config_dropins);
+        if (r < 0)
+                return log_error_errno(r, "Cannot tell where the state and configuration are: %m");
 
         BgrunConfig config;
         _cleanup_free_ char *config_error = NULL;
-        r = config_load(arg_config, arg_config_dropins, &config, &config_error);
+        r = config_load(config_path, config_dropins, &config, &config_error);
         if (r < 0)
                 return log_error_errno(r, "Refusing to start: %s", config_error ?: "cannot load the configuration");
         if (arg_mode >= 0)
                 config.mode = arg_mode;
         if (arg_check_config) {
                 /* Where this build looks, as meson's --sysconfdir and
-                 * --localstatedir set it. */
-                printf("# configuration: %s", arg_config);
-                if (arg_config_dropins)
-                        printf(", %s/*.conf", arg_config_dropins);
-                printf("\n# state: %s\n", arg_state_dir);
+                 * --localstatedir set it (--user: the XDG directories). */
+                printf("# configuration: %s", config_path);
+                if (config_dropins)
+                        printf(", %s/*.conf", config_dropins);
+                printf("\n# state: %s\n", state_dir);
                 _cleanup_free_ char *text = NULL;
                 r = config_format(&config, &text);
                 if (r < 0)
@@ -111,8 +194,13 @@ static int run(int argc, char **argv) {
          * an EPIPE to handle, never a reason for bgrund to die. */
         (void) signal(SIGPIPE, SIG_IGN);
 
+        if (arg_user) {
+                r = mkdir_parents(state_dir);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot make the parents of %s: %m", state_dir);
+        }
         _cleanup_(runtime_freep) Runtime *rt = NULL;
-        r = runtime_new(&rt, event, arg_state_dir, &config);
+        r = runtime_new(&rt, event, state_dir, &config, arg_user);
         if (r < 0)
                 return r;
         /* Freed first: it holds calls waiting on the runtime's jobs. */

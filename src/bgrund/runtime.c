@@ -19,7 +19,8 @@
 #include "supervisor-spawn.h"
 #include "time-util.h"
 
-int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config) {
+int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
+                bool user_instance) {
         _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
         if (!rt)
                 return -ENOMEM;
@@ -28,6 +29,7 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
         rt->state_dir = state_dir;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
         rt->config = *config;
+        rt->user_instance = user_instance;
 
         int r = job_store_open(state_dir, &rt->jobs_fd);
         if (r < 0)

@@ -55,6 +55,9 @@ struct Runtime {
         BgrunConfig config;
         const char *state_dir;
         const char *supervisor_path;        /* BGRUN_SUPERVISOR_PATH, or a test's */
+        /* bgrund --user: the one user it runs as is the only owner and admin;
+         * jobs go through that user's systemd manager, in its bgrun.slice. */
+        bool user_instance;
         int jobs_fd;
         JobTable jobs;
         QUEUE(Job) all;                     /* every job, oldest first */
@@ -77,7 +80,8 @@ struct Runtime {
 #define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
 #define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
 
-int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config);
+int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
+                bool user_instance);
 Runtime *runtime_free(Runtime *rt);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Runtime *, runtime_free);
 

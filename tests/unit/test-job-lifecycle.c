@@ -180,7 +180,7 @@ static void setup(void) {
         config.mode = CONTAINMENT_REPORT_ONLY;
         config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
         config.n_mechanisms = 1;
-        cr_assert_eq(runtime_new(&rt, event, state_dir, &config), 0);
+        cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false), 0);
         rt->supervisor_path = supervisor;
         rt->containments[MECHANISM_PROCESS_GROUP] =
                 (Containment) { .ops = &test_ops, .runtime = rt, .initialized = true };
