@@ -17,17 +17,19 @@
 /* A pipe starts at the kernel's default (64 KiB). Pipe buffers count
  * against pipe-user-pages-soft (64 MiB) for uid 0 as a whole, every job of
  * every user (the supervisor has no CAP_SYS_RESOURCE), and once that is
- * used up every new pipe of uid 0 gets 2 pages: so only a job that writes a
- * lot gets a larger one, for fewer wakeups per byte, and not much larger
- * (256 such jobs before the limit). */
-#define PIPE_SIZE_LARGE (UINT64_C(256) << 10)
+ * used up every new pipe of a supervisor gets 2 pages: so only a job that
+ * writes a lot gets a larger one, for fewer wakeups per byte, and not much
+ * larger (128 such jobs at once before the limit). Measured, 1 GiB in 8 KiB
+ * writes into tmpfs: 1 MiB ~1100 MiB/s, 512 KiB ~980, 256 KiB ~800 (with
+ * the hold below scaled to it). */
+#define PIPE_SIZE_LARGE (UINT64_C(512) << 10)
 #define PIPE_GROW_AFTER (UINT64_C(1) << 20)
 /* A job that writes a lot in small writes would wake us for every few
  * KiB, and each wakeup costs it and us more than the bytes: once we drained
  * the pipe well before it was half full, leave it alone this long (it
- * holds 256 KiB: a writer faster than 800 MB/s waits for us a little). Jobs
+ * holds 512 KiB: a writer faster than 3 GB/s waits for us a little). Jobs
  * that wrote less than PIPE_GROW_AFTER get every byte at once. */
-#define HOLD_USEC UINT64_C(300)
+#define HOLD_USEC UINT64_C(150)
 /* How often free space is looked at while output grows a file: every
  * 1/SPACE_CHECK_SHARE of what is left above KeepFree= (every job may write
  * that much between two looks), between SPACE_CHECK_MIN_BYTES and
