@@ -216,7 +216,7 @@ static uint64_t space_check_interval(uint64_t free_bytes, uint64_t keep_free) {
 
 /* Not on every write: the closer free space is to KeepFree=, the sooner. */
 static void check_space(OutputRelay *r) {
-        if (r->blind || (r->keep_free == 0 && !r->low) || !output_layout_needs_space(&r->layout))
+        if (r->blind || r->broken || (r->keep_free == 0 && !r->low) || !output_layout_needs_space(&r->layout))
                 return;
         uint64_t since = r->layout.total - r->checked_total, now = now_monotonic_usec();
         if (since < SPACE_CHECK_MIN_BYTES ||
@@ -276,13 +276,25 @@ static void room_ran_out(OutputRelay *r, int error) {
 
 /* A write to an output file failed: for want of room, dropped while there
  * is none; for anything else (a filesystem that cannot splice, EPERM,
- * EMFILE, ENOMEM, …), dropped from now on. Either way counted, and the
- * pipe drained: never the job held up by its output. */
+ * EMFILE, ENOMEM, …), dropped from now on. Either way counted in the
+ * layout (readers see the gap, compaction writes its marker), and the pipe
+ * drained: never the job held up by its output. */
 static void file_failed(OutputRelay *r, int error) {
-        if (is_room_error(error))
+        if (is_room_error(error)) {
                 room_ran_out(r, error);
+                return;
+        }
+        if (!r->broken)
+                log_warning_errno(error, "Job %s: cannot write its output (%m): it is dropped from here on, "
+                                         "and counted", r->job_id);
+        r->broken = true;
+        bool reclaim = false;
+        if (r->layout.phase == OUTPUT_LINEAR)
+                (void) output_layout_low_space(&r->layout); /* `output` as it is, then nothing */
         else
-                go_blind(r, error, "write its output");
+                reclaim = output_layout_end_ring(&r->layout);
+        if (publish(r, &r->layout) >= 0)
+                give_room_back(r, true, reclaim);
 }
 
 /* --- relaying -------------------------------------------------------------- */

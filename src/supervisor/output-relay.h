@@ -29,6 +29,7 @@ typedef struct OutputRelay {
         OutputLayout layout;   /* as the supervisor has it */
         OutputLayout known;    /* as readers know it: published, or `output` itself while LINEAR */
         bool blind;            /* the state cannot be published: drop, change nothing readers know */
+        bool broken;           /* an output file failed, not for want of room: drop from now on */
         uint64_t blind_dropped;
         bool grew_pipe;
         uint64_t hold_until;   /* CLOCK_MONOTONIC µs: the pipe waits until then (a job writing a lot) */

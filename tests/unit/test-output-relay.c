@@ -430,6 +430,10 @@ Test(output_relay, an_output_file_that_fails_drops_the_output_not_the_job) {
         output_relay_summary(&r, &bytes, &dropped);
         cr_assert_eq(bytes, 1 << 20, "all of it was read");
         cr_assert_eq(dropped, 1 << 20, "and counted as dropped");
+        uint64_t b, d;
+        cr_assert_eq(job_store_output_counts(dir_fd, &b, &d), 0);
+        cr_assert_eq(b, 1 << 20, "readers know what was written");
+        cr_assert_eq(d, 1 << 20, "and what was dropped");
         output_relay_done(&r);
 }
 
