@@ -121,8 +121,9 @@ bool output_layout_low_space(OutputLayout *l);
  * again. One that was dropping output starts again, empty; one that shrank
  * grows in place if it has not wrapped since, or else starts over, empty,
  * its bytes dropped (else a brief low moment would shrink it for good). The
- * writer publishes the layout, then empties the ring file; *ret_reclaim as
- * for output_layout_advance(). Returns true when the layout changed. */
+ * writer publishes the layout, then empties the ring file if the ring
+ * starts over (ring_origin is total) and shortens `output` to the head if
+ * *ret_reclaim. Returns true when the layout changed. */
 bool output_layout_space_back(OutputLayout *l, bool *ret_reclaim);
 
 /* The ring can take no byte more (a full ring that cannot be overwritten
