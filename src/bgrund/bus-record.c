@@ -47,14 +47,14 @@ static int append_parent(sd_bus_message *m, const JobView *v) {
 static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
-/* What the supervisor recorded at the end. Before that (and for a result
- * bgrund wrote for a lost supervisor) the view has output_bytes only: what
- * the cap drops follows from it; what KeepFree= drops shows at the end. */
+/* What the supervisor recorded at the end; before that (and for a result
+ * bgrund wrote for a lost supervisor, or a record from before there were
+ * caps) what the output's layout says was dropped, by the cap or by
+ * KeepFree=. */
 static uint64_t output_dropped_bytes(const JobView *v) {
         if (v->result && v->result->output_known)
                 return v->result->output_dropped_bytes;
-        uint64_t cap = v->spec->output_max_bytes;
-        return v->output_bytes > cap ? v->output_bytes - cap : 0;
+        return v->output_dropped_bytes;
 }
 static int append_output_truncated(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "b", (int) (output_dropped_bytes(v) > 0));

@@ -115,7 +115,7 @@ int job_view(Job *j, JobView *ret) {
                         .run = j->live->have_run ? &j->live->run : NULL,
                         .status = JOB_RUNNING,
                 };
-                (void) job_store_output_size(j->live->dir_fd, &ret->output_bytes);
+                (void) job_store_output_counts(j->live->dir_fd, &ret->output_bytes, &ret->output_dropped_bytes);
                 return 0;
         }
 
@@ -135,7 +135,7 @@ int job_view(Job *j, JobView *ret) {
                         return r;
                 }
                 cache->have_run = job_store_read_run(dir_fd, &cache->run) >= 0;
-                (void) job_store_output_size(dir_fd, &cache->output_bytes);
+                (void) job_store_output_counts(dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
                 strcpy(cache->id, j->id);
         }
 
@@ -145,6 +145,7 @@ int job_view(Job *j, JobView *ret) {
                 .result = &cache->result,
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
+                .output_dropped_bytes = cache->output_dropped_bytes,
         };
         return 0;
 }
@@ -178,14 +179,6 @@ int job_read_spec(Job *j, JobSpec *ret) {
         return r < 0 ? r : job_store_read_spec(dir_fd, ret);
 }
 
-int job_open_output(Job *j, int *ret_fd) {
-        if (j->live && j->live->dir_fd >= 0)
-                return job_store_open_output(j->live->dir_fd, O_RDONLY, ret_fd);
-        _cleanup_close_ int dir_fd = -EBADF;
-        int r = job_store_open_job(j->runtime->jobs_fd, j->id, &dir_fd);
-        return r < 0 ? r : job_store_open_output(dir_fd, O_RDONLY, ret_fd);
-}
-
 /* --- the end ----------------------------------------------------------- */
 
 /* res: the job's final result, taken over (its record then fills the cache
@@ -207,7 +200,7 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
         j->finished_at = res ? res->finished_at : now_realtime_usec();
-        (void) job_store_output_size(j->live->dir_fd, &j->output_size);
+        (void) job_store_output_disk_size(j->live->dir_fd, &j->output_size);
         if (res) {
                 RecordCache *cache = &rt->cache;
                 runtime_cache_drop(rt, NULL);
@@ -215,7 +208,7 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
                 cache->run = TAKE_STRUCT(j->live->run);
                 cache->have_run = j->live->have_run;
                 cache->result = *res;
-                cache->output_bytes = j->output_size;
+                (void) job_store_output_counts(j->live->dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
                 strcpy(cache->id, j->id);
         } else
                 runtime_cache_drop(rt, j->id);

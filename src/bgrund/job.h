@@ -86,7 +86,8 @@ struct Job {
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
-        uint64_t output_size;           /* an ended job's output on disk */
+        uint64_t output_size;           /* the bytes an ended job's output keeps on disk (not what it
+                                         * wrote): what OutputMaxBytesPerUser= counts */
         char *session_id;
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         JobLive *live;                  /* NULL once ended */
@@ -102,6 +103,7 @@ typedef struct JobView {
         const JobResult *result; /* NULL while running */
         JobStatus status;
         uint64_t output_bytes;
+        uint64_t output_dropped_bytes; /* what the output's layout says was dropped so far */
 } JobView;
 
 /* A job of spec's id, owner, session and command, in no table yet. */
@@ -115,7 +117,6 @@ int job_view(Job *j, JobView *ret);
  * grant says (owner, mechanism, unit); UID_INVALID as owner when unknown. */
 int job_damaged_spec(int dir_fd, const char *id, JobSpec *ret);
 int job_read_spec(Job *j, JobSpec *ret);
-int job_open_output(Job *j, int *ret_fd);
 
 /* End the job as a whole (Kill): its supervisor tears it down and its end is
  * told through the notifier; a starting job is told once it runs. */

@@ -350,7 +350,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
                 j->finished_at = res.finished_at;
-                (void) job_store_output_size(dir_fd, &j->output_size);
+                (void) job_store_output_disk_size(dir_fd, &j->output_size);
                 r = job_store_settle_grant(dir_fd, &res);
                 if (r < 0)
                         log_warning_errno(r, "Job %s: cannot release its grant: %m", id);

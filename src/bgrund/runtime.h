@@ -48,6 +48,7 @@ typedef struct RecordCache {
         bool have_run;
         JobResult result;
         uint64_t output_bytes;
+        uint64_t output_dropped_bytes;
 } RecordCache;
 
 struct Runtime {

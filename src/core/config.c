@@ -16,6 +16,7 @@
 #include "config.h"
 #include "duration.h"
 #include "fileio.h"
+#include "job-record.h"
 #include "macro.h"
 #include "parse-util.h"
 
@@ -51,12 +52,12 @@ void config_init(BgrunConfig *c) {
                         .max_running_jobs = 512,
                         .max_records = 10000,
                         .retention_usec = 7 * 24 * 3600 * USEC_PER_SEC,
-                        .output_max_bytes = 256ULL << 20,
+                        .output_max_bytes = JOB_OUTPUT_MAX_BYTES_DEFAULT,
                         .output_max_bytes_per_user = 4ULL << 30,
                         .tasks_max = 4096,
                         .memory_max = UINT64_MAX,
                         .cpu_weight = 100,
-                        .keep_free = 512ULL << 20,
+                        .keep_free = JOB_KEEP_FREE_DEFAULT,
                 },
         };
 }

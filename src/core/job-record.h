@@ -77,8 +77,8 @@ typedef enum TeardownMethod {
 
 #define JOB_REASON_MAX 512
 
-/* The contract's defaults of OutputMaxBytes= and KeepFree= (config.c has
- * them too), for a spec written before it carried them. */
+/* The contract's defaults of OutputMaxBytes= and KeepFree=: config.c's, and
+ * for a spec written before it carried them. */
 #define JOB_OUTPUT_MAX_BYTES_DEFAULT (UINT64_C(256) << 20)
 #define JOB_KEEP_FREE_DEFAULT (UINT64_C(512) << 20)
 

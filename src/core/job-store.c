@@ -130,22 +130,19 @@ int job_store_finish(int dir_fd, const JobResult *res) {
         return r < 0 ? r : job_store_settle_grant(dir_fd, res);
 }
 
-int job_store_open_output(int dir_fd, int flags, int *ret_fd) {
-        flags &= O_RDONLY | O_WRONLY | O_APPEND;
-        int fd = openat(dir_fd, JOB_OUTPUT_FILE, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        *ret_fd = fd;
-        return 0;
-}
-
-int job_store_output_size(int dir_fd, uint64_t *ret) {
+int job_store_output_counts(int dir_fd, uint64_t *ret_bytes, uint64_t *ret_dropped) {
         OutputLayout l;
         int r = output_store_layout(dir_fd, &l);
         if (r < 0)
                 return r;
-        *ret = l.total;
+        *ret_bytes = l.total;
+        *ret_dropped = output_layout_dropped(&l);
         return 0;
+}
+
+int job_store_output_size(int dir_fd, uint64_t *ret) {
+        uint64_t dropped;
+        return job_store_output_counts(dir_fd, ret, &dropped);
 }
 
 int job_store_output_disk_size(int dir_fd, uint64_t *ret) {

@@ -47,15 +47,15 @@ int job_store_finish(int dir_fd, const JobResult *res);
  * and the grant is still open (its writer may have died in between). */
 int job_store_settle_grant(int dir_fd, const JobResult *res);
 
-/* Open the output file as it is (O_RDONLY), or for writing. It is the kept
- * output in order only while nothing was dropped or once compacted: readers
- * go through output-store.h. */
-int job_store_open_output(int dir_fd, int flags, int *ret_fd);
 /* output_bytes: what the job wrote, dropped bytes included (not the size of
  * any file). */
 int job_store_output_size(int dir_fd, uint64_t *ret);
+/* output_bytes, and output_dropped_bytes as the output's layout has them
+ * now (what OutputMaxBytes= and KeepFree= dropped so far). */
+int job_store_output_counts(int dir_fd, uint64_t *ret_bytes, uint64_t *ret_dropped);
 /* What the output takes on disk now (what is kept, and while the job runs
- * past its cap, up to the cap's tail more). */
+ * past its cap, up to the cap's tail more): what OutputMaxBytesPerUser=
+ * counts. */
 int job_store_output_disk_size(int dir_fd, uint64_t *ret);
 
 /* Remove a job's directory and everything in it. */

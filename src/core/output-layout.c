@@ -149,12 +149,37 @@ bool output_layout_low_space(OutputLayout *l) {
         }
 }
 
-bool output_layout_space_back(OutputLayout *l) {
-        if (l->phase != OUTPUT_RING || l->ring_size > 0)
+bool output_layout_end_ring(OutputLayout *l) {
+        if (l->phase != OUTPUT_RING)
+                return false;
+        bool reclaim = l->frozen > l->head;
+        l->tail_start = l->total;
+        l->frozen = l->head;
+        l->ring_origin = l->total;
+        l->ring_size = 0;
+        l->generation++;
+        return reclaim;
+}
+
+bool output_layout_space_back(OutputLayout *l, bool *ret_reclaim) {
+        *ret_reclaim = false;
+        if (l->phase != OUTPUT_RING)
                 return false;
         uint64_t size = ring_capacity(l);
-        if (size == 0)
+        if (l->ring_size >= size)
                 return false;
+        if (l->ring_size > 0 && l->total - l->ring_origin <= l->ring_size) {
+                /* It shrank while space was short and has not wrapped since:
+                 * every byte stays where it is in a larger ring. */
+                l->ring_size = size;
+                l->generation++;
+                return true;
+        }
+        /* Wrapped in its smaller size, it cannot grow in place: it starts
+         * over, empty, and what it held joins the dropped middle (a ring
+         * that was dropping held nothing). */
+        if (l->ring_size > 0)
+                *ret_reclaim = output_layout_end_ring(l);
         l->ring_origin = l->total;
         l->ring_size = size;
         l->generation++;

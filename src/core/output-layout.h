@@ -112,14 +112,26 @@ bool output_layout_advance(OutputLayout *l, const OutputStep *step, uint64_t n);
 
 /* Free space is short: the files must not grow. LINEAR freezes; a ring that
  * has not wrapped yet shrinks to what it holds (it goes on in place, no byte
- * is dropped for it); an empty ring means dropping from now on. A full ring
- * grows no more: nothing changes. Returns true when the layout changed. */
+ * is dropped for it, until output_layout_space_back() gives it its size
+ * back); an empty ring means dropping from now on. A full ring grows no
+ * more: nothing changes. Returns true when the layout changed. */
 bool output_layout_low_space(OutputLayout *l);
 
-/* Free space is back. A ring that was dropping output starts again, empty,
- * with all the cap left over from the head (the ring file must be empty).
- * Returns true when the layout changed. */
-bool output_layout_space_back(OutputLayout *l);
+/* Free space is back: the ring gets all the cap left over from the head
+ * again. One that was dropping output starts again, empty; one that shrank
+ * grows in place if it has not wrapped since, or else starts over, empty,
+ * its bytes dropped (else a brief low moment would shrink it for good). The
+ * writer publishes the layout, then empties the ring file if the ring
+ * starts over (ring_origin is total) and shortens `output` to the head if
+ * *ret_reclaim. Returns true when the layout changed. */
+bool output_layout_space_back(OutputLayout *l, bool *ret_reclaim);
+
+/* The ring can take no byte more (a full ring that cannot be overwritten
+ * either, as on a copy-on-write filesystem): the tail ends here, and output
+ * is dropped until output_layout_space_back(). Returns what
+ * output_layout_advance() does: whether `output` is to be shortened to the
+ * head. */
+bool output_layout_end_ring(OutputLayout *l);
 
 /* Whether the free space matters for the next bytes: they grow a file, or
  * they are dropped until there is room again. A full ring is overwritten in

@@ -15,25 +15,32 @@
 #include "time-util.h"
 
 /* A pipe starts at the kernel's default (64 KiB). Pipe buffers count
- * against pipe-user-pages-soft for uid 0 as a whole (the supervisor has no
- * CAP_SYS_RESOURCE), so only a job that writes a lot gets a large one, for
- * fewer wakeups per byte. */
-#define PIPE_SIZE_LARGE (UINT64_C(1) << 20)
+ * against pipe-user-pages-soft (64 MiB) for uid 0 as a whole, every job of
+ * every user (the supervisor has no CAP_SYS_RESOURCE), and once that is
+ * used up every new pipe of a supervisor gets 2 pages: so only a job that
+ * writes a lot gets a larger one, for fewer wakeups per byte, and not much
+ * larger (128 such jobs at once before the limit). Measured, 1 GiB in 8 KiB
+ * writes into tmpfs: 1 MiB ~1100 MiB/s, 512 KiB ~980, 256 KiB ~800 (with
+ * the hold below scaled to it). */
+#define PIPE_SIZE_LARGE (UINT64_C(512) << 10)
 #define PIPE_GROW_AFTER (UINT64_C(1) << 20)
 /* A job that writes a lot in small writes would wake us for every few
  * KiB, and each wakeup costs it and us more than the bytes: once we drained
  * the pipe well before it was half full, leave it alone this long (it
- * holds 1 MiB: a writer faster than 3 GB/s waits for us a little). Jobs
+ * holds 512 KiB: a writer faster than 3 GB/s waits for us a little). Jobs
  * that wrote less than PIPE_GROW_AFTER get every byte at once. */
-#define HOLD_USEC UINT64_C(300)
-/* How often free space is looked at while output grows a file: every this
- * many bytes, or this often, whichever comes first; but not before a job
- * wrote this much since the last look. A few lines of output get through
- * below KeepFree= as records do (they are as small); what fills a disk is
- * a job that writes a lot, and that is looked at. */
+#define HOLD_USEC UINT64_C(150)
+/* How often free space is looked at while output grows a file: every
+ * 1/SPACE_CHECK_SHARE of what is left above KeepFree= (every job may write
+ * that much between two looks), between SPACE_CHECK_MIN_BYTES and
+ * SPACE_CHECK_BYTES, or every SPACE_CHECK_USEC; but not before a job wrote
+ * SPACE_CHECK_MIN_BYTES since the last look. A few lines of output get
+ * through below KeepFree= as records do (they are as small); what fills a
+ * disk is a job that writes a lot, and that is looked at. */
 #define SPACE_CHECK_BYTES (UINT64_C(4) << 20)
 #define SPACE_CHECK_USEC (100 * USEC_PER_MSEC)
 #define SPACE_CHECK_MIN_BYTES (UINT64_C(64) << 10)
+#define SPACE_CHECK_SHARE 64
 
 #define SPLICE_FLAGS (SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
 
@@ -44,6 +51,8 @@ static char *format_size(char *buf, size_t len, uint64_t bytes) {
                 snprintf(buf, len, "%" PRIu64 "B", bytes);
         return buf;
 }
+
+static void reserve_state(OutputRelay *r);
 
 void output_relay_done(OutputRelay *r) {
         r->pipe_fd = safe_close(r->pipe_fd);
@@ -76,6 +85,7 @@ int output_relay_open(OutputRelay *r, int dir_fd, const JobSpec *spec, int *ret_
         (void) unlinkat(dir_fd, JOB_OUTPUT_STATE_FILE, 0);
         (void) unlinkat(dir_fd, JOB_OUTPUT_TAIL_FILE, 0);
         (void) unlinkat(dir_fd, JOB_OUTPUT_NEW_FILE, 0);
+        reserve_state(r);
 
         r->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (r->null_fd < 0)
@@ -101,10 +111,35 @@ int output_relay_open(OutputRelay *r, int dir_fd, const JobSpec *spec, int *ret_
 
 /* --- the state, as readers know it ------------------------------------- */
 
-static void go_blind(OutputRelay *r, int error) {
+/* The state file, empty (LINEAR to readers) but with its block: publishing
+ * a layout then never needs room, so running out of room can always be
+ * told, and told again when room is back. Without it (no room even for
+ * that, or no fallocate() there), publish() makes it when first needed. */
+static void reserve_state(OutputRelay *r) {
+        r->state_fd = openat(r->dir_fd, JOB_OUTPUT_STATE_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                             0600);
+        if (r->state_fd < 0) {
+                log_debug_errno(negative_errno(), "Job %s: cannot make its output state file yet: %m", r->job_id);
+                return;
+        }
+        if (fallocate(r->state_fd, FALLOC_FL_KEEP_SIZE, 0, OUTPUT_STATE_SIZE) < 0)
+                log_debug_errno(negative_errno(), "Job %s: cannot reserve room for its output state: %m",
+                                r->job_id);
+}
+
+/* A job that never left LINEAR has no state file when it ended. */
+static void drop_unused_state(OutputRelay *r) {
+        if (r->state_fd < 0 || r->known.phase != OUTPUT_LINEAR)
+                return;
+        (void) unlinkat(r->dir_fd, JOB_OUTPUT_STATE_FILE, 0);
+        r->state_fd = safe_close(r->state_fd);
+}
+
+/* what: "record where its output is", "write its output" */
+static void go_blind(OutputRelay *r, int error, const char *what) {
         if (!r->blind)
-                log_warning_errno(error, "Job %s: cannot record where its output is (%m); "
-                                         "it is dropped from here on, and counted", r->job_id);
+                log_warning_errno(error, "Job %s: cannot %s (%m); it is dropped from here on, and counted",
+                                  r->job_id, what);
         r->blind = true;
         /* Readers know only what was published (or `output`, while LINEAR):
          * nothing of it may change from now on. */
@@ -118,13 +153,13 @@ static int publish(OutputRelay *r, const OutputLayout *l) {
                 r->state_fd = openat(r->dir_fd, JOB_OUTPUT_STATE_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (r->state_fd < 0) {
                         int k = negative_errno();
-                        go_blind(r, k);
+                        go_blind(r, k, "record where its output is");
                         return k;
                 }
         }
         int k = output_state_store(r->state_fd, l, r->output_ino);
         if (k < 0) {
-                go_blind(r, k);
+                go_blind(r, k, "record where its output is");
                 return k;
         }
         r->known = *l;
@@ -148,23 +183,44 @@ static void space_low(OutputRelay *r) {
                 (void) publish(r, &r->layout);
 }
 
-static void space_back(OutputRelay *r) {
-        if (!output_layout_space_back(&r->layout))
-                return;
-        /* The ring starts over from position 0: it holds nothing that is
-         * kept (it was empty, or its bytes were dropped). */
-        if (r->tail_fd >= 0)
-                (void) ftruncate(r->tail_fd, 0);
-        (void) publish(r, &r->layout);
+static void truncate_file(OutputRelay *r, int fd, uint64_t size, const char *name) {
+        if (fd >= 0 && ftruncate(fd, (off_t) size) < 0)
+                log_debug_errno(negative_errno(), "Job %s: cannot shorten %s: %m", r->job_id, name);
 }
 
-/* Not on every write: every few MiB or 100 ms of output that needs room. */
+/* The layout changed such that the ring's bytes are kept no more (it
+ * starts over, or ended) and maybe `output`'s past the head neither: now
+ * that readers know, give their room back. */
+static void give_room_back(OutputRelay *r, bool ring, bool reclaim) {
+        if (ring)
+                truncate_file(r, r->tail_fd, 0, JOB_OUTPUT_TAIL_FILE);
+        if (reclaim)
+                truncate_file(r, r->output_fd, r->layout.head, JOB_OUTPUT_FILE);
+}
+
+static void space_back(OutputRelay *r) {
+        bool reclaim;
+        if (!output_layout_space_back(&r->layout, &reclaim))
+                return;
+        if (publish(r, &r->layout) < 0)
+                return;
+        /* A ring that starts over, from position 0, holds nothing kept. */
+        give_room_back(r, r->layout.ring_origin == r->layout.total, reclaim);
+}
+
+static uint64_t space_check_interval(uint64_t free_bytes, uint64_t keep_free) {
+        uint64_t margin = free_bytes > keep_free ? free_bytes - keep_free : 0;
+        uint64_t n = margin / SPACE_CHECK_SHARE;
+        return n < SPACE_CHECK_MIN_BYTES ? SPACE_CHECK_MIN_BYTES : MIN(n, SPACE_CHECK_BYTES);
+}
+
+/* Not on every write: the closer free space is to KeepFree=, the sooner. */
 static void check_space(OutputRelay *r) {
-        if (r->blind || (r->keep_free == 0 && !r->low) || !output_layout_needs_space(&r->layout))
+        if (r->blind || r->broken || (r->keep_free == 0 && !r->low) || !output_layout_needs_space(&r->layout))
                 return;
         uint64_t since = r->layout.total - r->checked_total, now = now_monotonic_usec();
         if (since < SPACE_CHECK_MIN_BYTES ||
-            (since < SPACE_CHECK_BYTES && now - r->checked_usec < SPACE_CHECK_USEC))
+            (since < r->check_interval && now - r->checked_usec < SPACE_CHECK_USEC))
                 return;
         r->checked_total = r->layout.total;
         r->checked_usec = now;
@@ -173,6 +229,7 @@ static void check_space(OutputRelay *r) {
         if (fstatvfs(r->output_fd, &sv) < 0)
                 return;
         uint64_t free_bytes = (uint64_t) sv.f_bavail * sv.f_frsize;
+        r->check_interval = space_check_interval(free_bytes, r->keep_free);
         bool low = free_bytes < r->keep_free;
         if (low == r->low)
                 return;
@@ -182,6 +239,12 @@ static void check_space(OutputRelay *r) {
                 space_low(r);
         } else
                 space_back(r);
+}
+
+/* A write to a file failed, not the pipe: the filesystem has no room (or
+ * is broken, which may pass). */
+static bool is_room_error(int error) {
+        return error == -ENOSPC || error == -EDQUOT || error == -EFBIG || error == -EIO || error == -EROFS;
 }
 
 /* A write failed for want of room (ENOSPC, EDQUOT, …): as if free space had
@@ -194,17 +257,44 @@ static void room_ran_out(OutputRelay *r, int error) {
         r->low = true;
         r->checked_total = r->layout.total;
         r->checked_usec = now_monotonic_usec();
+        r->check_interval = 0;
         if (output_layout_low_space(&r->layout)) {
                 (void) publish(r, &r->layout);
                 return;
         }
+        if (r->layout.phase != OUTPUT_RING) {
+                go_blind(r, error, "write its output");
+                return;
+        }
         /* A full ring that cannot be overwritten either (a copy-on-write
-         * filesystem): drop. The next step is a drop, which ends the tail
-         * and publishes a layout that holds together again. */
-        if (r->layout.phase == OUTPUT_RING)
-                r->layout.ring_size = 0;
+         * filesystem): the tail ends, output is dropped until there is
+         * room again. */
+        bool reclaim = output_layout_end_ring(&r->layout);
+        if (publish(r, &r->layout) >= 0)
+                give_room_back(r, true, reclaim);
+}
+
+/* A write to an output file failed: for want of room, dropped while there
+ * is none; for anything else (a filesystem that cannot splice, EPERM,
+ * EMFILE, ENOMEM, …), dropped from now on. Either way counted in the
+ * layout (readers see the gap, compaction writes its marker), and the pipe
+ * drained: never the job held up by its output. */
+static void file_failed(OutputRelay *r, int error) {
+        if (is_room_error(error)) {
+                room_ran_out(r, error);
+                return;
+        }
+        if (!r->broken)
+                log_warning_errno(error, "Job %s: cannot write its output (%m): it is dropped from here on, "
+                                         "and counted", r->job_id);
+        r->broken = true;
+        bool reclaim = false;
+        if (r->layout.phase == OUTPUT_LINEAR)
+                (void) output_layout_low_space(&r->layout); /* `output` as it is, then nothing */
         else
-                go_blind(r, error);
+                reclaim = output_layout_end_ring(&r->layout);
+        if (publish(r, &r->layout) >= 0)
+                give_room_back(r, true, reclaim);
 }
 
 /* --- relaying -------------------------------------------------------------- */
@@ -261,14 +351,7 @@ static void account(OutputRelay *r, const OutputStep *step, uint64_t n) {
         if (publish(r, &r->layout) < 0)
                 return;
         /* Published first: no reader looks past the head of `output` now. */
-        if (reclaim)
-                (void) ftruncate(r->output_fd, (off_t) r->layout.head);
-}
-
-/* A write to a file failed, not the pipe: the filesystem has no room (or
- * is broken). The output is then dropped, never the job held up. */
-static bool is_room_error(int error) {
-        return error == -ENOSPC || error == -EDQUOT || error == -EFBIG || error == -EIO || error == -EROFS;
+        give_room_back(r, false, reclaim);
 }
 
 /* How many bytes the pipe holds: for a step in the ring, which publishes
@@ -344,11 +427,10 @@ int output_relay_pump(OutputRelay *r, uint64_t budget) {
                                 return 0;
                         if (n == -EINTR || n == -ECANCELED)
                                 continue;
-                        if (step.kind != OUTPUT_STEP_DROP && is_room_error((int) n)) {
-                                room_ran_out(r, (int) n);
-                                continue;
-                        }
-                        return (int) n;
+                        if (step.kind == OUTPUT_STEP_DROP)
+                                return (int) n; /* the pipe's own: into /dev/null cannot fail */
+                        file_failed(r, (int) n);
+                        continue;
                 }
                 account(r, &step, (uint64_t) n);
                 moved += (uint64_t) n;
@@ -476,7 +558,11 @@ static void compact(OutputRelay *r) {
                 k = negative_errno();
         if (k < 0) {
                 log_warning_errno(k, "Job %s: cannot record its output in order: %m", r->job_id);
-                (void) unlinkat(r->dir_fd, JOB_OUTPUT_NEW_FILE, 0);
+                /* The state may name output.new already (a store that went
+                 * through, or half of it): it goes only once the state names
+                 * the ring again, or else readers would find neither. */
+                if (output_state_store(r->state_fd, &r->known, r->output_ino) >= 0)
+                        (void) unlinkat(r->dir_fd, JOB_OUTPUT_NEW_FILE, 0);
                 return;
         }
         if (renameat(r->dir_fd, JOB_OUTPUT_NEW_FILE, r->dir_fd, JOB_OUTPUT_FILE) < 0) {
@@ -510,6 +596,7 @@ void output_relay_finish(OutputRelay *r) {
                             r->job_id);
         if (r->layout.phase == OUTPUT_RING && !r->blind)
                 compact(r);
+        drop_unused_state(r);
 }
 
 void output_relay_summary(const OutputRelay *r, uint64_t *ret_bytes, uint64_t *ret_dropped) {

@@ -21,7 +21,7 @@ typedef struct OutputRelay {
         int pipe_fd;           /* the read end, non-blocking */
         int output_fd;         /* `output` */
         int tail_fd;           /* `output.tail`, made when the ring is */
-        int state_fd;          /* `output.state`, made when the layout leaves LINEAR */
+        int state_fd;          /* `output.state`, made (empty) at the start */
         int null_fd;           /* where dropped bytes go */
         uint64_t output_ino;
         uint64_t keep_free;
@@ -29,6 +29,7 @@ typedef struct OutputRelay {
         OutputLayout layout;   /* as the supervisor has it */
         OutputLayout known;    /* as readers know it: published, or `output` itself while LINEAR */
         bool blind;            /* the state cannot be published: drop, change nothing readers know */
+        bool broken;           /* an output file failed, not for want of room: drop from now on */
         uint64_t blind_dropped;
         bool grew_pipe;
         uint64_t hold_until;   /* CLOCK_MONOTONIC µs: the pipe waits until then (a job writing a lot) */
@@ -37,6 +38,7 @@ typedef struct OutputRelay {
         bool eof;
         uint64_t checked_total; /* layout.total and the time at the last look at the free space */
         uint64_t checked_usec;
+        uint64_t check_interval; /* bytes until the next look */
 } OutputRelay;
 
 #define OUTPUT_RELAY_NULL                                                                   \
@@ -54,7 +56,9 @@ void output_relay_done(OutputRelay *r);
 /* Relay what the pipe has now, at most about budget bytes (so that the
  * caller's loop goes on serving signals and timers). 1 at EOF (every writer
  * closed its end and all was read), 0 when the pipe is empty or the budget
- * used up, < 0 on an error of the pipe itself. */
+ * used up, < 0 on an error of the pipe itself only: an output file that
+ * fails has the output dropped (and counted), the pipe drained all the
+ * same, so the job never blocks on its output. */
 int output_relay_pump(OutputRelay *r, uint64_t budget);
 
 /* How long the caller's loop should leave the pipe alone (µs), to let a job

@@ -140,8 +140,8 @@ static int make_timerfd(uint64_t usec) {
 static void relay_output(Supervisor *s) {
         int r = output_relay_pump(&s->output, RELAY_BUDGET);
         if (r < 0) {
-                /* The pipe itself failed (it cannot, short of a kernel bug):
-                 * stop looking at it rather than spin. */
+                /* The pipe itself failed (a failing output file only drops
+                 * the output): stop looking at it rather than spin. */
                 log_error_errno(r, "Job %s: cannot read its output: %m", s->spec.id);
                 s->output.eof = true;
         }

@@ -227,6 +227,31 @@ test_a_background_writer_does_not_hold_the_end() {
 	assert_eq "output" "$(ls "$STATE/jobs/$id" | grep output | xargs)" "the job's output files"
 }
 
+# OutputMaxBytesPerUser= counts what a user's ended jobs keep on disk, not
+# what they wrote: a job that wrote 3M and kept 64K is 64K of it.
+test_the_per_user_limit_counts_the_output_kept_not_what_was_written() {
+	ensure_user outquota
+	BGRUN=$(command -v bgrun)
+	with_limits OutputMaxBytes=64K OutputMaxBytesPerUser=100K
+	run_as() { as_user outquota "$BGRUN" run -C /home/outquota -- "$1"; }
+	first=$(run_as 'echo first') || fail "launch failed"
+	bgrun wait "$first" >/dev/null
+	big=$(run_as 'head -c 3000000 /dev/zero') || fail "launch failed"
+	bgrun wait "$big" >/dev/null
+	assert_eq 3000000 "$(jget "$big" .output_bytes)" "output_bytes: what it wrote"
+	assert_le "$(stat -c %s "$STATE/jobs/$big/output")" 70000 "what it kept"
+	bgrun status "$first" >/dev/null ||
+		fail "3M written but 64K kept counted as more than OutputMaxBytesPerUser=100K: the first record was forgotten"
+	# The same when bgrund reads the records back.
+	systemctl restart bgrund.service || fail "bgrund did not restart"
+	bgrun status "$first" >/dev/null || fail "the first record was forgotten when bgrund started again"
+	# What is kept does count: another 64K makes the oldest records go.
+	big2=$(run_as 'head -c 3000000 /dev/zero') || fail "launch failed"
+	bgrun wait "$big2" >/dev/null
+	expect_fail bgrun status "$first"
+	bgrun status "$big2" >/dev/null || fail "the latest record was forgotten"
+}
+
 # The real state directory back as it was, whatever failed: the test's
 # jobs ended (so no supervisor holds the tmpfs), bgrund stopped, unmounted.
 keep_free_cleanup() {
@@ -276,6 +301,13 @@ test_keep_free_spares_the_records_of_others() {
 	free=$(($(stat -f -c '%a * %S' "$STATE")))
 	((free >= 16 << 20)) || fail "only $free bytes left free on a 64M filesystem with KeepFree=32M"
 	assert_eq running "$(job_status "$a")" "alice's job runs on, its output dropped"
+	# Dropped for KeepFree=, far more than its cap of 1G explains: the
+	# record says so while the job runs, from the output's layout.
+	rec=$(bgrun status "$a" --json)
+	assert_eq true "$(jq -r .output_truncated <<<"$rec")" "alice's output_truncated while running"
+	written=$(jq -r .output_bytes <<<"$rec") dropped=$(jq -r .output_dropped_bytes <<<"$rec")
+	((dropped > written - (1 << 30))) ||
+		fail "alice's job running: $dropped of $written bytes dropped, only what the cap of 1G explains"
 	bgrun kill "$a" >/dev/null
 	rec=$(bgrun status "$a" --json)
 	assert_eq true "$(jq -r .output_truncated <<<"$rec")" "alice's output_truncated"

@@ -68,11 +68,26 @@ static bool model_low(Model *m) {
         return output_layout_low_space(&m->l);
 }
 
+static void check_reads(const Model *m);
+
 static bool model_back(Model *m) {
-        if (!output_layout_space_back(&m->l))
+        bool reclaim;
+        uint64_t origin = m->l.ring_origin;
+        if (!output_layout_space_back(&m->l, &reclaim))
                 return false;
-        m->ring_size = 0;
+        if (m->l.ring_origin != origin || m->l.total == origin)
+                m->ring_size = 0; /* started over: the file is emptied */
+        if (reclaim)
+                m->main_size = m->l.head;
+        check_reads(m);
         return true;
+}
+
+static bool model_end(Model *m) {
+        bool reclaim = output_layout_end_ring(&m->l);
+        if (reclaim)
+                m->main_size = m->l.head;
+        return reclaim;
 }
 
 static void model_done(Model *m) {
@@ -364,7 +379,81 @@ Test(output_layout, low_space_shrinks_a_ring_that_has_not_wrapped) {
         cr_assert_eq(m.ring_size, 20, "it did not grow");
         cr_assert_eq(output_layout_dropped(&m.l), 320 - 50 - 20);
         check_compacted(&m, 50, 20);
-        cr_assert_not(model_back(&m), "a ring in use keeps its size");
+        /* Space back: not shrunk for good. The ring wrapped in its small
+         * size, so it starts over at its full size; what it held is
+         * dropped with the middle. */
+        cr_assert(model_back(&m), "a shrunk ring gets its size back");
+        cr_assert_eq(m.l.ring_size, 50);
+        cr_assert_eq(output_layout_dropped(&m.l), 320 - 50);
+        check_compacted(&m, 50, 0);
+        model_write(&m, 200, 7);
+        cr_assert_eq(m.ring_size, 50, "the ring grew back to its size");
+        check_compacted(&m, 50, 50);
+        model_done(&m);
+}
+
+Test(output_layout, space_back_before_the_shrunk_ring_wrapped_keeps_its_bytes) {
+        Model m;
+        model_init(&m, 100, 256);
+        model_write(&m, 120, 7);
+        uint64_t dropped = output_layout_dropped(&m.l);
+        cr_assert(model_low(&m));
+        cr_assert_eq(m.l.ring_size, 20);
+        cr_assert(model_back(&m));
+        cr_assert_eq(m.l.ring_size, 50, "grown in place");
+        cr_assert_eq(output_layout_dropped(&m.l), dropped, "nothing dropped for it");
+        check_compacted(&m, 50, 50);
+        model_write(&m, 30, 7);
+        check_compacted(&m, 50, 50);
+        model_write(&m, 100, 9);
+        check_compacted(&m, 50, 50);
+        model_done(&m);
+}
+
+Test(output_layout, space_back_after_a_drop_gives_output_its_room_back) {
+        /* Low before the cap: `output` holds more than the head, and the
+         * tail goes on from it when space is back at once. */
+        Model m;
+        model_init(&m, 100, 256);
+        model_write(&m, 70, 8);
+        cr_assert(model_low(&m));
+        cr_assert(model_back(&m));
+        model_write(&m, 10, 3);
+        cr_assert_eq(output_layout_dropped(&m.l), 0);
+        check_compacted(&m, 50, 30);
+        model_done(&m);
+}
+
+Test(output_layout, a_ring_that_can_take_no_more_ends_the_tail) {
+        /* A full ring whose overwrite fails (copy-on-write, no room). */
+        Model m;
+        model_init(&m, 100, 256);
+        model_write(&m, 200, 7);
+        cr_assert_not(output_layout_needs_space(&m.l), "full");
+        uint64_t gen = m.l.generation;
+        cr_assert_not(model_end(&m), "`output` held only the head");
+        cr_assert_gt(m.l.generation, gen);
+        check_reads(&m);
+        check_compacted(&m, 50, 0);
+        uint8_t buf[OUTPUT_STATE_SIZE];
+        OutputLayout d;
+        output_state_encode(&m.l, 7, buf);
+        cr_assert_eq(output_state_decode(buf, sizeof buf, &d, NULL), 0, "publishable");
+        model_write(&m, 30, 7);
+        cr_assert_eq(output_layout_dropped(&m.l), 180, "dropped until space is back");
+        cr_assert(model_back(&m));
+        model_write(&m, 30, 7);
+        check_compacted(&m, 50, 30);
+
+        /* Past the head, the tail still in `output`: its room goes back. */
+        model_done(&m);
+        model_init(&m, 100, 256);
+        model_write(&m, 80, 8);
+        cr_assert(model_low(&m));
+        cr_assert(model_end(&m), "`output` is shortened to the head");
+        cr_assert_eq(m.main_size, 50);
+        check_reads(&m);
+        check_compacted(&m, 50, 0);
         model_done(&m);
 }
 
@@ -384,9 +473,10 @@ Test(output_layout, random_writes_and_free_space_changes) {
                 uint64_t cap = 1 + (uint64_t) (rand() % 40);
                 model_init(&m, cap, 512);
                 for (int i = 0; i < 12; i++) {
-                        switch (rand() % 4) {
+                        switch (rand() % 5) {
                         case 0: (void) model_low(&m); break;
                         case 1: (void) model_back(&m); break;
+                        case 2: if (rand() % 3 == 0) (void) model_end(&m); break;
                         default: break;
                         }
                         model_write(&m, (uint64_t) (rand() % 30), 1 + (uint64_t) (rand() % 9));

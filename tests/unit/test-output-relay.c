@@ -3,11 +3,20 @@
  * read back as bgrund reads them. No root, no job: this process writes. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,9 +35,72 @@ static void setup(void) {
         cr_assert_geq(dir_fd, 0);
 }
 
+static bool mounted;
+
 static void teardown(void) {
         safe_close(dir_fd);
+        if (mounted)
+                (void) umount2(dir, MNT_DETACH);
         rm_rf_at(AT_FDCWD, dir);
+}
+
+static bool write_string(const char *path, const char *s) {
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        return fd >= 0 && write(fd, s, strlen(s)) == (ssize_t) strlen(s);
+}
+
+/* The test's directory becomes a tmpfs of size bytes, in a mount namespace
+ * of this test's process alone: a filesystem that fills up for real. As
+ * root, or else in a user namespace (which a process with threads, as
+ * Criterion may make it, cannot enter). */
+static void use_small_filesystem(uint64_t size) {
+        char map[64], opts[64];
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
+        if (unshare(CLONE_NEWNS) < 0) {
+                if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+                        rm_rf_at(AT_FDCWD, dir); /* the suite's fini does not run after a skip */
+                        cr_skip_test("needs CAP_SYS_ADMIN or a user namespace of its own to mount a tmpfs "
+                                     "(unshare: %s)", strerror(errno));
+                }
+                snprintf(map, sizeof map, "0 %u 1", (unsigned) uid);
+                cr_assert(write_string("/proc/self/uid_map", map));
+                cr_assert(write_string("/proc/self/setgroups", "deny"));
+                snprintf(map, sizeof map, "0 %u 1", (unsigned) gid);
+                cr_assert(write_string("/proc/self/gid_map", map));
+        }
+        cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+        snprintf(opts, sizeof opts, "size=%llu,mode=0700", (unsigned long long) size);
+        if (mount("bgrun-test", dir, "tmpfs", 0, opts) < 0) {
+                rm_rf_at(AT_FDCWD, dir);
+                cr_skip_test("needs to mount a tmpfs in a user namespace (%s)", strerror(errno));
+        }
+        mounted = true;
+        safe_close(dir_fd);
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_geq(dir_fd, 0);
+}
+
+static uint64_t free_bytes(void) {
+        struct statvfs sv;
+        cr_assert_eq(fstatvfs(dir_fd, &sv), 0);
+        return (uint64_t) sv.f_bavail * sv.f_frsize;
+}
+
+/* fsync() of fd fails with EIO from now on in this process (a disk that
+ * fails to write back). */
+static void fail_fsync_of(int fd) {
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 0, 3),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) fd, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = ELEMENTSOF(f), .filter = f };
+        cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        cr_assert_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0, "seccomp: %s", strerror(errno));
 }
 
 TestSuite(output_relay, .init = setup, .fini = teardown);
@@ -41,18 +113,19 @@ static bool exists(const char *name) {
         return faccessat(dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* A job that writes total bytes in writes of chunk, relayed as the
- * supervisor does between its other work; then its end. */
-static void run_job(OutputRelay *r, uint64_t cap, uint64_t keep_free, uint64_t total, size_t chunk) {
+static void open_relay(OutputRelay *r, uint64_t cap, uint64_t keep_free, int *ret_w) {
         JobSpec spec = { .id = "abc0123456", .output_max_bytes = cap, .keep_free = keep_free };
         const char *step = NULL;
-        int w = -EBADF;
         *r = OUTPUT_RELAY_NULL;
-        cr_assert_eq(output_relay_open(r, dir_fd, &spec, &w, &step), 0, "%s", step);
+        cr_assert_eq(output_relay_open(r, dir_fd, &spec, ret_w, &step), 0, "%s", step);
+}
 
+/* The job writes bytes [from, to) of its output in writes of chunk,
+ * relayed as the supervisor does between its other work. */
+static void job_writes(OutputRelay *r, int w, uint64_t from, uint64_t to, size_t chunk) {
         uint8_t *buf = malloc(chunk);
-        for (uint64_t at = 0; at < total;) {
-                size_t n = (size_t) MIN((uint64_t) chunk, total - at);
+        for (uint64_t at = from; at < to;) {
+                size_t n = (size_t) MIN((uint64_t) chunk, to - at);
                 for (size_t i = 0; i < n; i++)
                         buf[i] = job_byte(at + i);
                 cr_assert_eq(loop_write(w, buf, n), 0);
@@ -61,6 +134,13 @@ static void run_job(OutputRelay *r, uint64_t cap, uint64_t keep_free, uint64_t t
                 cr_assert_geq(output_relay_pump(r, UINT64_C(8) << 20), 0);
         }
         free(buf);
+}
+
+/* A job that writes total bytes in writes of chunk; then its end. */
+static void run_job(OutputRelay *r, uint64_t cap, uint64_t keep_free, uint64_t total, size_t chunk) {
+        int w = -EBADF;
+        open_relay(r, cap, keep_free, &w);
+        job_writes(r, w, 0, total, chunk);
         safe_close(w);
         output_relay_finish(r);
         cr_assert(r->eof);
@@ -222,6 +302,7 @@ Test(output_relay, the_command_end_is_the_only_writer) {
 typedef struct Pumping {
         OutputRelay *relay;
         volatile bool done;
+        int error; /* what failed in the thread: Criterion asserts only in the main one */
 } Pumping;
 
 static void *pump_until_eof(void *userdata) {
@@ -229,9 +310,14 @@ static void *pump_until_eof(void *userdata) {
         while (!p->relay->eof) {
                 struct pollfd q = { .fd = p->relay->pipe_fd, .events = POLLIN };
                 (void) poll(&q, 1, -1);
-                cr_assert_geq(output_relay_pump(p->relay, UINT64_C(1) << 20), 0);
+                int k = output_relay_pump(p->relay, UINT64_C(1) << 20);
+                if (k < 0) {
+                        p->error = k;
+                        break;
+                }
         }
-        output_relay_finish(p->relay);
+        if (p->error == 0)
+                output_relay_finish(p->relay);
         p->done = true;
         return NULL;
 }
@@ -250,6 +336,7 @@ Test(output_relay, a_reader_never_gets_a_replaced_byte) {
         pid_t pid = fork();
         cr_assert_geq(pid, 0);
         if (pid == 0) {
+                safe_close(r.pipe_fd); /* EPIPE rather than blocked for good if the test fails */
                 uint8_t buf[3000]; /* not a divisor of anything here */
                 for (uint64_t at = 0; at < total;) {
                         size_t n = (size_t) MIN((uint64_t) sizeof buf, total - at);
@@ -283,6 +370,7 @@ Test(output_relay, a_reader_never_gets_a_replaced_byte) {
                 offset = reads % 3 == 0 ? 0 : reads % 3 == 1 ? start + n : t_total > 1000 ? t_total - 1000 : 0;
         }
         cr_assert_eq(pthread_join(t, NULL), 0);
+        cr_assert_eq(p.error, 0, "the relay failed: %s", strerror(-p.error));
         int status;
         cr_assert_eq(waitpid(pid, &status, 0), pid);
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -292,5 +380,147 @@ Test(output_relay, a_reader_never_gets_a_replaced_byte) {
         output_relay_summary(&r, &bytes, &dropped);
         cr_assert_eq(bytes, total);
         check_compacted(4096, total);
+        output_relay_done(&r);
+}
+
+/* --- the files fail ------------------------------------------------------ */
+
+/* Relay until EOF, with the job writing in a process of its own (so it
+ * may block on the pipe as a job does): total bytes, then its end. */
+static void relay_a_writer(OutputRelay *r, int w, uint64_t total) {
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                /* Only the test holds the read end: if it fails, this
+                 * writer gets EPIPE rather than block for good. */
+                safe_close(r->pipe_fd);
+                uint8_t buf[4096];
+                for (uint64_t at = 0; at < total;) {
+                        size_t n = (size_t) MIN((uint64_t) sizeof buf, total - at);
+                        for (size_t i = 0; i < n; i++)
+                                buf[i] = job_byte(at + i);
+                        if (loop_write(w, buf, n) < 0)
+                                _exit(1);
+                        at += n;
+                }
+                _exit(0);
+        }
+        safe_close(w);
+        while (!r->eof) {
+                struct pollfd q = { .fd = r->pipe_fd, .events = POLLIN };
+                cr_assert_eq(poll(&q, 1, 10000), 1, "the pipe went quiet: the job is stuck");
+                cr_assert_geq(output_relay_pump(r, UINT64_C(8) << 20), 0, "the relay stopped reading the pipe");
+        }
+        output_relay_finish(r);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the job could not write all of it");
+}
+
+Test(output_relay, an_output_file_that_fails_drops_the_output_not_the_job) {
+        /* splice() into a file in append mode fails with EINVAL, as it does
+         * on a filesystem that cannot splice: not "no room", and not the
+         * pipe's fault. */
+        OutputRelay r;
+        int w;
+        open_relay(&r, 1 << 20, 0, &w);
+        cr_assert_eq(fcntl(r.output_fd, F_SETFL, O_APPEND), 0);
+        relay_a_writer(&r, w, 1 << 20);
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, 1 << 20, "all of it was read");
+        cr_assert_eq(dropped, 1 << 20, "and counted as dropped");
+        uint64_t b, d;
+        cr_assert_eq(job_store_output_counts(dir_fd, &b, &d), 0);
+        cr_assert_eq(b, 1 << 20, "readers know what was written");
+        cr_assert_eq(d, 1 << 20, "and what was dropped");
+        output_relay_done(&r);
+}
+
+Test(output_relay, a_compaction_that_cannot_be_recorded_leaves_the_output_readable) {
+        /* The new state is written, its fsync fails: the state must not
+         * name a file that is then removed. */
+        OutputRelay r;
+        int w;
+        const uint64_t total = 100000;
+        open_relay(&r, 4096, 0, &w);
+        job_writes(&r, w, 0, total, 1000);
+        safe_close(w);
+        cr_assert_geq(r.state_fd, 0);
+        fail_fsync_of(r.state_fd);
+        output_relay_finish(&r);
+        cr_assert(r.eof);
+
+        uint8_t buf[100];
+        size_t n;
+        uint64_t start, t;
+        cr_assert_eq(output_store_read(dir_fd, total - 100, buf, sizeof buf, &start, &n, &t), 0);
+        cr_assert_eq(n, 100, "the last bytes are still found");
+        cr_assert_eq(start, total - 100);
+        for (size_t i = 0; i < n; i++)
+                cr_assert_eq(buf[i], job_byte(start + i));
+        cr_assert_eq(output_store_read(dir_fd, 0, buf, sizeof buf, &start, &n, &t), 0);
+        cr_assert_eq(n, 100, "and the first ones");
+        cr_assert_not(exists(JOB_OUTPUT_NEW_FILE));
+        output_relay_done(&r);
+}
+
+Test(output_relay, keep_free_is_not_overrun_by_more_than_a_share_of_the_margin) {
+        /* 1 MiB above KeepFree= when the job starts: looked at again
+         * before it wrote much of that, not after 4 MiB. */
+        use_small_filesystem(UINT64_C(32) << 20);
+        OutputRelay r;
+        int w;
+        open_relay(&r, UINT64_C(1) << 30, 0, &w);
+        uint64_t margin = UINT64_C(1) << 20;
+        r.keep_free = free_bytes() - margin;
+        job_writes(&r, w, 0, UINT64_C(8) << 20, 65536);
+        safe_close(w);
+        output_relay_finish(&r);
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, UINT64_C(8) << 20);
+        cr_assert_leq(bytes - dropped, margin + (UINT64_C(128) << 10), "kept %llu with a margin of %llu",
+                      (unsigned long long) (bytes - dropped), (unsigned long long) margin);
+        cr_assert_geq(bytes - dropped, margin - (UINT64_C(128) << 10));
+        output_relay_done(&r);
+}
+
+Test(output_relay, output_is_kept_again_once_a_full_filesystem_has_room) {
+        /* The filesystem fills up while the output is still LINEAR (no
+         * state yet), then room comes back: the last output is kept. */
+        use_small_filesystem(UINT64_C(1) << 20);
+        {
+                _cleanup_close_ int fd = openat(dir_fd, "ballast", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+                cr_assert_geq(fd, 0);
+                static uint8_t zero[512 << 10];
+                cr_assert_eq(loop_write(fd, zero, sizeof zero), 0);
+        }
+        OutputRelay r;
+        int w;
+        open_relay(&r, UINT64_C(64) << 20, 0, &w);
+        job_writes(&r, w, 0, UINT64_C(1) << 20, 4096);
+        cr_assert(r.warned_low, "the filesystem filled up");
+        cr_assert_eq(unlinkat(dir_fd, "ballast", 0), 0);
+        const uint64_t total = (UINT64_C(1) << 20) + (UINT64_C(192) << 10);
+        job_writes(&r, w, UINT64_C(1) << 20, total, 4096);
+        safe_close(w);
+        output_relay_finish(&r);
+
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, total);
+        uint8_t buf[100];
+        size_t n;
+        uint64_t start, t;
+        cr_assert_eq(output_store_read(dir_fd, total - 100, buf, sizeof buf, &start, &n, &t), 0);
+        cr_assert_eq(t, total, "readers know all that was written");
+        cr_assert_eq(n, 100, "the last output is kept");
+        cr_assert_eq(start, total - 100);
+        for (size_t i = 0; i < n; i++)
+                cr_assert_eq(buf[i], job_byte(start + i));
+        OutputLayout l;
+        cr_assert_eq(output_store_layout(dir_fd, &l), 0);
+        cr_assert_eq(output_layout_dropped(&l), dropped, "what readers see dropped is what was");
         output_relay_done(&r);
 }
