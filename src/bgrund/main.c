@@ -9,6 +9,7 @@
 
 #include "build-config.h"
 #include "config.h"
+#include "bus-listen.h"
 #include "bus-service.h"
 #include "job-store.h"
 #include "log.h"
@@ -20,6 +21,7 @@ static const char *arg_config = BGRUN_CONFIG_FILE;
 static const char *arg_config_dropins = BGRUN_CONFIG_DROPIN_DIR;
 static int arg_mode = -1;
 static bool arg_check_config = false;
+static const char *arg_listen = NULL;
 
 static void help(void) {
         printf("%s [OPTIONS...]\n\n"
@@ -29,12 +31,14 @@ static void help(void) {
                "     --state-dir=DIR              Where job records live (default %s)\n"
                "     --config=FILE                Configuration file (default %s)\n"
                "     --containment-mode=MODE      enforcing or report-only; overrides the file\n"
-               "     --check-config               Load the configuration, report, and exit\n",
-               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE);
+               "     --check-config               Load the configuration, report, and exit\n"
+               "     --listen[=ADDRESS]           Also serve the API peer to peer on ADDRESS\n"
+               "                                  (default %s)\n",
+               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE, BUS_LISTEN_ADDRESS_SYSTEM);
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK, ARG_LISTEN };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -42,6 +46,7 @@ static int parse_argv(int argc, char **argv) {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "containment-mode", required_argument, NULL, ARG_MODE },
                 { "check-config", no_argument, NULL, ARG_CHECK },
+                { "listen", optional_argument, NULL, ARG_LISTEN },
                 {}
         };
         int c;
@@ -61,6 +66,7 @@ static int parse_argv(int argc, char **argv) {
                                                        optarg);
                         break;
                 case ARG_CHECK: arg_check_config = true; break;
+                case ARG_LISTEN: arg_listen = optarg ?: BUS_LISTEN_ADDRESS_SYSTEM; break;
                 default: return -EINVAL;
                 }
         if (optind < argc)
@@ -117,7 +123,7 @@ static int run(int argc, char **argv) {
                 return r;
         /* Freed first: it holds calls waiting on the runtime's jobs. */
         _cleanup_(bus_service_freep) BusService *bus = NULL;
-        r = bus_service_new(&bus, rt);
+        r = bus_service_new(&bus, rt, arg_listen);
         if (r < 0)
                 return r;
 
