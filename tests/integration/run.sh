@@ -82,7 +82,13 @@ for f in "${files[@]}"; do
 			;;
 		esac
 		# bgrund must survive every test.
-		if ! systemctl is-active -q bgrund.service; then
+		if [[ ${BGRUN_SANDBOX_KIND:-} == container ]]; then
+			if ! "$BGRUN_SANDBOX_BGRUND" pid >/dev/null; then
+				echo "not ok  $name: bgrund is not running afterwards"
+				failed=$((failed + 1)); failures+=("$name (bgrund down)")
+				"$BGRUN_SANDBOX_BGRUND" start
+			fi
+		elif ! systemctl is-active -q bgrund.service; then
 			echo "not ok  $name: bgrund is not active afterwards"
 			failed=$((failed + 1)); failures+=("$name (bgrund down)")
 			systemctl reset-failed bgrund.service >/dev/null 2>&1
