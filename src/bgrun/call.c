@@ -42,8 +42,40 @@ static const char *bus_error_text(const sd_bus_error *error, int r) {
         return strerror(r < 0 ? -r : r);
 }
 
+static bool errno_means_nobody_there(int r) {
+        return r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN || r == -ENOTDIR;
+}
+
+/* What bus_connect() reached, for the line that says bgrund is missing. */
+static enum {
+        REACHED_SYSTEM_BUS,
+        REACHED_USER_BUS,
+        REACHED_REMOTE,
+        REACHED_BUS_ADDRESS,  /* a bus at an address given */
+        REACHED_LISTEN,       /* a bgrund --listen socket, or nothing at all */
+} reached = REACHED_SYSTEM_BUS;
+static const char *reached_where = NULL; /* the host or the address */
+
 static void log_daemon_missing(void) {
-        log_error("bgrund is not running (start it with: systemctl start bgrund.service)");
+        switch (reached) {
+        case REACHED_SYSTEM_BUS:
+                log_error("bgrund is not running (start it with: systemctl start bgrund.service)");
+                break;
+        case REACHED_USER_BUS:
+                log_error("bgrund --user is not running (start it with: systemctl --user start bgrund.service)");
+                break;
+        case REACHED_REMOTE:
+                log_error("bgrund is not running on %s (start it there with: systemctl start bgrund.service)",
+                          reached_where);
+                break;
+        case REACHED_BUS_ADDRESS:
+                log_error("bgrund is not on the bus at %s.", reached_where);
+                break;
+        case REACHED_LISTEN:
+                log_error("bgrund is not running: no bus, and nothing listens on %s "
+                          "(start bgrund --listen, or bgrund.service where there is a bus)", reached_where);
+                break;
+        }
 }
 
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r) {
@@ -52,6 +84,15 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
 
         if (bus_error_means_daemon_missing(error)) {
                 log_daemon_missing();
+                return r;
+        }
+        if (!sd_bus_error_is_set(error) && errno_means_nobody_there(r)) {
+                /* The connection itself went: a bgrund --listen that stopped,
+                 * or ssh that could not reach the host. */
+                if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
+                        log_error("Lost the connection to the bus during %s: %s", method, strerror(-r));
+                else
+                        log_error("Lost the connection to %s during %s: %s", reached_where, method, strerror(-r));
                 return r;
         }
 
@@ -83,33 +124,147 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
         return r;
 }
 
-int bus_connect(sd_bus **ret) {
+static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        const char *address;
         int r;
 
-        address = getenv("BGRUN_BUS_ADDRESS");
-        if (address && address[0]) {
-                r = sd_bus_new(&bus);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to allocate bus: %m");
-                r = sd_bus_set_address(bus, address);
-                if (r < 0)
-                        return log_error_errno(r, "Invalid bus address '%s': %m", address);
-                r = sd_bus_set_bus_client(bus, true);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to set bus client mode: %m");
-                r = sd_bus_start(bus);
-        } else
-                r = sd_bus_open_system(&bus);
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, bus_client);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
 
-        if (r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN) {
-                /* No bus at all: for the user that is the same as no bgrund. */
+/* Any address: a bus (which wants Hello first) or bgrund --listen (peer to
+ * peer, which does not know Hello). Try a bus; if the peer turns Hello down,
+ * it is bgrund itself. */
+static int bus_open_any_address(const char *address, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *unique;
+        int r;
+
+        r = bus_open_address(address, true, &bus);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_get_unique_name(bus, &unique); /* waits for the answer to Hello */
+        if (r >= 0) {
+                reached = REACHED_BUS_ADDRESS;
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+        if (errno_means_nobody_there(r))
+                return r;
+
+        log_debug_errno(r, "No bus at %s (Hello: %m), talking to bgrund directly.", address);
+        bus = sd_bus_flush_close_unref(bus);
+        reached = REACHED_LISTEN;
+        return bus_open_address(address, false, ret);
+}
+
+/* Where bgrund --listen would be for target, with no bus to reach. */
+static int listen_address(const BusTarget *target, char **ret) {
+        const char *runtime_dir;
+
+        if (target->transport != BUS_TRANSPORT_USER) {
+                *ret = strdup(BGRUN_LISTEN_ADDRESS_SYSTEM);
+                return *ret ? 0 : -ENOMEM;
+        }
+
+        runtime_dir = getenv("XDG_RUNTIME_DIR");
+        if (!runtime_dir || runtime_dir[0] != '/')
+                return -ENXIO;
+        return asprintf(ret, "unix:path=%s/" BGRUN_LISTEN_SOCKET_USER, runtime_dir) < 0 ? -ENOMEM : 0;
+}
+
+bool bus_target_is_remote(const BusTarget *target) {
+        return target->host;
+}
+
+static const char *address_from_environment(void) {
+        const char *e;
+
+        e = getenv("BGRUN_ADDRESS");
+        if (e && e[0])
+                return e;
+        e = getenv("BGRUN_BUS_ADDRESS"); /* its older name */
+        if (e && e[0])
+                return e;
+        return NULL;
+}
+
+int bus_connect(const BusTarget *target, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        static char *fallback = NULL;
+        const char *address = target->address;
+        int r;
+
+        if (target->host) {
+                reached = REACHED_REMOTE;
+                reached_where = target->host;
+                r = sd_bus_open_system_remote(&bus, target->host);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to connect to %s: %m", target->host);
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+
+        if (!address && !target->transport_given)
+                address = address_from_environment();
+
+        if (address) {
+                reached = REACHED_BUS_ADDRESS;
+                reached_where = address;
+                r = bus_open_any_address(address, &bus);
+                if (errno_means_nobody_there(r))
+                        return log_error_errno(r, "Nothing listens on %s (%m): is bgrund --listen, or the bus, there?",
+                                               address);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to connect to %s: %m", address);
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+
+        if (target->transport == BUS_TRANSPORT_USER) {
+                reached = REACHED_USER_BUS;
+                r = sd_bus_open_user(&bus);
+        } else {
+                reached = REACHED_SYSTEM_BUS;
+                r = sd_bus_open_system(&bus);
+        }
+        if (r >= 0) {
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+        if (!errno_means_nobody_there(r) && r != -ENOMEDIUM)
+                return log_error_errno(r, "Failed to connect to the %s bus: %m",
+                                       target->transport == BUS_TRANSPORT_USER ? "user" : "system");
+
+        /* No bus at all (a container): bgrund --listen's default socket. */
+        r = listen_address(target, &fallback);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "No user bus, and XDG_RUNTIME_DIR is not set to find bgrund --listen.");
+
+        reached = REACHED_LISTEN;
+        reached_where = fallback;
+        r = bus_open_address(fallback, false, &bus);
+        if (errno_means_nobody_there(r)) {
                 log_daemon_missing();
                 return r;
         }
         if (r < 0)
-                return log_error_errno(r, "Failed to connect to the %s bus: %m", address ? "bgrun" : "system");
+                return log_error_errno(r, "Failed to connect to %s: %m", fallback);
 
         *ret = TAKE_PTR(bus);
         return 0;

@@ -6,13 +6,37 @@
  * negative error. */
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #define USEC_INFINITY UINT64_MAX
 
-/* $BGRUN_BUS_ADDRESS if set, else the system bus. */
-int bus_connect(sd_bus **ret);
+/* Where bgrund is reached: --system (the default), --user, -H HOST or
+ * --address ADDRESS. */
+typedef enum BusTransport {
+        BUS_TRANSPORT_SYSTEM,
+        BUS_TRANSPORT_USER,
+} BusTransport;
+
+typedef struct BusTarget {
+        BusTransport transport;
+        bool transport_given;   /* --user or --system on the command line */
+        const char *host;       /* -H [USER@]HOST: the system bus there, through ssh */
+        const char *address;    /* --address: any D-Bus address, a bus or bgrund --listen */
+} BusTarget;
+
+/* The default sockets of bgrund --listen, used where there is no bus. */
+#define BGRUN_LISTEN_ADDRESS_SYSTEM "unix:path=/run/bgrun/bus"
+#define BGRUN_LISTEN_SOCKET_USER "bgrun/bus" /* below $XDG_RUNTIME_DIR */
+
+/* Connects to bgrund as target says; with neither -H nor --address,
+ * $BGRUN_ADDRESS (or the older $BGRUN_BUS_ADDRESS) unless --user/--system
+ * was given; with no bus at all, the default socket of bgrund --listen. */
+int bus_connect(const BusTarget *target, sd_bus **ret);
+
+/* The target connected to: -H sends nothing of the local environment. */
+bool bus_target_is_remote(const BusTarget *target);
 
 /* A new call of method on bgrund's Manager. */
 int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret);

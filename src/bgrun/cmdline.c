@@ -16,7 +16,8 @@
 
 static const Verb verbs[] = {
         { "run", 2, VERB_ANY,
-          OPTION_SESSION | OPTION_DIRECTORY | OPTION_TIMEOUT | OPTION_SETENV | OPTION_PROPERTY | OPTION_WAIT | OPTION_JSON,
+          OPTION_SESSION | OPTION_DIRECTORY | OPTION_TIMEOUT | OPTION_SETENV | OPTION_PROPERTY | OPTION_WAIT | OPTION_JSON |
+          OPTION_QUIET,
           verb_run },
         { "status", 2, 2, OPTION_JSON, verb_status },
         { "show", 2, 2, OPTION_JSON, verb_status },
@@ -41,6 +42,7 @@ static const struct {
         { OPTION_WAIT, "--wait" },
         { OPTION_JSON, "--json" },
         { OPTION_FOLLOW, "--follow" },
+        { OPTION_QUIET, "--quiet" },
 };
 
 static void help(void) {
@@ -120,6 +122,9 @@ int parse_argv(Args *args, int argc, char *argv[]) {
                 ARG_VERSION = 0x100,
                 ARG_WAIT,
                 ARG_JSON,
+                ARG_USER,
+                ARG_SYSTEM,
+                ARG_ADDRESS,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -132,6 +137,11 @@ int parse_argv(Args *args, int argc, char *argv[]) {
                 { "wait", no_argument, NULL, ARG_WAIT },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "follow", no_argument, NULL, 'f' },
+                { "quiet", no_argument, NULL, 'q' },
+                { "user", no_argument, NULL, ARG_USER },
+                { "system", no_argument, NULL, ARG_SYSTEM },
+                { "host", required_argument, NULL, 'H' },
+                { "address", required_argument, NULL, ARG_ADDRESS },
                 {},
         };
         int c, r;
@@ -145,7 +155,7 @@ int parse_argv(Args *args, int argc, char *argv[]) {
         optind = 0;
         opterr = 0;
         for (;;) {
-                c = getopt_long(argc, argv, "+:hs:C:t:E:p:f", options, NULL);
+                c = getopt_long(argc, argv, "+:hs:C:t:E:p:fH:q", options, NULL);
                 if (c < 0) {
                         bool after_dashes;
 
@@ -231,6 +241,29 @@ int parse_argv(Args *args, int argc, char *argv[]) {
                         args->options_seen |= OPTION_FOLLOW;
                         break;
 
+                case 'q':
+                        args->quiet = true;
+                        args->options_seen |= OPTION_QUIET;
+                        break;
+
+                case ARG_USER:
+                case ARG_SYSTEM:
+                        args->target.transport = c == ARG_USER ? BUS_TRANSPORT_USER : BUS_TRANSPORT_SYSTEM;
+                        args->target.transport_given = true;
+                        break;
+
+                case 'H':
+                        if (!optarg[0])
+                                return log_usage_error("-H needs a host: [USER@]HOST.");
+                        args->target.host = optarg;
+                        break;
+
+                case ARG_ADDRESS:
+                        if (!optarg[0])
+                                return log_usage_error("--address= needs a D-Bus address.");
+                        args->target.address = optarg;
+                        break;
+
                 case ':':
                         if (optopt != 0)
                                 return log_usage_error("Option '-%c' needs an argument.", optopt);
@@ -245,6 +278,11 @@ int parse_argv(Args *args, int argc, char *argv[]) {
                         return log_usage_error("Unexpected option code %d.", c);
                 }
         }
+
+        if (args->target.host && args->target.address)
+                return log_usage_error("-H and --address cannot be combined.");
+        if (args->target.host && args->target.transport == BUS_TRANSPORT_USER)
+                return log_usage_error("-H reaches the system bgrund of a host; --user cannot go with it.");
 
         if (args->n_words == 0)
                 return log_usage_error("Missing command. See 'bgrun --help'.");

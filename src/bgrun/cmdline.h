@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "call.h"
 #include "launch-args.h"
 
 #define EXIT_USAGE 2
@@ -23,6 +24,7 @@ typedef enum OptionFlag {
         OPTION_WAIT = 1 << 5,
         OPTION_JSON = 1 << 6,
         OPTION_FOLLOW = 1 << 7,
+        OPTION_QUIET = 1 << 8,
 } OptionFlag;
 
 typedef struct Args Args;
@@ -50,7 +52,9 @@ struct Args {
         bool wait;
         bool json;
         bool follow;
+        bool quiet;
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
+        BusTarget target;        /* --user, --system, -H, --address */
 };
 
 void args_done(Args *args);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrun: the command-line front end of bgrund. It talks to the daemon over
- * D-Bus only (org.bgrun.Runtime1 on the system bus, or $BGRUN_BUS_ADDRESS).
+ * D-Bus only (org.bgrun.Runtime1 on the system bus, the user's bus, another
+ * host's over ssh, or any address: bgrund --listen's socket).
  * Here only main(): parse the command line (cmdline.c), connect (call.c) and
  * hand over to the verb (verbs.c). */
 
@@ -22,7 +23,7 @@ static int run(Args *args, int argc, char *argv[]) {
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 
-        r = bus_connect(&bus);
+        r = bus_connect(&args->target, &bus);
         if (r < 0)
                 return r;
 

@@ -101,9 +101,16 @@ int verb_run(sd_bus *bus, const Args *args) {
         if (!command)
                 return log_oom();
 
-        r = get_directory(args->directory, &directory);
-        if (r < 0)
-                return r;
+        /* Another host has none of our directories: its "/" unless -C says. */
+        if (bus_target_is_remote(&args->target) && !args->directory) {
+                directory = strdup("/");
+                if (!directory)
+                        return log_oom();
+        } else {
+                r = get_directory(args->directory, &directory);
+                if (r < 0)
+                        return r;
+        }
 
         r = manager_new_call(bus, "Launch", &m);
         if (r < 0)
