@@ -32,6 +32,9 @@
 #define FEED_BUFFER_SIZE (64U * 1024U)
 #define AUTH_LINE_MAX 512U
 #define MESSAGE_HEADER_SIZE 16U
+/* How often, and how long, to look whether sd-bus has read BEGIN. */
+#define HELD_RETRY_USEC 50U
+#define HELD_RETRY_MAX 20000U
 
 typedef struct ListenConnection ListenConnection;
 
@@ -57,16 +60,18 @@ struct ListenConnection {
         sd_bus *bus;
         int fd;                 /* the client's socket (sd-bus writes to a dup of it) */
         int feed;               /* our end of the pair sd-bus reads */
-        sd_event_source *read_source, *feed_source, *auth_timer, *close_later;
+        sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source;
         /* What the client sent so far: the authentication lines, then
          * messages, each a header and the bytes it declares. */
-        bool got_nul, authenticated;
+        bool got_nul, authenticated, running; /* BEGIN sent; sd-bus read it */
         char line[AUTH_LINE_MAX];
         size_t line_len;
         uint8_t header[MESSAGE_HEADER_SIZE];
         size_t header_len;
         uint64_t remaining;
-        size_t buf_start, buf_end;
+        unsigned held_retries;
+        size_t begin_at;        /* in the chunk being checked: just after BEGIN, or 0 */
+        size_t buf_start, buf_end, buf_held; /* fed [start, end); [end, held) waits */
         uint8_t buf[FEED_BUFFER_SIZE];
 };
 
@@ -105,6 +110,7 @@ static void connection_free(ListenConnection *c) {
         sd_event_source_disable_unref(c->feed_source);
         sd_event_source_disable_unref(c->auth_timer);
         sd_event_source_disable_unref(c->close_later);
+        sd_event_source_disable_unref(c->held_source);
         sd_bus_close_unref(c->bus);
         safe_close(c->fd);
         safe_close(c->feed);
@@ -136,8 +142,10 @@ static const char *connection_check(ListenConnection *c, const uint8_t *p, size_
                         c->line[c->line_len++] = (char) p[i++];
                         if (c->line[c->line_len - 1] != '\n')
                                 continue;
-                        if (c->line_len == 7 && memcmp(c->line, "BEGIN\r\n", 7) == 0)
+                        if (c->line_len == 7 && memcmp(c->line, "BEGIN\r\n", 7) == 0) {
                                 c->authenticated = true;
+                                c->begin_at = i;
+                        }
                         c->line_len = 0;
                 } else if (c->remaining > 0) {
                         size_t k = (size_t) MIN(c->remaining, (uint64_t) (n - i));
@@ -161,6 +169,8 @@ static const char *connection_check(ListenConnection *c, const uint8_t *p, size_
         return NULL;
 }
 
+static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
+
 /* Pass what was read on to sd-bus; while it cannot take more, read no
  * more from the client. */
 static void connection_feed(ListenConnection *c) {
@@ -178,9 +188,37 @@ static void connection_feed(ListenConnection *c) {
                 }
                 c->buf_start += (size_t) k;
         }
-        c->buf_start = c->buf_end = 0;
+        if (c->authenticated && !c->running) {
+                /* What comes after BEGIN goes once sd-bus has read BEGIN: it
+                 * reads the authentication in chunks, and would keep a
+                 * message that came in the same chunk unprocessed in its
+                 * buffer until the client sent more. */
+                (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
+                (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
+                c->held_source = sd_event_source_disable_unref(c->held_source);
+                if (sd_event_add_time_relative(c->listen->event, &c->held_source, CLOCK_MONOTONIC, HELD_RETRY_USEC, 1,
+                                               on_held, c) < 0)
+                        return connection_drop(c, "out of memory");
+                return;
+        }
+        c->buf_start = c->buf_end = c->buf_held = 0;
         (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
         (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
+}
+
+static int on_held(sd_event_source *src, uint64_t usec, void *userdata) {
+        ListenConnection *c = userdata;
+        if (sd_bus_is_ready(c->bus) <= 0 && ++c->held_retries < HELD_RETRY_MAX) {
+                /* Not yet: sd-bus reads in its own turn of the loop. */
+                (void) sd_event_source_set_time_relative(src, HELD_RETRY_USEC);
+                (void) sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+                return 0;
+        }
+        c->held_source = sd_event_source_disable_unref(c->held_source);
+        c->running = true;
+        c->buf_end = c->buf_held;
+        connection_feed(c);
+        return 0;
 }
 
 static void close_received_fds(struct msghdr *mh) {
@@ -215,6 +253,7 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
                 (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
                 return 0;
         }
+        bool was_authenticated = c->authenticated;
         const char *bad = connection_check(c, c->buf, (size_t) n);
         if (bad) {
                 connection_drop(c, bad);
@@ -223,7 +262,9 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
         if (c->authenticated)
                 c->auth_timer = sd_event_source_disable_unref(c->auth_timer);
         c->buf_start = 0;
-        c->buf_end = (size_t) n;
+        c->buf_end = c->buf_held = (size_t) n;
+        if (!was_authenticated && c->authenticated)
+                c->buf_end = c->begin_at;
         connection_feed(c);
         return 0;
 }
@@ -252,10 +293,13 @@ static int on_close_later(sd_event_source *src, void *userdata) {
         return 0;
 }
 
-/* A connection turned down hears why at its first call, and goes. */
+/* A connection turned down hears why at its first call to bgrund, and
+ * goes. (Hello is answered: a client library in bus mode would take an
+ * error to it for a broken connection, and never show the reason.) */
 static int refuse_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         ListenConnection *c = userdata;
-        if (!sd_bus_message_is_method_call(m, NULL, NULL))
+        if (!sd_bus_message_is_method_call(m, NULL, NULL) ||
+            sd_bus_message_is_method_call(m, "org.freedesktop.DBus", NULL))
                 return 0;
         (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", c->refusal);
         (void) sd_bus_flush(c->bus);
@@ -314,12 +358,11 @@ static int connection_setup_bus(ListenConnection *c) {
                 return r;
         if (c->refusal)
                 r = sd_bus_add_filter(c->bus, NULL, refuse_filter, c);
-        else {
+        else
                 r = bus_service_add_objects(l->service, c->bus);
-                if (r >= 0)
-                        r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                     bus_daemon_vtable, c);
-        }
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                             bus_daemon_vtable, c);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, c);
