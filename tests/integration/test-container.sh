@@ -101,13 +101,15 @@ test_a_restart_of_bgrund_keeps_the_job_and_later_kills_it() {
 	pids=$(all_procs_below "$(job_cg "$id")/payload")
 	sup=$(supervisor_pid "$id")
 	old=$("$BGRUN_SANDBOX_BGRUND" pid)
+	log_lines=$(wc -l <"$BGRUN_SANDBOX_LOG")
 	restart_bgrund
 	assert_ne "$old" "$("$BGRUN_SANDBOX_BGRUND" pid)" "bgrund's pid after the restart"
 	# The jobs never belonged to bgrund: its supervisor is PID 1's now.
 	assert_eq 1 "$(awk '{print $4}' "/proc/$sup/stat")" "parent of the supervisor"
 	assert_eq running "$(job_status "$id")" "status after the restart"
 	for p in $pids; do pid_alive "$p" || fail "pid $p died with the restart"; done
-	grep -q "1 live jobs kept\|[1-9][0-9]* live jobs kept" "$BGRUN_SANDBOX_LOG" || fail "bgrund did not say it kept the job"
+	tail -n +"$((log_lines + 1))" "$BGRUN_SANDBOX_LOG" | grep -q "Started: .* 1 live jobs kept" ||
+		fail "bgrund did not say it kept the job: $(tail -n +"$((log_lines + 1))" "$BGRUN_SANDBOX_LOG" | grep Started)"
 	res=$(bgrun kill "$id" --json) || fail "kill after the restart failed"
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
 	for p in $pids $sup; do ! pid_alive "$p" || fail "pid $p survived the kill"; done
