@@ -162,7 +162,11 @@ fi
 if [[ -n ${BGRUN_SANITIZER_LOG_DIR:-} ]]; then
 	# A process that is SIGKILLed (as the sandbox's poweroff does) writes no
 	# report: bgrund exits on SIGTERM, and checks for leaks as it does.
-	systemctl stop bgrund.service
+	if [[ ${BGRUN_SANDBOX_KIND:-} == container ]]; then
+		"$BGRUN_SANDBOX_BGRUND" stop
+	else
+		systemctl stop bgrund.service
+	fi
 	# What went to the console: bgrund's stderr, its supervisors' (and of
 	# any of them without a log_path, every report). The canary's are not.
 	if [[ -n ${BGRUN_SANDBOX_LOG:-} && -r $BGRUN_SANDBOX_LOG ]]; then
