@@ -160,3 +160,18 @@ test_limits_on_a_cgroup_without_controllers_are_said_so() {
 	fi
 	bgrun kill "$id" >/dev/null
 }
+
+test_bgrund_killed_hard_comes_back_on_its_stale_socket_and_keeps_the_job() {
+	in_container
+	id=$(bgrun run -- 'sleep 1009') || fail "launch failed"
+	wait_procs 2 "$(job_cg "$id")/payload" || fail "job not up"
+	pid=$("$BGRUN_SANDBOX_BGRUND" pid)
+	kill -KILL "$pid"
+	wait_until 5 bash -c "! [[ -e /proc/$pid && \$(awk '{print \$3}' /proc/$pid/stat) != Z ]]" || fail "bgrund did not die"
+	[[ -S /run/bgrun/bus ]] || fail "no stale socket to test with"
+	expect_fail bgrun list
+	"$BGRUN_SANDBOX_BGRUND" start || fail "bgrund did not start over its stale socket"
+	assert_eq running "$(job_status "$id")" "status after bgrund was killed and started again"
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+}
