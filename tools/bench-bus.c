@@ -106,7 +106,22 @@ static int on_sd_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 /* Connect to the system bus and follow the signals above. */
 void bus_connect(void) {
-        int r = sd_bus_open_system(&bus);
+        int r;
+        if (cgroupfs_mode) {
+                /* bgrund --listen answers Hello, as a bus would; there is no
+                 * systemd to subscribe to. */
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, LISTEN_ADDRESS);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, true);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+                if (r < 0)
+                        die("cannot connect to %s: %s", LISTEN_ADDRESS, strerror(-r));
+                return;
+        }
+        r = sd_bus_open_system(&bus);
         if (r < 0)
                 die("cannot connect to the system bus: %s", strerror(-r));
 

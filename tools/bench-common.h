@@ -49,6 +49,9 @@ typedef struct Sizes {
 
 extern Sizes S;
 extern bool quick;
+/* --cgroupfs: a container's setting, bgrund --listen's socket, no systemd */
+extern bool cgroupfs_mode;
+#define LISTEN_ADDRESS "unix:path=/run/bgrun/bus"
 
 extern char session[64];      /* every job of this run carries it */
 extern char unit_prefix[64];  /* every transient unit of this run starts with it */
@@ -162,3 +165,4 @@ void bench_kill(void);                /* bench-kill.c */
 void bench_output(void);              /* bench-output.c */
 void bench_running_memory(void);      /* bench-memory.c */
 void bench_records(void);             /* bench-records.c */
+void bench_launch_cgroupfs(void);     /* bench-cgroupfs.c */

@@ -51,6 +51,7 @@ static const Sizes quick_sizes = {
 
 Sizes S;
 bool quick;
+bool cgroupfs_mode;
 
 /* --- state ------------------------------------------------------------- */
 
@@ -155,19 +156,25 @@ static void on_signal(int sig) {
 int main(int argc, char *argv[]) {
         static const struct option opts[] = {
                 { "quick", no_argument, NULL, 'q' },
+                { "cgroupfs", no_argument, NULL, 'c' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         int c;
-        while ((c = getopt_long(argc, argv, "qh", opts, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "qch", opts, NULL)) >= 0)
                 switch (c) {
                 case 'q':
                         quick = true;
                         break;
+                case 'c':
+                        cgroupfs_mode = true;
+                        break;
                 case 'h':
-                        printf("usage: %s [--quick]\n"
+                        printf("usage: %s [--quick] [--cgroupfs]\n"
                                "Runs bgrun's benchmarks against references measured in the same run and prints\n"
-                               "a Markdown table. Needs root and a bgrund on the system bus: use tools/benchmark.\n",
+                               "a Markdown table. Needs root and a bgrund on the system bus: use tools/benchmark.\n"
+                               "--cgroupfs: only the launch row, against bgrund --listen where there is no\n"
+                               "systemd (tools/sandbox --no-systemd, the cgroupfs mechanism).\n",
                                argv[0]);
                         return 0;
                 default:
@@ -187,6 +194,27 @@ int main(int argc, char *argv[]) {
         signal(SIGHUP, on_signal);
 
         uint64_t t_start = now_ns();
+        if (cgroupfs_mode) {
+                char *version = property_s(BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Version");
+                progress("bgrun %s in a container's setting (cgroupfs); %s run", version, quick ? "quick" : "full-size");
+                bench_launch_cgroupfs();
+                cleanup();
+                struct utsname u;
+                uname(&u);
+                printf("bgrun %s, containment cgroupfs, in tools/sandbox --no-systemd (PID 1 a reaping init, no bus, "
+                       "bgrund --listen; one peer-to-peer connection), kernel %s, %ld CPUs; %.0f s.\n\n",
+                       version, u.release, sysconf(_SC_NPROCESSORS_ONLN), s_since(t_start));
+                printf("| what | bgrun | reference | ratio | goal |\n");
+                printf("| --- | --- | --- | --- | --- |\n");
+                for (size_t i = 0; i < n_rows; i++)
+                        printf("| %s | %s | %s | %s | %s |\n", rows[i].what, rows[i].bgrun, rows[i].ref, rows[i].ratio,
+                               rows[i].goal);
+                for (size_t i = 0; i < n_notes; i++)
+                        printf("- %s\n", notes[i]);
+                fflush(stdout);
+                sd_bus_flush_close_unref(bus);
+                return 0;
+        }
         pid_t dpid = bgrund_pid();
         long rss_fresh = rss_kb(dpid);
         char *version = property_s(BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Version");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-authority.h"
 #include "bgrun/bus-api.h"
+#include "bus-listen.h"
 #include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
@@ -42,6 +43,12 @@ static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bu
         pid_t pid = 0;
 
         const char *sender = sd_bus_message_get_sender(m);
+        /* A --listen connection: its socket's peer, read at accept. */
+        if (!sender && bus_listen_peer(sd_bus_message_get_bus(m), ret_uid, &pid, NULL) >= 0) {
+                if (ret_pid)
+                        *ret_pid = pid;
+                return 0;
+        }
         if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, &pid)) {
                 if (ret_pid)
                         *ret_pid = pid;

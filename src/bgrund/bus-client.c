@@ -2,6 +2,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-client.h"
+#include "bus-listen.h"
 #include "bus-pending.h"
 #include "bus-service.h"
 #include "list.h"
@@ -85,8 +86,12 @@ static int on_client_gone(sd_bus_track *track, void *userdata) {
 }
 
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
+        /* On the bus, the unique name the bus daemon gave the sender; on a
+         * direct connection (--listen), the name bgrund gave it. */
+        sd_bus *bus = sd_bus_message_get_bus(m);
         const char *name = sd_bus_message_get_sender(m);
-        if (!name)
+        bool direct = !name;
+        if (direct && bus_listen_peer(bus, NULL, NULL, &name) < 0)
                 return -ENXIO;
         BusClient *c = client_find(s, name);
         if (c) {
@@ -97,9 +102,12 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         c = calloc(1, sizeof(BusClient));
         if (!c)
                 return -ENOMEM;
-        *c = (BusClient) { .service = s, .uid = uid, .name = strdup(name) };
-        int r = c->name ? sd_bus_track_new(s->bus, &c->track, on_client_gone, c) : -ENOMEM;
-        if (r >= 0)
+        *c = (BusClient) { .service = s, .uid = uid, .name = strdup(name), .bus = bus, .direct = direct };
+        int r = c->name ? 0 : -ENOMEM;
+        /* A direct connection's end is told by bus-listen.c. */
+        if (r >= 0 && !direct)
+                r = sd_bus_track_new(s->bus, &c->track, on_client_gone, c);
+        if (r >= 0 && !direct)
                 r = sd_bus_track_add_sender(c->track, m);
         if (r < 0) {
                 sd_bus_track_unref(c->track);
@@ -113,6 +121,14 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         s->client_buckets[h] = c;
         *ret = c;
         return 0;
+}
+
+void bus_client_connection_gone(BusService *s, const char *name) {
+        BusClient *c = client_find(s, name);
+        if (c) {
+                log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
+                client_free(c);
+        }
 }
 
 int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
@@ -182,6 +198,8 @@ int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         const char *name = sd_bus_message_get_sender(m);
+        if (!name)
+                (void) bus_listen_peer(sd_bus_message_get_bus(m), NULL, NULL, &name);
         BusClient *c = name ? client_find(s, name) : NULL;
         if (c) {
                 client_unsubscribe(c);

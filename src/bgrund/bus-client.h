@@ -3,7 +3,7 @@
 
 /* What bgrund holds for one caller's connection: the calls it has waiting
  * (bus-pending.c) and whether it subscribed to signals. It is tracked with
- * sd_bus_track, so when the connection goes, so does all of it: a caller
+ * sd_bus_track (a --listen connection: by bus-listen.c), so when the connection goes, so does all of it: a caller
  * that leaves leaves nothing behind. Each connection and each uid may hold
  * only so much. */
 
@@ -25,7 +25,9 @@ typedef struct BusClient {
         struct BusClient *next, *prev;     /* all clients */
         struct BusClient *hash_next;
         BusService *service;
-        char *name;                        /* the connection's unique name */
+        char *name;                        /* the connection's unique name (":p2p.N" on --listen's) */
+        sd_bus *bus;                       /* the connection its signals go out on */
+        bool direct;                       /* a --listen connection: no bus daemon between */
         uid_t uid;
         sd_bus_track *track;
         PendingCall *pending;              /* its calls waiting on jobs */
@@ -44,6 +46,9 @@ int bus_client_may_wait(BusClient *c, sd_bus_error *error);
 
 /* Count a call that starts (+1) or stops (-1) waiting on c's behalf. */
 void bus_client_count_pending(BusClient *c, int delta);
+
+/* The direct connection name is gone (bus-listen.c): drop what it held. */
+void bus_client_connection_gone(BusService *s, const char *name);
 
 /* Drop c if it holds nothing any more. */
 void bus_client_release(BusClient *c);

@@ -96,7 +96,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
  * drift, from each other or from what bgrun reads. */
 static sd_bus_vtable job_vtable[_RECORD_KEY_MAX + 2];
 
-int bus_job_objects_add(BusService *s) {
+int bus_job_objects_add(BusService *s, sd_bus *bus) {
         job_vtable[0] = (sd_bus_vtable) SD_BUS_VTABLE_START(0);
         for (size_t i = 0; i < _RECORD_KEY_MAX; i++)
                 job_vtable[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(
@@ -104,9 +104,9 @@ int bus_job_objects_add(BusService *s) {
                         record_key_is_counter(i) ? 0 : SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
         job_vtable[_RECORD_KEY_MAX + 1] = (sd_bus_vtable) SD_BUS_VTABLE_END;
 
-        int r = sd_bus_add_fallback_vtable(s->bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,
+        int r = sd_bus_add_fallback_vtable(bus, NULL, BGRUN_JOB_PATH_PREFIX, BGRUN_JOB_INTERFACE, job_vtable,
                                            job_find, s);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(s->bus, NULL, BGRUN_JOB_PATH_PREFIX, job_enumerate, s);
+        return sd_bus_add_node_enumerator(bus, NULL, BGRUN_JOB_PATH_PREFIX, job_enumerate, s);
 }

@@ -278,6 +278,6 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END
 };
 
-int bus_manager_add(BusService *s) {
-        return sd_bus_add_object_vtable(s->bus, NULL, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, manager_vtable, s);
+int bus_manager_add(BusService *s, sd_bus *bus) {
+        return sd_bus_add_object_vtable(bus, NULL, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, manager_vtable, s);
 }

@@ -8,6 +8,7 @@
 #include "bus-authority.h"
 #include "bus-client.h"
 #include "bus-job.h"
+#include "bus-listen.h"
 #include "bus-manager.h"
 #include "bus-pending.h"
 #include "bus-polkit.h"
@@ -69,13 +70,14 @@ static void emit(BusService *s, Job *j, const char *path, const char *interface,
                 if (j && !c->admin && c->uid != j->owner)
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-                int r = sd_bus_message_new_signal(s->bus, &m, path, interface, member);
-                if (r >= 0)
+                int r = sd_bus_message_new_signal(c->bus, &m, path, interface, member);
+                /* On a direct connection it reaches that peer only anyway. */
+                if (r >= 0 && !c->direct)
                         r = sd_bus_message_set_destination(m, c->name);
                 if (r >= 0)
                         r = build(m, s, j);
                 if (r >= 0)
-                        r = sd_bus_send(s->bus, m, NULL);
+                        r = sd_bus_send(c->bus, m, NULL);
                 if (r < 0)
                         log_debug("Cannot send %s to %s: %s", member, c->name, strerror(-r));
         }
@@ -178,30 +180,45 @@ static int bus_connect(bool user, sd_bus **ret) {
         return 0;
 }
 
-int bus_service_new(BusService **ret, Runtime *rt) {
+int bus_service_add_objects(BusService *s, sd_bus *bus) {
+        int r = bus_manager_add(s, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the manager object: %m");
+        r = bus_job_objects_add(s, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the job objects: %m");
+        return 0;
+}
+
+int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
         _cleanup_(bus_service_freep) BusService *s = calloc(1, sizeof(BusService));
         if (!s)
                 return -ENOMEM;
         s->runtime = rt;
+        s->listen_address = listen_address;
 
         int r = bus_connect(rt->user_instance, &s->bus);
-        if (r < 0)
+        if (r < 0 && listen_address) {
+                /* A container: the socket is the only way in. */
+                log_info_errno(r, "No bus to serve on (%m); serving %s only", listen_address);
+                s->bus = NULL;
+        } else if (r < 0)
                 return log_error_errno(r, "Failed to connect to the %s bus: %m", rt->user_instance ? "session" : "system");
+        else {
+                /* Losing the bus is an error exit, so that systemd's Restart=
+                 * brings bgrund back; the jobs never depended on it. */
+                r = sd_bus_set_exit_on_disconnect(s->bus, true);
+                if (r >= 0)
+                        r = sd_bus_attach_event(s->bus, rt->event, 0);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+                r = bus_service_add_objects(s, s->bus);
+                if (r < 0)
+                        return r;
+        }
+        /* A user's instance serves its user alone, on the bus and the socket. */
         if (rt->user_instance)
                 bus_authority_serve_only(geteuid());
-        /* Losing the bus is an error exit, so that systemd's Restart= brings
-         * bgrund back; the jobs never depended on it. */
-        r = sd_bus_set_exit_on_disconnect(s->bus, true);
-        if (r >= 0)
-                r = sd_bus_attach_event(s->bus, rt->event, 0);
-        if (r < 0)
-                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-        r = bus_manager_add(s);
-        if (r < 0)
-                return log_error_errno(r, "Failed to register the manager object: %m");
-        r = bus_job_objects_add(s);
-        if (r < 0)
-                return log_error_errno(r, "Failed to register the job objects: %m");
 
         runtime_set_notifier(rt, &bus_notifier, s);
         *ret = TAKE_PTR(s);
@@ -217,6 +234,7 @@ BusService *bus_service_free(BusService *s) {
                         pending_calls_drop(j);
                 runtime_set_notifier(s->runtime, NULL, NULL);
         }
+        bus_listen_free(s->listen);
         bus_clients_free(s);
         bus_polkit_queries_free(s);
         sd_bus_flush_close_unref(s->bus);
@@ -225,7 +243,14 @@ BusService *bus_service_free(BusService *s) {
 }
 
 int bus_service_start(BusService *s) {
-        /* Own the name last, so no caller ever sees a half-loaded daemon. */
+        /* Serve last, so no caller ever sees a half-loaded daemon. */
+        if (s->listen_address) {
+                int r = bus_listen_new(s, s->listen_address, &s->listen);
+                if (r < 0)
+                        return r;
+        }
+        if (!s->bus)
+                return 0;
         int r = sd_bus_request_name(s->bus, BGRUN_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire the bus name %s: %m", BGRUN_BUS_NAME);

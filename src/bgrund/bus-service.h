@@ -14,7 +14,9 @@
 #define BUS_CLIENT_BUCKETS 1024
 
 typedef struct BusService {
-        sd_bus *bus;
+        sd_bus *bus;                        /* NULL: no bus, only the --listen socket */
+        const char *listen_address;         /* bgrund --listen, or NULL */
+        struct BusListen *listen;
         Runtime *runtime;
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
         struct BusClient *clients;          /* connections holding calls or subscriptions */
@@ -26,12 +28,19 @@ typedef struct BusService {
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and
  * become the runtime's notifier. The name is requested by
- * bus_service_start(), once the runtime has loaded its jobs. */
-int bus_service_new(BusService **ret, Runtime *rt);
+ * bus_service_start(), once the runtime has loaded its jobs. With
+ * listen_address (bgrund --listen), the API is also served peer to peer on
+ * that socket from bus_service_start() on, and a bus that cannot be reached
+ * is no error: then the socket is the only way in. */
+int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address);
 BusService *bus_service_free(BusService *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusService *, bus_service_free);
 
 int bus_service_start(BusService *s);
+
+/* Register the Manager and the job objects on bus (the bus connection, or
+ * one peer-to-peer connection). */
+int bus_service_add_objects(BusService *s, sd_bus *bus);
 
 /* The object path of job id: BGRUN_JOB_PATH_PREFIX "/<id>". */
 #define BUS_JOB_PATH_MAX (sizeof("/org/bgrun/Runtime1/job/") + JOB_ID_MAX)

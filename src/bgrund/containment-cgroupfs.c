@@ -284,6 +284,13 @@ static void cgroupfs_cleanup(Containment *c, const char *cgroup, bool released) 
                 (void) rmdir(full);
 }
 
+static int cgroupfs_controllers(Containment *c, const char **ret) {
+        if (!state(c))
+                return -ENXIO;
+        *ret = state(c)->controllers; /* the base's subtree_control, what each job cgroup gets */
+        return 0;
+}
+
 const ContainmentOps containment_cgroupfs_ops = {
         .mechanism = MECHANISM_CGROUPFS,
         .teardown_method = TEARDOWN_CGROUP_KILL,
@@ -301,4 +308,5 @@ const ContainmentOps containment_cgroupfs_ops = {
         .kill_orphan = cgroupfs_kill_orphan,
         .identify = cgroupfs_identify,
         .cleanup = cgroupfs_cleanup,
+        .controllers = cgroupfs_controllers,
 };

@@ -99,6 +99,12 @@ typedef struct ContainmentOps {
          * containment nobody else collects (the cgroups bgrund made itself;
          * a scope whose supervisor bgrund had to release). */
         void (*cleanup)(Containment *c, const char *cgroup, bool released);
+        /* Optional: the cgroup v2 controllers a job's cgroup has under this
+         * mechanism, space-separated as in cgroup.subtree_control ("" for
+         * none, as on a hybrid host): a limit whose controller is missing
+         * is recorded but not enforced (limits_unenforced). Not set: the
+         * mechanism cannot say. */
+        int (*controllers)(Containment *c, const char **ret);
 } ContainmentOps;
 
 struct Containment {

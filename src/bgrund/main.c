@@ -12,6 +12,7 @@
 
 #include "build-config.h"
 #include "config.h"
+#include "bus-listen.h"
 #include "bus-service.h"
 #include "job-store.h"
 #include "log.h"
@@ -23,6 +24,7 @@ static const char *arg_state_dir = NULL;
 static const char *arg_config = NULL;
 static int arg_mode = -1;
 static bool arg_check_config = false;
+static const char *arg_listen = NULL;
 
 static void help(void) {
         printf("%s [OPTIONS...]\n\n"
@@ -36,12 +38,15 @@ static void help(void) {
                "     --config=FILE                Configuration file (default %s,\n"
                "                                  with --user $XDG_CONFIG_HOME/bgrun/bgrund.conf)\n"
                "     --containment-mode=MODE      enforcing or report-only; overrides the file\n"
-               "     --check-config               Load the configuration, report, and exit\n",
-               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE);
+               "     --check-config               Load the configuration, report, and exit\n"
+               "     --listen[=ADDRESS]           Also serve the API peer to peer on ADDRESS\n"
+               "                                  (default %s,\n"
+               "                                  with --user unix:path=$XDG_RUNTIME_DIR/bgrun/bus)\n",
+               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE, BUS_LISTEN_ADDRESS_SYSTEM);
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK, ARG_USER };
+        enum { ARG_VERSION = 0x100, ARG_STATE_DIR, ARG_CONFIG, ARG_MODE, ARG_CHECK, ARG_USER, ARG_LISTEN };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -50,6 +55,7 @@ static int parse_argv(int argc, char **argv) {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "containment-mode", required_argument, NULL, ARG_MODE },
                 { "check-config", no_argument, NULL, ARG_CHECK },
+                { "listen", optional_argument, NULL, ARG_LISTEN },
                 {}
         };
         int c;
@@ -67,6 +73,7 @@ static int parse_argv(int argc, char **argv) {
                                                        optarg);
                         break;
                 case ARG_CHECK: arg_check_config = true; break;
+                case ARG_LISTEN: arg_listen = optarg ?: ""; break; /* "": the instance's default */
                 default: return -EINVAL;
                 }
         if (optind < argc)
@@ -106,6 +113,27 @@ static int mkdir_parents(const char *path) {
                         return negative_errno();
                 *slash = '/';
         }
+        return 0;
+}
+
+/* --listen's address: as given, or the instance's default socket, the
+ * user's in its runtime directory. */
+static int resolve_listen_address(char **ret) {
+        char *a;
+        if (arg_listen[0])
+                a = strdup(arg_listen);
+        else if (!arg_user)
+                a = strdup(BUS_LISTEN_ADDRESS_SYSTEM);
+        else {
+                const char *runtime_dir = getenv("XDG_RUNTIME_DIR");
+                if (!runtime_dir || runtime_dir[0] != '/')
+                        return log_error_errno(-EINVAL, "--user --listen needs XDG_RUNTIME_DIR, or an ADDRESS");
+                if (asprintf(&a, "unix:path=%s/bgrun/bus", runtime_dir) < 0)
+                        a = NULL;
+        }
+        if (!a)
+                return log_oom();
+        *ret = a;
         return 0;
 }
 
@@ -204,8 +232,14 @@ static int run(int argc, char **argv) {
         if (r < 0)
                 return r;
         /* Freed first: it holds calls waiting on the runtime's jobs. */
+        _cleanup_free_ char *listen_address = NULL;
+        if (arg_listen) {
+                r = resolve_listen_address(&listen_address);
+                if (r < 0)
+                        return r;
+        }
         _cleanup_(bus_service_freep) BusService *bus = NULL;
-        r = bus_service_new(&bus, rt);
+        r = bus_service_new(&bus, rt, listen_address);
         if (r < 0)
                 return r;
 

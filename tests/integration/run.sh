@@ -82,7 +82,13 @@ for f in "${files[@]}"; do
 			;;
 		esac
 		# bgrund must survive every test.
-		if ! systemctl is-active -q bgrund.service; then
+		if [[ ${BGRUN_SANDBOX_KIND:-} == container ]]; then
+			if ! "$BGRUN_SANDBOX_BGRUND" pid >/dev/null; then
+				echo "not ok  $name: bgrund is not running afterwards"
+				failed=$((failed + 1)); failures+=("$name (bgrund down)")
+				"$BGRUN_SANDBOX_BGRUND" start
+			fi
+		elif ! systemctl is-active -q bgrund.service; then
 			echo "not ok  $name: bgrund is not active afterwards"
 			failed=$((failed + 1)); failures+=("$name (bgrund down)")
 			systemctl reset-failed bgrund.service >/dev/null 2>&1
@@ -156,7 +162,11 @@ fi
 if [[ -n ${BGRUN_SANITIZER_LOG_DIR:-} ]]; then
 	# A process that is SIGKILLed (as the sandbox's poweroff does) writes no
 	# report: bgrund exits on SIGTERM, and checks for leaks as it does.
-	systemctl stop bgrund.service
+	if [[ ${BGRUN_SANDBOX_KIND:-} == container ]]; then
+		"$BGRUN_SANDBOX_BGRUND" stop
+	else
+		systemctl stop bgrund.service
+	fi
 	# What went to the console: bgrund's stderr, its supervisors' (and of
 	# any of them without a log_path, every report). The canary's are not.
 	if [[ -n ${BGRUN_SANDBOX_LOG:-} && -r $BGRUN_SANDBOX_LOG ]]; then

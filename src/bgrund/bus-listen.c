@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrund --listen: the API peer to peer, as systemd serves its private bus
+ * (/run/systemd/private), with what a bus daemon would add for callers that
+ * may be hostile to each other.
+ *
+ * sd-bus reads a whole message into memory whatever size its header
+ * declares (up to its own 128 MiB), and accepts the file descriptors a
+ * client sends with it. So sd-bus does not read the client's socket itself:
+ * bgrund reads it, checks the framing as it goes (the authentication lines,
+ * then each message's declared size against BUS_LISTEN_MESSAGE_MAX), closes
+ * any descriptor that came along, and feeds the bytes to sd-bus through a
+ * socket pair. sd-bus writes its answers to the client's socket directly
+ * (descriptors included: OpenOutput). The peer credentials are the client
+ * socket's, read once at accept. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-client.h"
+#include "bus-job.h"
+#include "bus-listen.h"
+#include "bus-manager.h"
+#include "bus-service.h"
+#include "list.h"
+#include "log.h"
+
+#define FEED_BUFFER_SIZE (64U * 1024U)
+#define AUTH_LINE_MAX 512U
+#define MESSAGE_HEADER_SIZE 16U
+/* How often, and how long, to look whether sd-bus has read BEGIN. */
+#define HELD_RETRY_USEC 50U
+#define HELD_RETRY_MAX 20000U
+
+typedef struct ListenConnection ListenConnection;
+
+struct BusListen {
+        BusService *service;
+        sd_event *event;
+        int fd;
+        char *path;
+        sd_event_source *accept_source, *accept_pause;
+        ListenConnection *connections;
+        unsigned n_connections, n_refusing;
+        uint64_t next_id;
+        sd_id128_t server_id;
+};
+
+struct ListenConnection {
+        ListenConnection *next, *prev;
+        BusListen *listen;
+        char name[32];          /* ":p2p.N": what bus-client.c knows it by */
+        uid_t uid;
+        pid_t pid;
+        char *refusal;          /* turned down: every call is answered with this */
+        sd_bus *bus;
+        int fd;                 /* the client's socket (sd-bus writes to a dup of it) */
+        int feed;               /* our end of the pair sd-bus reads */
+        sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source;
+        /* What the client sent so far: the authentication lines, then
+         * messages, each a header and the bytes it declares. */
+        bool got_nul, authenticated, running; /* BEGIN sent; sd-bus read it */
+        char line[AUTH_LINE_MAX];
+        size_t line_len;
+        uint8_t header[MESSAGE_HEADER_SIZE];
+        size_t header_len;
+        uint64_t remaining;
+        unsigned held_retries;
+        size_t begin_at;        /* in the chunk being checked: just after BEGIN, or 0 */
+        size_t buf_start, buf_end, buf_held; /* fed [start, end); [end, held) waits */
+        uint8_t buf[FEED_BUFFER_SIZE];
+};
+
+/* One listener per bgrund: the authority checks find a connection's peer
+ * from the message's bus alone. */
+static BusListen *the_listener;
+
+int bus_listen_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
+        if (!the_listener || !bus)
+                return -ENXIO;
+        for (ListenConnection *c = the_listener->connections; c; c = c->next)
+                if (c->bus == bus) {
+                        if (ret_uid)
+                                *ret_uid = c->uid;
+                        if (ret_pid)
+                                *ret_pid = c->pid;
+                        if (ret_name)
+                                *ret_name = c->name;
+                        return 0;
+                }
+        return -ENXIO;
+}
+
+static void connection_free(ListenConnection *c) {
+        if (!c)
+                return;
+        BusListen *l = c->listen;
+        if (!c->refusal)
+                bus_client_connection_gone(l->service, c->name);
+        LIST_REMOVE(l->connections, c);
+        if (c->refusal)
+                l->n_refusing--;
+        else
+                l->n_connections--;
+        sd_event_source_disable_unref(c->read_source);
+        sd_event_source_disable_unref(c->feed_source);
+        sd_event_source_disable_unref(c->auth_timer);
+        sd_event_source_disable_unref(c->close_later);
+        sd_event_source_disable_unref(c->held_source);
+        sd_bus_close_unref(c->bus);
+        safe_close(c->fd);
+        safe_close(c->feed);
+        free(c->refusal);
+        free(c);
+}
+
+static void connection_drop(ListenConnection *c, const char *why) {
+        log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
+        connection_free(c);
+}
+
+static uint32_t read_u32(const uint8_t *p, bool little_endian) {
+        return little_endian ? (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24
+                             : (uint32_t) p[3] | (uint32_t) p[2] << 8 | (uint32_t) p[1] << 16 | (uint32_t) p[0] << 24;
+}
+
+/* Follow the client's bytes: the NUL, authentication lines up to BEGIN,
+ * then messages. NULL when they may go on to sd-bus, else why not. */
+static const char *connection_check(ListenConnection *c, const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n;) {
+                if (!c->got_nul) {
+                        if (p[i++] != 0)
+                                return "no NUL byte first";
+                        c->got_nul = true;
+                } else if (!c->authenticated) {
+                        if (c->line_len >= AUTH_LINE_MAX)
+                                return "authentication line too long";
+                        c->line[c->line_len++] = (char) p[i++];
+                        if (c->line[c->line_len - 1] != '\n')
+                                continue;
+                        if (c->line_len == 7 && memcmp(c->line, "BEGIN\r\n", 7) == 0) {
+                                c->authenticated = true;
+                                c->begin_at = i;
+                        }
+                        c->line_len = 0;
+                } else if (c->remaining > 0) {
+                        size_t k = (size_t) MIN(c->remaining, (uint64_t) (n - i));
+                        c->remaining -= k;
+                        i += k;
+                } else {
+                        c->header[c->header_len++] = p[i++];
+                        if (c->header_len < MESSAGE_HEADER_SIZE)
+                                continue;
+                        c->header_len = 0;
+                        bool le = c->header[0] == 'l';
+                        if ((!le && c->header[0] != 'B') || c->header[3] != 1)
+                                return "not a D-Bus message";
+                        uint64_t fields = read_u32(c->header + 12, le), body = read_u32(c->header + 4, le);
+                        uint64_t total = MESSAGE_HEADER_SIZE + ((fields + 7) & ~(uint64_t) 7) + body;
+                        if (total > BUS_LISTEN_MESSAGE_MAX)
+                                return "message larger than the most a client may send";
+                        c->remaining = total - MESSAGE_HEADER_SIZE;
+                }
+        }
+        return NULL;
+}
+
+static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
+
+/* Pass what was read on to sd-bus; while it cannot take more, read no
+ * more from the client. */
+static void connection_feed(ListenConnection *c) {
+        while (c->buf_start < c->buf_end) {
+                ssize_t k = send(c->feed, c->buf + c->buf_start, c->buf_end - c->buf_start, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN) {
+                                (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
+                                (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_ON);
+                                return;
+                        }
+                        return connection_drop(c, "sd-bus stopped reading");
+                }
+                c->buf_start += (size_t) k;
+        }
+        if (c->authenticated && !c->running) {
+                /* What comes after BEGIN goes once sd-bus has read BEGIN: it
+                 * reads the authentication in chunks, and would keep a
+                 * message that came in the same chunk unprocessed in its
+                 * buffer until the client sent more. */
+                (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
+                (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
+                c->held_source = sd_event_source_disable_unref(c->held_source);
+                if (sd_event_add_time_relative(c->listen->event, &c->held_source, CLOCK_MONOTONIC, HELD_RETRY_USEC, 1,
+                                               on_held, c) < 0)
+                        return connection_drop(c, "out of memory");
+                return;
+        }
+        c->buf_start = c->buf_end = c->buf_held = 0;
+        (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
+        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
+}
+
+static int on_held(sd_event_source *src, uint64_t usec, void *userdata) {
+        ListenConnection *c = userdata;
+        if (sd_bus_is_ready(c->bus) <= 0 && ++c->held_retries < HELD_RETRY_MAX) {
+                /* Not yet: sd-bus reads in its own turn of the loop. */
+                (void) sd_event_source_set_time_relative(src, HELD_RETRY_USEC);
+                (void) sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+                return 0;
+        }
+        c->held_source = sd_event_source_disable_unref(c->held_source);
+        c->running = true;
+        c->buf_end = c->buf_held;
+        connection_feed(c);
+        return 0;
+}
+
+static void close_received_fds(struct msghdr *mh) {
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
+                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+                        size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (size_t i = 0; i < n; i++) {
+                                int fd;
+                                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+                                safe_close(fd);
+                        }
+                }
+}
+
+static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        ListenConnection *c = userdata;
+        union {
+                struct cmsghdr align;
+                uint8_t buf[CMSG_SPACE(sizeof(int) * 253)];
+        } control;
+        struct iovec iov = { .iov_base = c->buf, .iov_len = sizeof c->buf };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control };
+        ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n >= 0)
+                close_received_fds(&mh);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (n <= 0) {
+                /* The client is done: sd-bus reads what it still has, then
+                 * sees the end, and says Disconnected. */
+                (void) shutdown(c->feed, SHUT_WR);
+                (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
+                return 0;
+        }
+        bool was_authenticated = c->authenticated;
+        const char *bad = connection_check(c, c->buf, (size_t) n);
+        if (bad) {
+                connection_drop(c, bad);
+                return 0;
+        }
+        if (c->authenticated)
+                c->auth_timer = sd_event_source_disable_unref(c->auth_timer);
+        c->buf_start = 0;
+        c->buf_end = c->buf_held = (size_t) n;
+        if (!was_authenticated && c->authenticated)
+                c->buf_end = c->begin_at;
+        connection_feed(c);
+        return 0;
+}
+
+static int on_feed_writable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        connection_feed(userdata);
+        return 0;
+}
+
+static int on_auth_timeout(sd_event_source *src, uint64_t usec, void *userdata) {
+        ListenConnection *c = userdata;
+        if (!c->authenticated || sd_bus_is_ready(c->bus) <= 0)
+                connection_drop(c, "not authenticated in time");
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ListenConnection *c = userdata;
+        log_debug("Peer-to-peer connection %s of uid %u closed", c->name, (unsigned) c->uid);
+        connection_free(c);
+        return 0;
+}
+
+static int on_close_later(sd_event_source *src, void *userdata) {
+        connection_free(userdata);
+        return 0;
+}
+
+/* A connection turned down hears why at its first call to bgrund, and
+ * goes. (Hello is answered: a client library in bus mode would take an
+ * error to it for a broken connection, and never show the reason.) */
+static int refuse_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ListenConnection *c = userdata;
+        if (!sd_bus_message_is_method_call(m, NULL, NULL) ||
+            sd_bus_message_is_method_call(m, "org.freedesktop.DBus", NULL))
+                return 0;
+        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", c->refusal);
+        (void) sd_bus_flush(c->bus);
+        if (!c->close_later)
+                (void) sd_event_add_defer(c->listen->event, &c->close_later, on_close_later, c);
+        return 1;
+}
+
+/* What a client library says to a bus before anything else: enough of the
+ * bus daemon's interface that dbus-next, busctl and sd-bus clients in bus
+ * mode work unchanged. On a direct connection every signal bgrund sends
+ * this client is meant for it, so match rules have nothing to select. */
+static int method_hello(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ListenConnection *c = userdata;
+        return sd_bus_reply_method_return(m, "s", c->name);
+}
+
+static int method_match(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return sd_bus_reply_method_return(m, "");
+}
+
+static const sd_bus_vtable bus_daemon_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Hello", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", name), method_hello,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("AddMatch", SD_BUS_ARGS("s", rule), SD_BUS_NO_RESULT, method_match,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("RemoveMatch", SD_BUS_ARGS("s", rule), SD_BUS_NO_RESULT, method_match,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};
+
+static int connection_setup_bus(ListenConnection *c) {
+        BusListen *l = c->listen;
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) < 0)
+                return -errno;
+        c->feed = pair[0];
+        _cleanup_close_ int in = pair[1], out = fcntl(c->fd, F_DUPFD_CLOEXEC, 3);
+        if (out < 0)
+                return -errno;
+
+        int r = sd_bus_new(&c->bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_fd(c->bus, in, out);
+        if (r < 0)
+                return r;
+        TAKE_FD(in);
+        TAKE_FD(out);
+        /* Anonymous: the credentials sd-bus could see are the pair's, bgrund's
+         * own; the client's are c->uid and c->pid, read at accept. */
+        if ((r = sd_bus_set_server(c->bus, true, l->server_id)) < 0 ||
+            (r = sd_bus_set_anonymous(c->bus, true)) < 0 ||
+            (r = sd_bus_set_description(c->bus, c->name)) < 0)
+                return r;
+        if (c->refusal)
+                r = sd_bus_add_filter(c->bus, NULL, refuse_filter, c);
+        else
+                r = bus_service_add_objects(l->service, c->bus);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                             bus_daemon_vtable, c);
+        if (r >= 0)
+                r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, c);
+        if (r >= 0)
+                r = sd_bus_attach_event(c->bus, l->event, 0);
+        if (r >= 0)
+                r = sd_bus_start(c->bus);
+        return r;
+}
+
+static int connection_new(BusListen *l, int fd, const struct ucred *cred, const char *refusal) {
+        ListenConnection *c = calloc(1, sizeof(ListenConnection));
+        if (!c) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        c->listen = l;
+        c->fd = fd;
+        c->feed = -EBADF;
+        c->uid = cred->uid;
+        c->pid = cred->pid;
+        snprintf(c->name, sizeof c->name, ":p2p.%" PRIu64, ++l->next_id);
+        LIST_PREPEND(l->connections, c);
+        int r = 0;
+        if (refusal) {
+                l->n_refusing++;
+                if (!(c->refusal = strdup(refusal)))
+                        r = -ENOMEM;
+        } else
+                l->n_connections++;
+
+        if (r >= 0)
+                r = connection_setup_bus(c);
+        if (r >= 0)
+                r = sd_event_add_io(l->event, &c->read_source, c->fd, EPOLLIN, on_client_readable, c);
+        if (r >= 0)
+                r = sd_event_add_io(l->event, &c->feed_source, c->feed, EPOLLOUT, on_feed_writable, c);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_time_relative(l->event, &c->auth_timer, CLOCK_MONOTONIC,
+                                               BUS_LISTEN_AUTH_TIMEOUT_USEC, 0, on_auth_timeout, c);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot serve a connection of uid %u: %m", (unsigned) c->uid);
+                connection_free(c);
+                return r;
+        }
+        log_debug("Peer-to-peer connection %s of uid %u (pid %d)%s", c->name, (unsigned) c->uid, (int) c->pid,
+                  refusal ? ", turned down" : "");
+        return 0;
+}
+
+static int on_accept_resume(sd_event_source *src, uint64_t usec, void *userdata) {
+        BusListen *l = userdata;
+        l->accept_pause = sd_event_source_disable_unref(l->accept_pause);
+        (void) sd_event_source_set_enabled(l->accept_source, SD_EVENT_ON);
+        return 0;
+}
+
+static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        BusListen *l = userdata;
+        _cleanup_close_ int cfd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+                if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+                        return 0;
+                /* Out of descriptors, say: pause rather than spin. */
+                log_warning_errno(-errno, "Cannot accept a connection on %s: %m", l->path);
+                (void) sd_event_source_set_enabled(l->accept_source, SD_EVENT_OFF);
+                if (!l->accept_pause)
+                        (void) sd_event_add_time_relative(l->event, &l->accept_pause, CLOCK_MONOTONIC, USEC_PER_SEC / 10, 0,
+                                                          on_accept_resume, l);
+                return 0;
+        }
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof cred)
+                return 0; /* nobody to answer for: close it */
+
+        unsigned same = 0;
+        for (ListenConnection *c = l->connections; c; c = c->next)
+                if (!c->refusal && c->uid == cred.uid)
+                        same++;
+        char refusal[160];
+        const char *why = NULL;
+        if (same >= BUS_LISTEN_UID_CONNECTIONS_MAX) {
+                snprintf(refusal, sizeof refusal, "uid %u has %d connections to bgrund open already, the most it may",
+                         (unsigned) cred.uid, BUS_LISTEN_UID_CONNECTIONS_MAX);
+                why = refusal;
+        } else if (cred.uid != 0 && l->n_connections >= BUS_LISTEN_CONNECTIONS_MAX) {
+                snprintf(refusal, sizeof refusal, "bgrund has %d connections open already, the most it serves",
+                         BUS_LISTEN_CONNECTIONS_MAX);
+                why = refusal;
+        }
+        if (why && l->n_refusing >= BUS_LISTEN_REFUSING_MAX) {
+                log_debug("Connection of uid %u closed at once: %s", (unsigned) cred.uid, why);
+                return 0;
+        }
+        (void) connection_new(l, TAKE_FD(cfd), &cred, why);
+        return 0;
+}
+
+/* mkdir -p of path's directory, each new one 0755. */
+static int make_parents(const char *path) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = '/';
+        }
+        return 0;
+}
+
+static int listen_socket(const char *address, char **ret_path, int *ret_fd) {
+        const char *path = startswith_s(address, "unix:path=") ? address + strlen("unix:path=") : NULL;
+        if (!path || path[0] != '/' || strpbrk(path, ",;%"))
+                return log_error_errno(-EINVAL, "--listen=%s: expected unix:path=/ABSOLUTE/PATH", address);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (strlen(path) >= sizeof sa.sun_path)
+                return log_error_errno(-ENAMETOOLONG, "--listen=%s: the path is too long for a socket", address);
+        strcpy(sa.sun_path, path);
+
+        int r = make_parents(path);
+        if (r < 0)
+                return log_error_errno(r, "Cannot make the directory of %s: %m", path);
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return log_error_errno(-errno, "Cannot make a socket: %m");
+
+        /* A socket left by an earlier bgrund goes; a live one is not taken. */
+        struct stat st;
+        if (lstat(path, &st) >= 0) {
+                if (!S_ISSOCK(st.st_mode))
+                        return log_error_errno(-EEXIST, "--listen: %s exists and is not a socket", path);
+                _cleanup_close_ int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (probe >= 0 && connect(probe, (struct sockaddr *) &sa, sizeof sa) >= 0)
+                        return log_error_errno(-EADDRINUSE, "--listen: something already listens on %s", path);
+                (void) unlink(path);
+        }
+        if (bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                return log_error_errno(-errno, "Cannot bind %s: %m", path);
+        /* Every local user may connect; authority comes from the peer's
+         * credentials, as on the system bus. */
+        if (chmod(path, 0666) < 0 || listen(fd, SOMAXCONN) < 0) {
+                r = -errno;
+                (void) unlink(path);
+                return log_error_errno(r, "Cannot listen on %s: %m", path);
+        }
+        if (!(*ret_path = strdup(path))) {
+                (void) unlink(path);
+                return -ENOMEM;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int bus_listen_new(BusService *s, const char *address, BusListen **ret) {
+        if (the_listener)
+                return -EBUSY;
+        _cleanup_(bus_listen_freep) BusListen *l = calloc(1, sizeof(BusListen));
+        if (!l)
+                return -ENOMEM;
+        l->service = s;
+        l->fd = -EBADF;
+        l->event = sd_event_ref(s->runtime->event);
+        int r = sd_id128_randomize(&l->server_id);
+        if (r < 0)
+                return r;
+        r = listen_socket(address, &l->path, &l->fd);
+        if (r < 0)
+                return r;
+        r = sd_event_add_io(l->event, &l->accept_source, l->fd, EPOLLIN, on_accept, l);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch %s: %m", l->path);
+        the_listener = l;
+        log_info("Serving org.bgrun.Runtime1 peer to peer on %s", l->path);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+BusListen *bus_listen_free(BusListen *l) {
+        if (!l)
+                return NULL;
+        while (l->connections)
+                connection_free(l->connections);
+        sd_event_source_disable_unref(l->accept_source);
+        sd_event_source_disable_unref(l->accept_pause);
+        if (l->path)
+                (void) unlink(l->path); /* no stale socket: "nobody there" at once */
+        safe_close(l->fd);
+        free(l->path);
+        sd_event_unref(l->event);
+        if (the_listener == l)
+                the_listener = NULL;
+        free(l);
+        return NULL;
+}

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: MIT
+# bgrund --listen in the private systemd: the API peer to peer on a socket,
+# the owner from the socket's peer credentials, and the limits a bus daemon
+# would give (issue #11). Each test runs bgrund as a transient service with
+# --listen in place of bgrund.service (same state), and puts it back.
+
+LISTEN=unix:path=/run/bgrun/bus
+CLIENT=$TESTS_DIR/listen-client.py
+
+listen_start() {
+	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
+	systemctl stop bgrund.service
+	trap 'systemctl stop bgrund-listen.service 2>/dev/null; systemctl reset-failed bgrund-listen.service 2>/dev/null
+	      systemctl reset-failed bgrund.service 2>/dev/null; systemctl start bgrund.service' EXIT
+	systemd-run --quiet --unit=bgrund-listen -p Type=notify "$BGRUN_LIBEXECDIR/bgrund" --listen ||
+		fail "bgrund --listen did not start"
+	[[ -S /run/bgrun/bus ]] || fail "no socket at /run/bgrun/bus"
+}
+
+listen_pid() { systemctl show -P MainPID bgrund-listen.service; }
+
+# as_user_p2p USER COMMAND...: the user's bgrun on the socket, in / (the
+# test's own directory is root's).
+as_user_p2p() {
+	local user=$1
+	shift
+	as_user "$user" env -C / BGRUN_ADDRESS=$LISTEN "$@"
+}
+
+test_listen_serves_the_api_to_a_p2p_client_and_on_the_bus() {
+	listen_start
+	[[ $(stat -c %a /run/bgrun/bus) == 666 && $(stat -c %a /run/bgrun) == 755 ]] ||
+		fail "socket/dir modes: $(stat -c '%a %n' /run/bgrun /run/bgrun/bus)"
+	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'echo p2p') || fail "dbus-next p2p launch: $rec"
+	id=$(jq -r .id <<<"$rec")
+	assert_eq exited "$(jq -r .status <<<"$rec")" status
+	assert_eq 0 "$(jq -r .owner <<<"$rec")" owner
+	got=$(busctl --address=$LISTEN call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager Get s "$id") ||
+		fail "busctl --address Get failed"
+	assert_contains "$got" "echo p2p" "Get over busctl --address"
+	assert_eq "p2p" "$(BGRUN_ADDRESS=$LISTEN bgrun logs "$id")" "bgrun logs over the socket"
+	# With a bus there too, both are served: the same daemon, the same job.
+	assert_eq exited "$(bgrun status "$id" --json | jq -r .status)" "the job over the system bus"
+}
+
+test_listen_owner_is_the_peer_and_other_users_see_nothing() {
+	listen_start
+	ensure_user bgrun-p2p-a
+	ensure_user bgrun-p2p-b
+	bgrun_bin=$(command -v bgrun)
+	out=$(as_user_p2p bgrun-p2p-a "$bgrun_bin" run --wait -- 'id -u') || fail "run as a user over the socket: $out"
+	assert_eq "$(id -u bgrun-p2p-a)" "$out" "the job's uid"
+	id=$(as_user_p2p bgrun-p2p-a "$bgrun_bin" run -- 'sleep 60') || fail "launch as a user: $id"
+	rec=$(bgrun status "$id" --json)
+	assert_eq "$(id -u bgrun-p2p-a)" "$(jq -r .owner <<<"$rec")" owner
+	as_user_p2p bgrun-p2p-a "$bgrun_bin" status "$id" >/dev/null || fail "the owner cannot see its job"
+	expect_fail as_user_p2p bgrun-p2p-b "$bgrun_bin" status "$id"
+	assert_contains "$ERR_OUT" "not found" "another user's answer"
+	expect_fail as_user_p2p bgrun-p2p-b "$bgrun_bin" kill "$id"
+	assert_not_contains "$(as_user_p2p bgrun-p2p-b "$bgrun_bin" list)" "$id" "another user's list"
+	# Only root is an admin here: a user cannot Reap.
+	expect_fail as_user bgrun-p2p-b busctl --address=$LISTEN call org.bgrun.Runtime1 /org/bgrun/Runtime1 \
+		org.bgrun.Runtime1.Manager Reap
+	assert_eq running "$(jq -r .status <<<"$(bgrun status "$id" --json)")" "the job after the other user's tries"
+	bgrun kill "$id" >/dev/null
+}
+
+test_listen_connections_per_uid_are_limited_cleanly() {
+	listen_start
+	ensure_user bgrun-p2p-a
+	out=$(as_user bgrun-p2p-a env -C / /usr/bin/python3 "$CLIENT" "$LISTEN" limit 64 2>&1) || fail "client failed: $out"
+	assert_contains "$out" "held 64" "connections held"
+	assert_contains "$out" "refused: Call failed: uid $(id -u bgrun-p2p-a) has 64 connections to bgrund open already" "the 65th"
+	assert_contains "$out" "then accepted" "a connection once one was closed"
+	systemctl is-active -q bgrund-listen.service || fail "bgrund died"
+}
+
+test_listen_calls_waiting_per_connection_are_limited_and_go_with_it() {
+	listen_start
+	id=$(BGRUN_ADDRESS=$LISTEN bgrun run -- 'sleep 60') || fail "launch failed"
+	out=$(/usr/bin/python3 "$CLIENT" "$LISTEN" waits 130 "$id" 2>&1) || fail "client failed: $out"
+	assert_contains "$out" "waiting 128" "Waits held on one connection"
+	assert_contains "$out" "refused org.bgrun.Runtime1.Error.LimitExceeded" "past the limit"
+	assert_contains "$out" "again ok" "a Wait on a new connection once the first was gone"
+	bgrun kill "$id" >/dev/null
+}
+
+test_listen_signals_go_to_the_subscriber_connection_that_may_see_them() {
+	listen_start
+	ensure_user bgrun-p2p-a
+	ensure_user bgrun-p2p-b
+	bgrun_bin=$(command -v bgrun)
+	as_user bgrun-p2p-b env -C / /usr/bin/python3 "$CLIENT" "$LISTEN" subscribe 3 >sub 2>&1 &
+	wait_until 5 grep -q subscribed sub || fail "no subscription: $(cat sub)"
+	a=$(as_user_p2p bgrun-p2p-a "$bgrun_bin" run -- true) || fail "launch as a"
+	b=$(as_user_p2p bgrun-p2p-b "$bgrun_bin" run -- true) || fail "launch as b"
+	wait
+	assert_contains "$(cat sub)" "JobNew $b" "b's own job"
+	assert_not_contains "$(cat sub)" "JobNew $a" "another user's job"
+}
+
+test_listen_drops_a_connection_that_never_authenticates() {
+	listen_start
+	out=$(/usr/bin/python3 "$CLIENT" "$LISTEN" idle 2>&1) || fail "client failed: $out"
+	for name in silent nul; do
+		t=$(awk -v n=$name '$1 == n {print $2}' <<<"$out")
+		[[ $t != never && -n $t ]] || fail "$name connection never dropped: $out"
+		awk -v t="$t" 'BEGIN { exit !(t >= 4 && t <= 9) }' || fail "$name dropped after $t s, not about 5 s"
+	done
+	systemctl is-active -q bgrund-listen.service || fail "bgrund died"
+}
+
+test_listen_survives_a_flood_of_garbage() {
+	listen_start
+	pid=$(listen_pid)
+	fds_before=$(ls "/proc/$pid/fd" | wc -l)
+	out=$(/usr/bin/python3 "$CLIENT" "$LISTEN" garbage 2>&1) || fail "client failed: $out"
+	for name in random-bytes endless-auth-line huge-declared-body bad-header fds-and-a-bad-header; do
+		assert_contains "$out" "$name closed" "bgrund hung up on $name"
+	done
+	assert_contains "$out" "flood 40 of 40 closed" "a flood of garbage connections"
+	assert_eq "$pid" "$(listen_pid)" "bgrund's pid after the garbage"
+	wait_until 5 bash -c "(( \$(ls /proc/$pid/fd | wc -l) <= $fds_before ))" ||
+		fail "bgrund holds $(ls "/proc/$pid/fd" | wc -l) descriptors, $fds_before before"
+	rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+	assert_le "$rss" 51200 "bgrund's VmRSS in KiB after the garbage"
+	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'echo still') || fail "bgrund does not answer after the garbage"
+	assert_eq exited "$(jq -r .status <<<"$rec")" status
+}
