@@ -29,6 +29,22 @@ static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader)
         (void) process_tree_kill_descendants();
 }
 
+static void payload_tree_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
+        if (leader->fd >= 0)
+                (void) pidref_kill(leader, sig);
+        (void) process_tree_signal_descendants(sig);
+}
+
+static int payload_tree_is_empty(const PayloadContainment *c) {
+        /* Zombies are not counted: they run nothing. */
+        int alive = process_tree_signal_descendants(0);
+        return alive < 0 ? alive : alive == 0;
+}
+
+static int payload_tree_watch(const PayloadContainment *c, int *ret_fd) {
+        return -EOPNOTSUPP;
+}
+
 static int payload_tree_confirm_empty(const PayloadContainment *c) {
         uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
         for (unsigned i = 0;; i++) {
@@ -56,6 +72,9 @@ const PayloadContainmentOps payload_process_tree_ops = {
         .setup = payload_tree_setup,
         .enter = payload_tree_enter,
         .kill = payload_tree_kill,
+        .signal = payload_tree_signal,
+        .is_empty = payload_tree_is_empty,
+        .watch = payload_tree_watch,
         .confirm_empty = payload_tree_confirm_empty,
         .cleanup = payload_tree_cleanup,
         .cgroup = payload_tree_cgroup,

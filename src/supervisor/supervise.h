@@ -29,6 +29,6 @@ typedef struct Supervisor {
 void supervisor_done(Supervisor *s);
 
 /* Set the containment up, start the command in it, tell bgrund it runs,
- * wait for its end (its exit, SIGTERM or the wall-clock limit), tear it
+ * wait for its end (its exit, a Kill, a Stop or the wall-clock limit), tear it
  * down and publish the result. Whatever fails is published first. */
 int supervise(Supervisor *s);
