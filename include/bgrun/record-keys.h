@@ -28,7 +28,8 @@
         X(OUTPUT_DROPPED_BYTES, "output_dropped_bytes", "t") \
         X(CONTAINMENT, "containment", "a{sv}")        \
         X(TEARDOWN, "teardown", "a{sv}")              \
-        X(PARENT, "parent", "s")
+        X(PARENT, "parent", "s")                      \
+        X(STDIN, "stdin", "s")
 
 /* The record's "containment" dictionary. */
 #define BGRUN_CONTAINMENT_KEYS(X)                     \

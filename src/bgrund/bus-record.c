@@ -44,6 +44,9 @@ static int append_finished_at(sd_bus_message *m, const JobView *v) {
 static int append_parent(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", v->spec->parent);
 }
+static int append_stdin(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", job_stdin_to_string(v->spec->stdin_mode));
+}
 static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
@@ -131,6 +134,7 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_CONTAINMENT] = append_containment,
         [RECORD_KEY_TEARDOWN] = append_teardown,
         [RECORD_KEY_PARENT] = append_parent,
+        [RECORD_KEY_STDIN] = append_stdin,
 };
 
 int bus_append_record(sd_bus_message *m, const JobView *v) {

@@ -61,6 +61,8 @@ int job_make_live(Job *j) {
                 .teardown_handle = -EBADF,
                 .spawned_pidfd = -EBADF,
                 .go_fd = -EBADF,
+                .control_fd = -EBADF,
+                .input_fd = -EBADF,
         };
         return 0;
 }
@@ -79,6 +81,8 @@ static void job_release_live_state(Job *j) {
         safe_close(l->teardown_handle);
         safe_close(l->spawned_pidfd);
         safe_close(l->go_fd);
+        safe_close(l->control_fd);
+        safe_close(l->input_fd);
         safe_close(l->dir_fd);
         pidref_done(&l->supervisor);
         job_spec_done(&l->spec);

@@ -55,6 +55,9 @@ typedef struct JobLive {
         int stop_signal;
         uint64_t stop_grace_usec;
         sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
+        int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
+        int input_fd;                   /* the input pipe's write end, from it */
+        bool input_closed;
 
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;

@@ -46,6 +46,23 @@ int teardown_method_from_string(const char *s) {
         return -EINVAL;
 }
 
+static const char *const stdin_table[_JOB_STDIN_MAX] = {
+        [JOB_STDIN_NULL] = "null",
+        [JOB_STDIN_PIPE] = "pipe",
+        [JOB_STDIN_TTY] = "tty",
+};
+
+const char *job_stdin_to_string(JobStdin s) {
+        return (unsigned) s < _JOB_STDIN_MAX ? stdin_table[s] : NULL;
+}
+
+int job_stdin_from_string(const char *s) {
+        for (int i = 0; s && i < _JOB_STDIN_MAX; i++)
+                if (streq(s, stdin_table[i]))
+                        return i;
+        return -EINVAL;
+}
+
 bool job_contained(Mechanism mechanism, const JobRun *run) {
         return mechanism_contains(mechanism) && run && run->cgroup && run->cgroup[0];
 }
@@ -103,6 +120,11 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         /* 0 is "not given": SIGTERM. */
         if (r >= 0) r = json_add_i64(o, "stop_signal", s->stop_signal ?: 15);
         if (r >= 0) r = json_add_u64(o, "stop_grace_usec", s->stop_grace_usec);
+        if (r >= 0) r = json_add_str(o, "stdin", job_stdin_to_string(s->stdin_mode));
+        if (r >= 0 && s->stdin_mode == JOB_STDIN_TTY) {
+                r = json_add_u64(o, "tty_rows", s->tty_rows);
+                if (r >= 0) r = json_add_u64(o, "tty_columns", s->tty_columns);
+        }
         return json_finish(o, r, ret);
 }
 
@@ -190,6 +212,22 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 r = -EBADMSG;
         if (r >= 0 && json_object_object_get_ex(o, "stop_grace_usec", NULL))
                 r = json_get_u64(o, "stop_grace_usec", 600000000, &s.stop_grace_usec);
+        /* Specs from before input existed have none: /dev/null. */
+        if (r >= 0 && json_object_object_get_ex(o, "stdin", NULL)) {
+                _cleanup_free_ char *in = NULL;
+                r = json_get_str(o, "stdin", &in);
+                int m = r >= 0 ? job_stdin_from_string(in) : r;
+                if (m < 0)
+                        r = -EBADMSG;
+                else
+                        s.stdin_mode = m;
+        }
+        s.tty_rows = JOB_TTY_ROWS_DEFAULT;
+        s.tty_columns = JOB_TTY_COLUMNS_DEFAULT;
+        if (r >= 0 && json_object_object_get_ex(o, "tty_rows", NULL))
+                r = json_get_u64(o, "tty_rows", UINT16_MAX, &u), s.tty_rows = (uint16_t) u;
+        if (r >= 0 && json_object_object_get_ex(o, "tty_columns", NULL))
+                r = json_get_u64(o, "tty_columns", UINT16_MAX, &u), s.tty_columns = (uint16_t) u;
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);

@@ -26,6 +26,18 @@ typedef enum JobStatus {
         _JOB_STATUS_MAX,
 } JobStatus;
 
+/* What the job's standard input is (the record's "stdin"). */
+typedef enum JobStdin {
+        JOB_STDIN_NULL, /* /dev/null */
+        JOB_STDIN_PIPE, /* a pipe that WriteInput feeds */
+        JOB_STDIN_TTY,  /* a new pseudo-terminal, also its stdout and stderr */
+        _JOB_STDIN_MAX,
+} JobStdin;
+
+/* A terminal's size when Launch gave none. */
+#define JOB_TTY_ROWS_DEFAULT 24
+#define JOB_TTY_COLUMNS_DEFAULT 80
+
 /* "nogroup": what a uid without a user-database entry runs in. */
 #define NO_GROUP_GID ((gid_t) 65534)
 
@@ -52,6 +64,8 @@ typedef struct JobSpec {
         char parent[JOB_ID_MAX]; /* the job whose process launched this one, "" if none */
         int stop_signal;          /* Stop and the wall-clock limit: this signal, */
         uint64_t stop_grace_usec; /* this long to exit, then cgroup.kill */
+        JobStdin stdin_mode;
+        uint16_t tty_rows, tty_columns; /* the terminal's size at start (JOB_STDIN_TTY) */
 } JobSpec;
 
 typedef struct JobRun {
@@ -105,6 +119,8 @@ typedef struct JobResult {
 const char *job_status_to_string(JobStatus s);
 int job_status_from_string(const char *s);
 const char *teardown_method_to_string(TeardownMethod m);
+const char *job_stdin_to_string(JobStdin s);
+int job_stdin_from_string(const char *s);
 int teardown_method_from_string(const char *s);
 
 /* The one rule for containment.contained: every process the job can create

@@ -26,6 +26,7 @@
 void supervisor_done(Supervisor *s) {
         safe_close(s->dir_fd);
         safe_close(s->ready_fd);
+        input_control_done(&s->input);
         output_relay_done(&s->output);
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
@@ -52,6 +53,10 @@ static int start_command(Supervisor *s) {
         /* Ours closes when we return: EOF is when the job's ends are gone. */
         _cleanup_close_ int output_write_fd = write_fd;
 
+        r = input_control_open(&s->input, s->dir_fd, &s->spec, output_write_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
+
         _cleanup_strv_free_ char **env = NULL;
         r = job_environment(&s->spec, &env);
         if (r < 0)
@@ -63,8 +68,10 @@ static int start_command(Supervisor *s) {
                 .spec = &s->spec,
                 .containment = c,
                 .output_fd = output_write_fd,
+                .input = &s->input,
                 .env = env,
         }, &pid, &report_fd, &step);
+        input_control_forked(&s->input);
         if (r < 0)
                 return fail_setup(s, r, step);
 
@@ -88,9 +95,15 @@ static int start_command(Supervisor *s) {
         return 0;
 }
 
-/* After the teardown: the rest of the output, its final form, and how
- * much of it there was for the result. */
+/* After the teardown: the rest of the output (a terminal's too), its final
+ * form, and how much of it there was for the result. */
 static void finish_output(Supervisor *s, JobOutcome *o) {
+        /* What the terminal showed last, through the output pipe: pumped
+         * meanwhile, so a full pipe does not stop it; bounded, since the
+         * job is dead and the master holds a few KiB at most. */
+        for (unsigned i = 0; i < 1024 && !input_control_drain_output(&s->input); i++)
+                (void) output_relay_pump(&s->output, UINT64_MAX);
+        input_control_done(&s->input);
         output_relay_finish(&s->output);
         output_relay_summary(&s->output, &o->output_bytes, &o->output_dropped_bytes);
         o->output_known = true;
@@ -248,7 +261,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 uint64_t hold = output_relay_hold_usec(&s->output);
                 if (shell_done)
                         hold = hold > 0 ? MIN(hold, EMPTY_POLL_USEC) : EMPTY_POLL_USEC;
-                struct pollfd p[6] = {
+                struct pollfd p[6 + INPUT_CONTROL_POLLS] = {
                         { .fd = shell_done ? -EBADF : s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
                         { .fd = timer_fd, .events = POLLIN },
@@ -257,6 +270,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         { .fd = e.grace_fd, .events = POLLIN },
                         { .fd = empty_fd, .events = POLLIN },
                 };
+                input_control_poll(&s->input, p + 6);
                 struct timespec ts = { .tv_sec = (time_t) (hold / USEC_PER_SEC),
                                        .tv_nsec = (long) (hold % USEC_PER_SEC * 1000) };
                 if (ppoll(p, ELEMENTSOF(p), hold > 0 ? &ts : NULL, NULL) < 0) {
@@ -274,6 +288,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         timer_fd = safe_close(timer_fd);
                         end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
                 }
+                input_control_dispatch(&s->input, p + 6);
                 if (p[3].revents)
                         relay_output(s);
                 if (p[4].revents)

@@ -172,3 +172,98 @@ test_stop_under_the_process_group_mechanism_runs_the_trap() {
 	assert_eq 9 "$(jget "$id" .signal)" signal
 	rm -f "$f"
 }
+
+# input ARGS...: tests/integration/input.py (WriteInput through dbus_next).
+input() { /usr/bin/python3 "$TESTS_DIR/input.py" "$@"; }
+
+test_write_input_feeds_a_pipe_job() {
+	id=$(launch 'read x; echo got $x' "{'Stdin': <'pipe'>}")
+	assert_eq pipe "$(jget "$id" .stdin)" "the record's stdin"
+	assert_eq ok "$(input write "$id" $'hello\n')" WriteInput
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
+	assert_eq exited "$(job_status "$id")" status
+	assert_eq "got hello" "$(bgrun logs "$id")" output
+	# Ended: no input any more.
+	assert_contains "$(input write "$id" more)" NoInput "WriteInput to an ended job"
+}
+
+test_close_gives_eof_and_then_no_input() {
+	id=$(launch 'cat; echo "[eof]"' "{'Stdin': <'pipe'>}")
+	assert_eq ok "$(input write "$id" $'one\n')" WriteInput
+	assert_eq ok "$(input write "$id" $'two\n' --close)" "WriteInput with close"
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
+	assert_eq "$(printf 'one\ntwo\n[eof]')" "$(bgrun logs "$id")" output
+	assert_eq 0 "$(jget "$id" .exit_code)" "exit code"
+	id=$(launch 'sleep 300' "{'Stdin': <'pipe'>}")
+	assert_eq ok "$(input write "$id" "" --close)" "close alone"
+	assert_contains "$(input write "$id" late)" NoInput "WriteInput after close"
+	bgrun kill "$id" >/dev/null
+}
+
+test_write_input_without_input_is_no_input() {
+	id=$(launch 'sleep 300')
+	assert_eq null "$(jget "$id" .stdin)" "the record's stdin"
+	expect_fail gcall WriteInput "'$id'" "[byte 0x68, 0x0a]" false
+	assert_contains "$ERR_OUT" NoInput "WriteInput to a job without input"
+	expect_fail gcall ResizeTty "'$id'" "uint16 10" "uint16 20"
+	assert_contains "$ERR_OUT" NoInput "ResizeTty of a job without a terminal"
+	bgrun kill "$id" >/dev/null
+}
+
+test_launch_input_options_are_checked() {
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'Stdin': <'file'>}"
+	assert_contains "$ERR_OUT" InvalidArgs "Stdin=file"
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'Stdin': <'pipe'>, 'Tty': <true>}"
+	assert_contains "$ERR_OUT" InvalidArgs "Stdin with Tty"
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'TtyRows': <uint16 10>}"
+	assert_contains "$ERR_OUT" InvalidArgs "TtyRows without Tty"
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'Tty': <true>, 'TtyColumns': <uint16 0>}"
+	assert_contains "$ERR_OUT" InvalidArgs "TtyColumns=0"
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'Tty': <true>, 'TtyRows': <uint16 10001>}"
+	assert_contains "$ERR_OUT" InvalidArgs "TtyRows=10001"
+	expect_fail gcall Launch "'true'" "'s'" "'/'" "{'Stdin': <uint32 1>}"
+	assert_contains "$ERR_OUT" InvalidArgs "Stdin of the wrong type"
+}
+
+test_input_of_another_users_job_is_not_reachable() {
+	ensure_user alice
+	ensure_user bob
+	BGRUN=$(command -v bgrun)
+	id=$(launch 'sleep 300' "{'Stdin': <'pipe'>}")
+	out=$(as_user alice gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method org.bgrun.Runtime1.Manager.WriteInput "'$id'" "[byte 0x68]" false 2>&1) &&
+		fail "alice wrote into root's job: $out"
+	assert_contains "$out" NoSuchJob "WriteInput to another owner's job"
+	[[ ! -r /var/lib/bgrun/jobs/$id/control ]] || [[ $(stat -c %a "/var/lib/bgrun/jobs/$id/control") == 600 ]] ||
+		fail "control socket mode $(stat -c %a "/var/lib/bgrun/jobs/$id/control")"
+	# The job itself cannot reach its control socket (bob's job here).
+	out=$(as_user bob "$BGRUN" run -C / --wait -- "test -e /var/lib/bgrun/jobs && echo reachable || echo unreachable" 2>&1)
+	assert_contains "$out" unreachable "the state directory from a job"
+	bgrun kill "$id" >/dev/null
+}
+
+test_a_job_that_never_reads_fills_its_input_and_bgrund_keeps_answering() {
+	id=$(launch 'sleep 300' "{'Stdin': <'pipe'>}")
+	out=$(input flood "$id" $((10 * 1024 * 1024)) 65536) || fail "flood failed: $out"
+	echo "NOTE: flooding a job that never reads: $out"
+	read -r _ written _ full _ get_ms _ list_ms _ write_ms <<<"$out"
+	assert_eq 1 "$full" "InputFull reached"
+	((written >= 512 * 1024 && written <= 1024 * 1024)) || fail "$written bytes buffered, not up to 1 MiB"
+	assert_le "$get_ms" 500 "Get (ms) meanwhile"
+	assert_le "$list_ms" 500 "ListJobs (ms) meanwhile"
+	assert_le "$write_ms" 500 "WriteInput (ms)"
+	# What was refused wrote nothing: a small write that fits still goes.
+	assert_eq running "$(job_status "$id")" status
+	bgrun kill "$id" >/dev/null
+}
+
+test_input_survives_a_bgrund_restart() {
+	id=$(launch 'read a; echo "a=$a"; read b; echo "b=$b"' "{'Stdin': <'pipe'>}")
+	assert_eq ok "$(input write "$id" $'1\n')" "WriteInput before the restart"
+	wait_output "$id" "a=1"
+	systemctl restart bgrund.service || fail "bgrund did not restart"
+	assert_eq running "$(job_status "$id")" "status after the restart"
+	assert_eq ok "$(input write "$id" $'2\n')" "WriteInput after the restart"
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
+	assert_eq "$(printf 'a=1\nb=2')" "$(bgrun logs "$id")" output
+}
