@@ -235,6 +235,9 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         spec.max_runtime_usec = o.max_runtime_usec;
         spec.stop_signal = o.stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
         spec.stop_grace_usec = o.stop_grace_set ? o.stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
+        spec.memory_max = o.limits.memory_max;
+        spec.tasks_max = o.limits.tasks_max;
+        spec.cpu_quota_per_sec_usec = o.limits.cpu_quota_per_sec_usec;
         spec.stdin_mode = o.tty ? JOB_STDIN_TTY : o.stdin_pipe ? JOB_STDIN_PIPE : JOB_STDIN_NULL;
         spec.tty_rows = o.tty_rows ?: JOB_TTY_ROWS_DEFAULT;
         spec.tty_columns = o.tty_columns ?: JOB_TTY_COLUMNS_DEFAULT;

@@ -120,6 +120,9 @@ int job_view(Job *j, JobView *ret) {
                         .status = JOB_RUNNING,
                 };
                 (void) job_store_output_size(j->live->dir_fd, &ret->output_bytes);
+                /* Read now, so a figure is never older than the call. */
+                if (j->live->have_run && j->live->run.cgroup && j->live->run.cgroup[0])
+                        (void) job_usage_read_cgroup_path(j->live->run.cgroup, &ret->usage);
                 return 0;
         }
 
@@ -149,6 +152,12 @@ int job_view(Job *j, JobView *ret) {
                 .result = &cache->result,
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
+                .usage = {
+                        .cpu_known = cache->result.cpu_usage_known,
+                        .cpu_usage_usec = cache->result.cpu_usage_usec,
+                        .memory_peak_known = cache->result.memory_peak_known,
+                        .memory_peak = cache->result.memory_peak,
+                },
         };
         return 0;
 }

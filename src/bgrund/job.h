@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "job-record.h"
+#include "job-usage.h"
 #include "launch-options.h"
 #include "macro.h"
 #include "pidref.h"
@@ -105,6 +106,7 @@ typedef struct JobView {
         const JobResult *result; /* NULL while running */
         JobStatus status;
         uint64_t output_bytes;
+        JobUsage usage;          /* live from the cgroup while running, else the result's */
 } JobView;
 
 /* A job of spec's id, owner, session and command, in no table yet. */

@@ -48,6 +48,11 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         r = cgroup_attach(sup_fd, 0);
         if (r < 0)
                 return r;
+        /* Account the payload's memory where the job cgroup has the
+         * controller (memory.peak); its limits stay the job cgroup's. */
+        _cleanup_free_ char *controllers = NULL;
+        if (cgroup_read_controllers(job_fd, &controllers) >= 0 && cgroup_has_controller(controllers, "memory"))
+                (void) cgroup_write_attribute(job_fd, "cgroup.subtree_control", "+memory");
         r = cgroup_create_child(job_fd, "payload", &c->payload_fd);
         if (r < 0)
                 return r;
@@ -139,6 +144,16 @@ static int payload_cgroup_watch(const PayloadContainment *c, int *ret_fd) {
         return cgroup_events_watch(c->payload_fd, ret_fd);
 }
 
+static void payload_cgroup_usage(const PayloadContainment *c, JobUsage *ret) {
+        job_usage_read_cgroup(c->payload_fd, ret);
+}
+
+static int payload_cgroup_controllers(const PayloadContainment *c, char **ret) {
+        _cleanup_close_ int job_fd = -EBADF;
+        int r = cgroup_open(c->job_cgroup, &job_fd);
+        return r < 0 ? r : cgroup_read_controllers(job_fd, ret);
+}
+
 static int payload_cgroup_confirm_empty(const PayloadContainment *c) {
         (void) cgroup_kill(c->payload_fd);
         int r = cgroup_wait_empty(c->payload_fd, TEARDOWN_TIMEOUT_USEC);
@@ -168,6 +183,8 @@ const PayloadContainmentOps payload_cgroup_ops = {
         .signal = payload_cgroup_signal,
         .is_empty = payload_cgroup_is_empty,
         .watch = payload_cgroup_watch,
+        .usage = payload_cgroup_usage,
+        .controllers = payload_cgroup_controllers,
         .confirm_empty = payload_cgroup_confirm_empty,
         .cleanup = payload_cgroup_cleanup,
         .cgroup = payload_cgroup_path,

@@ -12,6 +12,7 @@
  * What both need (signals, the subreaper, the fork) stays in supervise.c. */
 
 #include "job-record.h"
+#include "job-usage.h"
 #include "macro.h"
 #include "mechanism.h"
 #include "pidref.h"
@@ -46,6 +47,11 @@ typedef struct PayloadContainmentOps {
         /* Kill what is left and wait until nothing is: 0 once confirmed,
          * -ETIMEDOUT after TEARDOWN_TIMEOUT_USEC, or another -errno. */
         int (*confirm_empty)(const PayloadContainment *c);
+        /* What the job used, read after its teardown (before cleanup). */
+        void (*usage)(const PayloadContainment *c, JobUsage *ret);
+        /* The controllers that enforce the job's limits (the job cgroup's
+         * cgroup.controllers); -EOPNOTSUPP where there is no cgroup. */
+        int (*controllers)(const PayloadContainment *c, char **ret);
         /* After a confirmed teardown was published. */
         void (*cleanup)(const PayloadContainment *c);
         /* The payload's cgroup for run.json, or NULL when there is none. */

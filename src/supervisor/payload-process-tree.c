@@ -7,6 +7,7 @@
  * nothing limits resources. There is nothing to set up or enter.
  */
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "payload-containment.h"
 #include "process-tree.h"
@@ -45,6 +46,23 @@ static int payload_tree_watch(const PayloadContainment *c, int *ret_fd) {
         return -EOPNOTSUPP;
 }
 
+/* No cgroup: what the supervisor reaped, the job's whole tree as its
+ * subreaper (each process counted once its parent, or we, waited for it).
+ * No memory figure: ru_maxrss is one process's, not the job's. */
+static void payload_tree_usage(const PayloadContainment *c, JobUsage *ret) {
+        struct rusage ru;
+        *ret = (JobUsage) {};
+        if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+                return;
+        ret->cpu_known = true;
+        ret->cpu_usage_usec = (uint64_t) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * USEC_PER_SEC +
+                              (uint64_t) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static int payload_tree_controllers(const PayloadContainment *c, char **ret) {
+        return -EOPNOTSUPP;
+}
+
 static int payload_tree_confirm_empty(const PayloadContainment *c) {
         uint64_t deadline = now_monotonic_usec() + TEARDOWN_TIMEOUT_USEC;
         for (unsigned i = 0;; i++) {
@@ -75,6 +93,8 @@ const PayloadContainmentOps payload_process_tree_ops = {
         .signal = payload_tree_signal,
         .is_empty = payload_tree_is_empty,
         .watch = payload_tree_watch,
+        .usage = payload_tree_usage,
+        .controllers = payload_tree_controllers,
         .confirm_empty = payload_tree_confirm_empty,
         .cleanup = payload_tree_cleanup,
         .cgroup = payload_tree_cgroup,

@@ -123,6 +123,9 @@ static int record_run(Supervisor *s, JobRun *run) {
                         return -ENOMEM;
         }
         strcpy(run->start_token, s->child.token);
+        _cleanup_free_ char *controllers = NULL;
+        (void) s->containment.ops->controllers(&s->containment, &controllers);
+        run->limits_unenforced = job_limits_unenforced(&s->spec, controllers);
         int r = process_start_token(getpid(), -EBADF, run->supervisor_token, sizeof run->supervisor_token);
         if (r < 0)
                 return r;
@@ -380,8 +383,11 @@ int supervise(Supervisor *s) {
         /* The shell is gone; whatever it left behind goes with it. */
         bool dead = c->ops->confirm_empty(c) == 0;
         subreaper_reap_orphans(0);
+        JobUsage usage;
+        c->ops->usage(c, &usage);
 
         JobOutcome o = {
+                .usage = usage,
                 .status = status,
                 .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
                 .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,

@@ -267,3 +267,64 @@ test_input_survives_a_bgrund_restart() {
 	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
 	assert_eq "$(printf 'a=1\nb=2')" "$(bgrun logs "$id")" output
 }
+
+test_record_has_user_limits_and_what_the_job_used() {
+	id=$(launch 'sleep 300' "{'MemoryMax': <uint64 67108864>, 'TasksMax': <uint64 32>, 'MaxRuntimeUSec': <uint64 3600000000>, 'StopGraceUSec': <uint64 2000000>}")
+	rec=$(bgrun status "$id" --json)
+	assert_eq root "$(jq -r .user <<<"$rec")" user
+	assert_eq '{"MaxRuntimeUSec":3600000000,"MemoryMax":67108864,"TasksMax":32,"StopSignal":15,"StopGraceUSec":2000000}' \
+		"$(jq -c .limits <<<"$rec")" limits
+	# Unenforced: exactly the limits whose controller the job's cgroup lacks.
+	controllers=$(cat "$CG$ROOT_SLICE_CG/bgrun-job-$id.scope/cgroup.controllers")
+	want=()
+	grep -qw memory <<<"$controllers" || want+=(MemoryMax)
+	grep -qw pids <<<"$controllers" || want+=(TasksMax)
+	assert_eq "${want[*]}" "$(jq -r '.limits_unenforced | join(" ")' <<<"$rec")" "limits_unenforced (controllers: '$controllers')"
+	if grep -qw memory <<<"$controllers"; then
+		assert_eq true "$(jq 'has("memory_peak")' <<<"$rec")" "memory_peak where memory is accounted"
+	else
+		assert_eq false "$(jq 'has("memory_peak")' <<<"$rec")" "memory_peak absent where memory is not accounted"
+		echo "NOTE: no memory controller here: memory_peak absent, MemoryMax and TasksMax unenforced"
+	fi
+	# As a property, an unaccounted figure reads as systemd's "not set".
+	prop=$(busctl get-property org.bgrun.Runtime1 "/org/bgrun/Runtime1/job/$id" org.bgrun.Runtime1.Job memory_peak)
+	grep -qw memory <<<"$controllers" || assert_eq "t 18446744073709551615" "$prop" "memory_peak property"
+	bgrun kill "$id" >/dev/null
+	rec=$(bgrun status "$id" --json)
+	assert_eq "${want[*]}" "$(jq -r '.limits_unenforced | join(" ")' <<<"$rec")" "limits_unenforced once ended"
+	# Nothing set: no limit but the stop's; User= names the user it ran as.
+	id=$(launch 'true' "{'User': <'nobody'>}")
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null
+	rec=$(bgrun status "$id" --json)
+	assert_eq nobody "$(jq -r .user <<<"$rec")" "user with User=nobody"
+	assert_eq '{"StopSignal":15,"StopGraceUSec":5000000}' "$(jq -c .limits <<<"$rec")" "limits, none set"
+	assert_eq '[]' "$(jq -c .limits_unenforced <<<"$rec")" "limits_unenforced, none set"
+}
+
+test_cpu_usage_is_the_jobs_cpu_time() {
+	# The shell's own CPU time, as `times` reports it, against the cgroup's.
+	id=$(launch 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; times')
+	gcall Wait "'$id'" "uint64 120000000" >/dev/null || fail "Wait failed"
+	assert_eq exited "$(job_status "$id")" status
+	cpu=$(jget "$id" .cpu_usage_usec)
+	[[ $cpu =~ ^[0-9]+$ ]] || fail "cpu_usage_usec is '$cpu'"
+	times_usec=$(bgrun logs "$id" | awk '
+		function usec(t,  m, s) { m = t; sub(/m.*/, "", m); s = t; sub(/.*m/, "", s); sub(/s$/, "", s); return (m * 60 + s) * 1000000 }
+		{ for (i = 1; i <= NF; i++) total += usec($i) } END { printf "%d", total }')
+	((times_usec > 0)) || fail "times printed nothing usable: $(bgrun logs "$id")"
+	diff=$((cpu > times_usec ? cpu - times_usec : times_usec - cpu))
+	# times has 10 ms ticks; the cgroup counts the exec and the exit too.
+	tolerance=$((times_usec / 10 > 150000 ? times_usec / 10 : 150000))
+	echo "NOTE: cpu_usage_usec $cpu, the job's own times $times_usec µs"
+	assert_le "$diff" "$tolerance" "|cpu_usage_usec - times| (µs)"
+	# While a job runs, the figure is live and grows.
+	id=$(launch 'while :; do :; done')
+	sleep 0.5
+	a=$(jget "$id" .cpu_usage_usec)
+	sleep 0.5
+	b=$(jget "$id" .cpu_usage_usec)
+	((a > 0 && b > a)) || fail "cpu_usage_usec of a running job: $a then $b"
+	bgrun kill "$id" >/dev/null
+	c=$(jget "$id" .cpu_usage_usec)
+	((c >= b)) || fail "final cpu_usage_usec $c below a live one $b"
+}
