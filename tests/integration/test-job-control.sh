@@ -328,3 +328,61 @@ test_cpu_usage_is_the_jobs_cpu_time() {
 	c=$(jget "$id" .cpu_usage_usec)
 	((c >= b)) || fail "final cpu_usage_usec $c below a live one $b"
 }
+
+test_tty_job_runs_on_its_own_terminal_of_the_size_asked() {
+	id=$(launch 'tty; test -t 0 -a -t 1 -a -t 2 && echo all-on-tty; stty size; echo ready; read line; echo "line=$line"; stty size' \
+		"{'Tty': <true>, 'TtyRows': <uint16 30>, 'TtyColumns': <uint16 100>}")
+	assert_eq tty "$(jget "$id" .stdin)" "the record's stdin"
+	wait_output "$id" ready
+	out=$(bgrun logs "$id" | tr -d '\r')
+	grep -qE '^/dev/pts/[0-9]+$' <<<"$out" || fail "tty did not print a /dev/pts/N: $out"
+	assert_contains "$out" all-on-tty "stdin, stdout and stderr on the terminal"
+	assert_contains "$out" "30 100" "stty size at launch"
+	gcall ResizeTty "'$id'" "uint16 40" "uint16 120" >/dev/null || fail "ResizeTty failed"
+	expect_fail gcall ResizeTty "'$id'" "uint16 0" "uint16 120"
+	assert_contains "$ERR_OUT" InvalidArgs "ResizeTty to 0 rows"
+	expect_fail gcall ResizeTty "'$id'" "uint16 10" "uint16 10001"
+	assert_contains "$ERR_OUT" InvalidArgs "ResizeTty to 10001 columns"
+	assert_eq ok "$(input write "$id" $'go\n')" WriteInput
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
+	out=$(bgrun logs "$id" | tr -d '\r')
+	assert_contains "$out" "line=go" "the line written"
+	assert_eq "40 120" "$(tail -n 1 <<<"$out")" "stty size after ResizeTty"
+	assert_eq exited "$(job_status "$id")" status
+}
+
+test_tty_close_sends_the_eof_character() {
+	id=$(launch 'cat; echo "[eof]"' "{'Tty': <true>}")
+	assert_eq ok "$(input write "$id" $'abc\n' --close)" "WriteInput with close"
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed: the job never saw EOF"
+	out=$(bgrun logs "$id" | tr -d '\r')
+	assert_contains "$out" "[eof]" "cat ended at the EOF character"
+	assert_contains "$out" abc "the line (echoed and catted)"
+	assert_eq 0 "$(jget "$id" .exit_code)" "exit code"
+}
+
+test_tty_job_has_a_controlling_terminal_and_is_stopped_through_it() {
+	# /dev/tty opens only on a controlling terminal; a job that reads it and
+	# is stopped still ends, and its terminal goes with it.
+	id=$(launch 'echo hi > /dev/tty && echo ctty-ok; sleep 300' "{'Tty': <true>}")
+	wait_output "$id" ctty-ok
+	out=$(gcall Stop "'$id'" "{}") || fail "Stop failed: $out"
+	assert_contains "$out" "'dead': <true>" "Stop's answer"
+	assert_eq killed "$(job_status "$id")" status
+}
+
+test_tty_output_is_complete_and_the_terminal_is_the_owners() {
+	id=$(launch 'seq 1 100000' "{'Tty': <true>}")
+	gcall Wait "'$id'" "uint64 30000000" >/dev/null || fail "Wait failed"
+	out=$(bgrun logs "$id" | tr -d '\r')
+	assert_eq 100000 "$(wc -l <<<"$out" | tr -d ' ')" "lines the terminal showed"
+	assert_eq 100000 "$(tail -n 1 <<<"$out")" "the last line"
+	ensure_user alice
+	out=$(as_user alice gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method org.bgrun.Runtime1.Manager.Launch "'stat -c %U \$(tty)'" "'s'" "'/'" "{'Tty': <true>}") ||
+		fail "Launch as alice failed: $out"
+	aid=$(sed -E "s/^\('([a-z0-9]+)'.*/\1/" <<<"$out")
+	as_user alice gdbus call --system --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method org.bgrun.Runtime1.Manager.Wait "'$aid'" "uint64 10000000" >/dev/null || fail "Wait failed"
+	assert_eq alice "$(bgrun logs "$aid" | tr -d '\r')" "owner of alice's job's terminal"
+}
