@@ -13,8 +13,8 @@
 #include "supervisor-protocol.h"
 
 /* How long bgrund waits for a supervisor to answer a connection: it
- * answers from its loop at once, unless busy tearing its job down. The only
- * wait of this kind, once per job and bgrund. */
+ * answers from its loop at once, and stops listening before its teardown,
+ * which may block it. The only wait of this kind, once per job and bgrund. */
 #define CONTROL_ANSWER_USEC (200 * 1000)
 
 void job_input_disconnect(JobLive *l) {
@@ -62,7 +62,9 @@ static int job_input_connect(Job *j) {
         if (l->control_fd >= 0)
                 return 0;
 
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        /* Non-blocking: a supervisor that does not accept (its backlog is
+         * full) must not hold bgrund in connect(). */
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -70,7 +72,9 @@ static int job_input_connect(Job *j) {
         if (connect(fd, (struct sockaddr *) &sa, (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(sa.sun_path) + 1)) < 0)
                 /* No socket, nobody listening: the job's input is gone with
                  * its supervisor's loop (it is ending). */
-                return errno == ENOENT || errno == ECONNREFUSED ? -ENXIO : negative_errno();
+                return errno == ENOENT || errno == ECONNREFUSED ? -ENXIO
+                       : errno == EAGAIN                       ? -EAGAIN
+                                                               : negative_errno();
         /* The job's own supervisor, the one bgrund verified. */
         struct ucred cred;
         socklen_t len = sizeof cred;

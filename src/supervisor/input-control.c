@@ -296,11 +296,15 @@ bool input_control_drain_output(InputControl *ic) {
         return true;
 }
 
-void input_control_done(InputControl *ic) {
+void input_control_stop_listening(InputControl *ic) {
         if (ic->listen_fd >= 0 && ic->dir_fd >= 0)
                 (void) unlinkat(ic->dir_fd, SUPERVISOR_CONTROL_SOCKET, 0);
-        safe_close(ic->listen_fd);
-        safe_close(ic->conn_fd);
+        ic->listen_fd = safe_close(ic->listen_fd);
+        ic->conn_fd = safe_close(ic->conn_fd);
+}
+
+void input_control_done(InputControl *ic) {
+        input_control_stop_listening(ic);
         safe_close(ic->write_fd);
         safe_close(ic->read_fd);
         safe_close(ic->master_fd);

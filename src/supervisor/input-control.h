@@ -59,6 +59,11 @@ void input_control_forked(InputControl *ic);
 void input_control_poll(const InputControl *ic, struct pollfd p[INPUT_CONTROL_POLLS]);
 void input_control_dispatch(InputControl *ic, const struct pollfd p[INPUT_CONTROL_POLLS]);
 
+/* Once the job is ending: close and unlink the control socket, so that
+ * bgrund is refused at once (no input) rather than kept waiting while the
+ * teardown blocks us. */
+void input_control_stop_listening(InputControl *ic);
+
 /* After the job's end: relay what the terminal still has to the output,
  * then close the output pipe's end (so the output relay sees EOF). false
  * while the output pipe is full: empty it and call again. */

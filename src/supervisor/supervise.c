@@ -379,6 +379,7 @@ int supervise(Supervisor *s) {
         siginfo_t si = {};
         bool by_signal;
         JobStatus status = wait_for_end(s, sig_fd, &si, &by_signal);
+        input_control_stop_listening(&s->input);
 
         /* The shell is gone; whatever it left behind goes with it. */
         bool dead = c->ops->confirm_empty(c) == 0;
