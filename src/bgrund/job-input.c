@@ -19,13 +19,17 @@
 
 void job_input_disconnect(JobLive *l) {
         l->control_fd = safe_close(l->control_fd);
+        l->control_greeted = false;
         l->input_fd = safe_close(l->input_fd);
 }
 
-/* The supervisor's first message: the input's write end, or none. */
+/* The supervisor's first message: the input's write end, or none. Waited
+ * for once per job; a supervisor that was slow then is asked without
+ * waiting afterwards, so no caller can hold bgrund up again and again. */
 static int receive_greeting(JobLive *l, int fd) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        int r = poll(&p, 1, CONTROL_ANSWER_USEC / 1000);
+        int r = poll(&p, 1, l->control_waited ? 0 : CONTROL_ANSWER_USEC / 1000);
+        l->control_waited = true;
         if (r < 0)
                 return negative_errno();
         if (r == 0)
@@ -59,8 +63,17 @@ static int receive_greeting(JobLive *l, int fd) {
 
 static int job_input_connect(Job *j) {
         JobLive *l = j->live;
-        if (l->control_fd >= 0)
+        if (l->control_fd >= 0 && l->control_greeted)
                 return 0;
+        if (l->control_fd >= 0) {
+                /* Connected before, the greeting late: is it there now? */
+                int r = receive_greeting(l, l->control_fd);
+                if (r >= 0)
+                        l->control_greeted = true;
+                else if (r != -EAGAIN)
+                        l->control_fd = safe_close(l->control_fd);
+                return r;
+        }
 
         /* Non-blocking: a supervisor that does not accept (its backlog is
          * full) must not hold bgrund in connect(). */
@@ -83,9 +96,12 @@ static int job_input_connect(Job *j) {
         if (cred.pid != l->supervisor.pid)
                 return -EPERM;
         int r = receive_greeting(l, fd);
+        if (r == -EAGAIN)
+                l->control_fd = TAKE_FD(fd); /* kept: the greeting may come */
         if (r < 0)
                 return r;
         l->control_fd = TAKE_FD(fd);
+        l->control_greeted = true;
         return 0;
 }
 

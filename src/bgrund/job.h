@@ -59,6 +59,8 @@ typedef struct JobLive {
         int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
         int input_fd;                   /* the input pipe's write end, from it */
         bool input_closed;
+        bool control_waited;            /* its greeting was waited for once: never again */
+        bool control_greeted;           /* control_fd had its greeting */
 
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;
