@@ -386,3 +386,22 @@ test_tty_output_is_complete_and_the_terminal_is_the_owners() {
 		--method org.bgrun.Runtime1.Manager.Wait "'$aid'" "uint64 10000000" >/dev/null || fail "Wait failed"
 	assert_eq alice "$(bgrun logs "$aid" | tr -d '\r')" "owner of alice's job's terminal"
 }
+
+test_kill_during_a_stops_grace_ends_the_job_at_once() {
+	id=$(launch 'trap "" TERM; echo ready; sleep 300')
+	wait_output "$id" ready
+	t0=$(now_ms)
+	gcall Stop "'$id'" "{'GraceUSec': <uint64 60000000>}" >/tmp/stop-reply-$$ 2>&1 &
+	stop_pid=$!
+	sleep 0.3
+	assert_eq running "$(job_status "$id")" "status during the grace"
+	out=$(gcall Kill "'$id'") || fail "Kill failed: $out"
+	wait "$stop_pid" || fail "Stop failed: $(cat /tmp/stop-reply-$$)"
+	ms=$(($(now_ms) - t0))
+	assert_le "$ms" 5000 "Stop with a 60 s grace, then Kill: both answered after (ms)"
+	assert_contains "$out" "'method': <'cgroup.kill'>" "Kill's answer"
+	assert_contains "$(cat /tmp/stop-reply-$$)" "'dead': <true>" "Stop's answer"
+	assert_eq killed "$(job_status "$id")" status
+	assert_eq 9 "$(jget "$id" .signal)" signal
+	rm -f /tmp/stop-reply-$$
+}
