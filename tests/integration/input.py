@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 """WriteInput on the system bus, for the job-control tests.
     input.py write ID TEXT [--close]    TEXT as UTF-8 bytes; prints 'ok' or the error name
+    input.py size ID N                  writes N bytes at once; prints 'ok' or the error name
     input.py flood ID TOTAL CHUNK       writes CHUNK bytes at a time until TOTAL were sent
                                         or InputFull; meanwhile times Get and ListJobs on a
                                         second connection. Prints 'written N full B
@@ -27,6 +28,9 @@ async def main():
     if verb == "write":
         close = "--close" in sys.argv[4:]
         name, _ = await call(bus, "WriteInput", "sayb", [job, sys.argv[3].encode(), close])
+        print(name)
+    elif verb == "size":
+        name, _ = await call(bus, "WriteInput", "sayb", [job, b"y" * int(sys.argv[3]), False])
         print(name)
     elif verb == "flood":
         total, chunk = int(sys.argv[3]), int(sys.argv[4])

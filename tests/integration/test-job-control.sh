@@ -405,3 +405,29 @@ test_kill_during_a_stops_grace_ends_the_job_at_once() {
 	assert_eq 9 "$(jget "$id" .signal)" signal
 	rm -f /tmp/stop-reply-$$
 }
+
+test_write_input_edges_a_closed_stdin_and_a_write_too_big() {
+	id=$(launch 'exec 0<&-; echo closed; sleep 300' "{'Stdin': <'pipe'>}")
+	wait_output "$id" closed
+	assert_contains "$(input write "$id" x)" NoInput "WriteInput after the job closed its stdin"
+	bgrun kill "$id" >/dev/null
+	id=$(launch 'sleep 300' "{'Stdin': <'pipe'>}")
+	assert_contains "$(input size "$id" $((1024 * 1024 + 1)))" InvalidArgs "WriteInput of 1 MiB + 1 byte"
+	assert_eq ok "$(input size "$id" 65536)" "WriteInput of 64 KiB after it"
+	bgrun kill "$id" >/dev/null
+}
+
+test_input_and_usage_under_the_process_group_mechanism() {
+	with_config ContainmentMode=report-only Mechanisms=process_group
+	id=$(launch 'read x; echo got $x; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' "{'Stdin': <'pipe'>}")
+	assert_eq process_group "$(jget "$id" .containment.mechanism)" mechanism
+	assert_eq ok "$(input write "$id" $'tree\n')" WriteInput
+	gcall Wait "'$id'" "uint64 60000000" >/dev/null || fail "Wait failed"
+	assert_eq "got tree" "$(bgrun logs "$id")" output
+	cpu=$(jget "$id" .cpu_usage_usec)
+	((cpu > 0)) || fail "cpu_usage_usec of a process-group job: '$cpu'"
+	assert_eq false "$(jget "$id" 'has("memory_peak")')" "memory_peak without a cgroup"
+	id=$(launch 'true' "{'TasksMax': <uint64 10>}")
+	gcall Wait "'$id'" "uint64 10000000" >/dev/null
+	assert_eq TasksMax "$(jget "$id" '.limits_unenforced | join(" ")')" "no cgroup: every limit unenforced"
+}
