@@ -90,23 +90,52 @@ static bool pid_in_payload(const PayloadContainment *c, pid_t pid) {
 /* Passes over cgroup.procs, for processes forked while we signalled. */
 #define SIGNAL_PASSES 3
 
-/* sig to every process listed in cg_fd's cgroup.procs and below; each pid
- * is pinned with pidfd_open and checked to be in the payload before the
- * signal, which succeeds only if the pinned process still lives, so the
- * check was about the process signalled. Returns how many were signalled. */
-static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, unsigned depth) {
+/* The pids signalled so far: each process gets a stop's signal once (a
+ * second SIGINT means "now" to many programs). */
+typedef struct PidSet {
+        pid_t *pids;
+        size_t n, allocated;
+} PidSet;
+
+static bool pid_set_contains(const PidSet *s, pid_t pid) {
+        for (size_t i = 0; i < s->n; i++)
+                if (s->pids[i] == pid)
+                        return true;
+        return false;
+}
+
+static void pid_set_add(PidSet *s, pid_t pid) {
+        if (s->n == s->allocated) {
+                size_t a = s->allocated ? s->allocated * 2 : 64;
+                pid_t *p = realloc(s->pids, a * sizeof(pid_t));
+                if (!p)
+                        return; /* then it may get a second signal: no worse */
+                s->pids = p;
+                s->allocated = a;
+        }
+        s->pids[s->n++] = pid;
+}
+
+/* sig to every process listed in cg_fd's cgroup.procs and below that is
+ * not in done; each pid is pinned with pidfd_open and checked to be in the
+ * payload before the signal, which succeeds only if the pinned process
+ * still lives, so the check was about the process signalled. Returns how
+ * many were signalled. */
+static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, PidSet *done, unsigned depth) {
         int n = 0;
         _cleanup_free_ char *procs = NULL;
         if (read_file_at(cg_fd, "cgroup.procs", 4 * 1024 * 1024, &procs, NULL) >= 0)
                 for (char *save = NULL, *tok = strtok_r(procs, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
                         pid_t pid = (pid_t) atoi(tok);
-                        if (pid <= 0)
+                        if (pid <= 0 || pid_set_contains(done, pid))
                                 continue;
                         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
                         if (pidfd < 0 || !pid_in_payload(c, pid))
                                 continue;
-                        if (pidfd_send_signal(pidfd, sig, NULL, 0) >= 0)
+                        if (pidfd_send_signal(pidfd, sig, NULL, 0) >= 0) {
+                                pid_set_add(done, pid);
                                 n++;
+                        }
                 }
         if (depth >= SIGNAL_DEPTH_MAX)
                 return n;
@@ -120,7 +149,7 @@ static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, u
                 if (de->d_type == DT_DIR && de->d_name[0] != '.') {
                         _cleanup_close_ int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                         if (sub >= 0)
-                                n += signal_cgroup_tree(c, sub, sig, depth + 1);
+                                n += signal_cgroup_tree(c, sub, sig, done, depth + 1);
                 }
         closedir(d);
         return n;
@@ -128,11 +157,12 @@ static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, u
 
 static void payload_cgroup_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
         /* A process forked while the list was read is missed by that pass;
-         * the next one finds it. A second signal to a process that got one
-         * is harmless for a stop. */
+         * the next one finds it. */
+        PidSet done = {};
         for (unsigned i = 0; i < SIGNAL_PASSES; i++)
-                if (signal_cgroup_tree(c, c->payload_fd, sig, 0) == 0)
+                if (signal_cgroup_tree(c, c->payload_fd, sig, &done, 0) == 0)
                         break;
+        free(done.pids);
 }
 
 static int payload_cgroup_is_empty(const PayloadContainment *c) {

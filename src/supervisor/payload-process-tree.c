@@ -31,8 +31,7 @@ static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader)
 }
 
 static void payload_tree_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
-        if (leader->fd >= 0)
-                (void) pidref_kill(leader, sig);
+        /* The leader is our child: the walk signals it too, once. */
         (void) process_tree_signal_descendants(sig);
 }
 

@@ -431,3 +431,30 @@ test_input_and_usage_under_the_process_group_mechanism() {
 	gcall Wait "'$id'" "uint64 10000000" >/dev/null
 	assert_eq TasksMax "$(jget "$id" '.limits_unenforced | join(" ")')" "no cgroup: every limit unenforced"
 }
+
+# A stop's signal reaches each process once: to many programs a second
+# SIGINT means "now".
+stop_signals_once() {
+	script=/tmp/stop-once-$$.sh
+	cat >"$script" <<-'EOS'
+		n=0
+		trap 'n=$((n+1)); echo "int $n"' INT
+		echo ready
+		while :; do sleep 0.1; done
+	EOS
+	id=$(launch "sh $script" "{'StopSignal': <int32 2>, 'StopGraceUSec': <uint64 1000000>}")
+	wait_output "$id" ready
+	out=$(gcall Stop "'$id'" "{}") || fail "Stop failed: $out"
+	assert_contains "$out" "'method': <'$1'>" "Stop's answer: the trap does not exit, so the grace runs out"
+	assert_eq "int 1" "$(bgrun logs "$id" | grep '^int')" "the shell's traps"
+	rm -f "$script"
+}
+
+test_stop_signals_each_process_once() {
+	stop_signals_once cgroup.kill
+}
+
+test_stop_signals_each_process_once_under_the_process_group_mechanism() {
+	with_config ContainmentMode=report-only Mechanisms=process_group
+	stop_signals_once process-tree
+}
