@@ -36,7 +36,9 @@ static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgr
 #define WALK_DEPTH_MAX 64
 
 /* sig 0: count only. SIGKILL: stop each one first so it cannot fork while
- * we walk below it. Any other signal goes as it is, so that a handler runs. */
+ * we walk below it. Any other signal goes as it is, so that a handler runs,
+ * and to a parent before its children: a shell must have its trap's signal
+ * before the command it waits for dies of it and it runs on to its end. */
 static int signal_children_of(pid_t parent, unsigned depth, int sig) {
         if (depth >= WALK_DEPTH_MAX)
                 return 0;
@@ -80,11 +82,13 @@ static int signal_children_of(pid_t parent, unsigned depth, int sig) {
                                 continue;
                         if (sig == SIGKILL)
                                 (void) pidfd_send_signal(pidfd, SIGSTOP, NULL, 0);
+                        else if (sig != 0)
+                                (void) pidfd_send_signal(pidfd, sig, NULL, 0);
                         int r = signal_children_of(pid, depth + 1, sig);
                         if (r > 0)
                                 found += r;
-                        if (sig != 0)
-                                (void) pidfd_send_signal(pidfd, sig, NULL, 0);
+                        if (sig == SIGKILL)
+                                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
                         found++;
                 }
         }

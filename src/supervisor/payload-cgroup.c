@@ -156,9 +156,13 @@ static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, P
 }
 
 static void payload_cgroup_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
-        /* A process forked while the list was read is missed by that pass;
+        /* The job's shell first, through its verified pidfd: it must have
+         * its trap's signal before the command it waits for dies of it. A
+         * process forked while the list was read is missed by that pass;
          * the next one finds it. */
         PidSet done = {};
+        if (leader->fd >= 0 && pidref_kill(leader, sig) >= 0)
+                pid_set_add(&done, leader->pid);
         for (unsigned i = 0; i < SIGNAL_PASSES; i++)
                 if (signal_cgroup_tree(c, c->payload_fd, sig, &done, 0) == 0)
                         break;
