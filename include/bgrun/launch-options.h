@@ -15,4 +15,8 @@
         X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t")    \
         X(USER, "User", "s")                                    \
         X(STOP_SIGNAL, "StopSignal", "i")                       \
-        X(STOP_GRACE_USEC, "StopGraceUSec", "t")
+        X(STOP_GRACE_USEC, "StopGraceUSec", "t")               \
+        X(STDIN, "Stdin", "s")                                  \
+        X(TTY, "Tty", "b")                                      \
+        X(TTY_ROWS, "TtyRows", "q")                             \
+        X(TTY_COLUMNS, "TtyColumns", "q")

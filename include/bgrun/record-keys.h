@@ -28,7 +28,23 @@
         X(OUTPUT_DROPPED_BYTES, "output_dropped_bytes", "t") \
         X(CONTAINMENT, "containment", "a{sv}")        \
         X(TEARDOWN, "teardown", "a{sv}")              \
-        X(PARENT, "parent", "s")
+        X(PARENT, "parent", "s")                      \
+        X(STDIN, "stdin", "s")                        \
+        X(USER, "user", "s")                          \
+        X(LIMITS, "limits", "a{sv}")                  \
+        X(LIMITS_UNENFORCED, "limits_unenforced", "as") \
+        X(CPU_USAGE_USEC, "cpu_usage_usec", "t")      \
+        X(MEMORY_PEAK, "memory_peak", "t")
+
+/* The record's "limits" dictionary: the limits the job was launched with,
+ * named and typed as Launch's options; one not set is absent. */
+#define BGRUN_LIMIT_KEYS(X)                           \
+        X(MAX_RUNTIME_USEC, "MaxRuntimeUSec", "t")    \
+        X(MEMORY_MAX, "MemoryMax", "t")               \
+        X(TASKS_MAX, "TasksMax", "t")                 \
+        X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t") \
+        X(STOP_SIGNAL, "StopSignal", "i")             \
+        X(STOP_GRACE_USEC, "StopGraceUSec", "t")
 
 /* The record's "containment" dictionary. */
 #define BGRUN_CONTAINMENT_KEYS(X)                     \

@@ -35,7 +35,11 @@ static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgr
  * ours (we are their subreaper) and the caller's next pass finds them. */
 #define WALK_DEPTH_MAX 64
 
-static int kill_children_of(pid_t parent, unsigned depth) {
+/* sig 0: count only. SIGKILL: stop each one first so it cannot fork while
+ * we walk below it. Any other signal goes as it is, so that a handler runs,
+ * and to a parent before its children: a shell must have its trap's signal
+ * before the command it waits for dies of it and it runs on to its end. */
+static int signal_children_of(pid_t parent, unsigned depth, int sig) {
         if (depth >= WALK_DEPTH_MAX)
                 return 0;
 
@@ -76,12 +80,15 @@ static int kill_children_of(pid_t parent, unsigned depth) {
                                 continue;
                         if (state == 'Z')
                                 continue;
-                        /* Stop it first so it cannot fork while we walk below it. */
-                        (void) pidfd_send_signal(pidfd, SIGSTOP, NULL, 0);
-                        int r = kill_children_of(pid, depth + 1);
+                        if (sig == SIGKILL)
+                                (void) pidfd_send_signal(pidfd, SIGSTOP, NULL, 0);
+                        else if (sig != 0)
+                                (void) pidfd_send_signal(pidfd, sig, NULL, 0);
+                        int r = signal_children_of(pid, depth + 1, sig);
                         if (r > 0)
                                 found += r;
-                        (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                        if (sig == SIGKILL)
+                                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
                         found++;
                 }
         }
@@ -90,7 +97,11 @@ static int kill_children_of(pid_t parent, unsigned depth) {
 }
 
 int process_tree_kill_descendants(void) {
-        return kill_children_of(getpid(), 0);
+        return signal_children_of(getpid(), 0, SIGKILL);
+}
+
+int process_tree_signal_descendants(int sig) {
+        return signal_children_of(getpid(), 0, sig);
 }
 
 bool process_group_has_members(pid_t pgid) {

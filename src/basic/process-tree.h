@@ -12,6 +12,10 @@
  * The caller should be a child subreaper, so that orphans stay in its tree. */
 int process_tree_kill_descendants(void);
 
+/* The same walk with sig (a graceful stop's), each process left running so
+ * that its handler runs; sig 0 only counts the living descendants. */
+int process_tree_signal_descendants(int sig);
+
 /* True when a living (not zombie) process has process group pgid; also true
  * when /proc cannot be read, so that death is never assumed. */
 bool process_group_has_members(pid_t pgid);

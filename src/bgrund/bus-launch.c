@@ -39,6 +39,18 @@ static int read_value(sd_bus_message *m, const char *contents, LaunchValue *v, c
                 v->u64 = (uint64_t) (int64_t) i;
                 return r;
         }
+        if (streq(contents, "q")) {
+                uint16_t q;
+                int r = sd_bus_message_read(m, "q", &q);
+                v->u64 = q;
+                return r;
+        }
+        if (streq(contents, "b")) {
+                int b;
+                int r = sd_bus_message_read(m, "b", &b);
+                v->u64 = b != 0;
+                return r;
+        }
         if (streq(contents, "s"))
                 return sd_bus_message_read(m, "s", &v->str);
         if (streq(contents, "as")) {
@@ -78,9 +90,15 @@ static int read_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error
                 if (r < 0)
                         return r;
         }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        return sd_bus_message_exit_container(m);
+        _cleanup_free_ char *message = NULL;
+        r = launch_options_check(o, &message);
+        if (r == -EINVAL && message)
+                return invalid(error, "%s", message);
+        return r;
 }
 
 /* Fill the spec's identity fields for the user the job runs as. */
@@ -223,6 +241,12 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         spec.max_runtime_usec = o.max_runtime_usec;
         spec.stop_signal = o.stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
         spec.stop_grace_usec = o.stop_grace_set ? o.stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
+        spec.memory_max = o.limits.memory_max;
+        spec.tasks_max = o.limits.tasks_max;
+        spec.cpu_quota_per_sec_usec = o.limits.cpu_quota_per_sec_usec;
+        spec.stdin_mode = o.tty ? JOB_STDIN_TTY : o.stdin_pipe ? JOB_STDIN_PIPE : JOB_STDIN_NULL;
+        spec.tty_rows = o.tty_rows ?: JOB_TTY_ROWS_DEFAULT;
+        spec.tty_columns = o.tty_columns ?: JOB_TTY_COLUMNS_DEFAULT;
         /* Launched from inside a job of the same owner: that job's child. */
         Job *parent = pid > 0 ? runtime_job_of_process(s->runtime, pid, uid) : NULL;
         if (parent)

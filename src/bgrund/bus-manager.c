@@ -8,6 +8,7 @@
 #include "build-config.h"
 #include "bus-authority.h"
 #include "bus-client.h"
+#include "bus-input.h"
 #include "bus-launch.h"
 #include "bus-listing.h"
 #include "bus-manager.h"
@@ -269,6 +270,10 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_forget, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reap", SD_BUS_NO_ARGS, SD_BUS_RESULT("a{sv}", counts),
                                 method_reap, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("WriteInput", SD_BUS_ARGS("s", id, "ay", data, "b", close), SD_BUS_NO_RESULT,
+                                bus_method_write_input, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResizeTty", SD_BUS_ARGS("s", id, "q", rows, "q", columns), SD_BUS_NO_RESULT,
+                                bus_method_resize_tty, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 bus_method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,

@@ -44,6 +44,26 @@ static int append_finished_at(sd_bus_message *m, const JobView *v) {
 static int append_parent(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", v->spec->parent);
 }
+static int append_stdin(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", job_stdin_to_string(v->spec->stdin_mode));
+}
+static int append_user(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", v->spec->user ?: "");
+}
+static int append_cpu_usage(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "t", v->usage.cpu_known ? v->usage.cpu_usage_usec : UINT64_MAX);
+}
+static int append_memory_peak(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "t", v->usage.memory_peak_known ? v->usage.memory_peak : UINT64_MAX);
+}
+static int append_limits_unenforced(sd_bus_message *m, const JobView *v) {
+        unsigned bits = v->run ? v->run->limits_unenforced : 0;
+        int r = sd_bus_message_open_container(m, 'a', "s");
+        for (int l = 0; r >= 0 && l < _JOB_LIMIT_MAX; l++)
+                if (bits & (1U << l))
+                        r = sd_bus_message_append(m, "s", job_limit_to_string(l));
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
 static int append_output_bytes(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "t", v->output_bytes);
 }
@@ -101,6 +121,26 @@ static int append_containment(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+/* The limits as launched; the stop's two always apply (their defaults
+ * when not given), the others only when set. */
+static int append_limits(sd_bus_message *m, const JobView *v) {
+        const JobSpec *s = v->spec;
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r >= 0 && s->max_runtime_usec > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_MAX_RUNTIME_USEC, s->max_runtime_usec);
+        if (r >= 0 && s->memory_max > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_MEMORY_MAX, s->memory_max);
+        if (r >= 0 && s->tasks_max > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_TASKS_MAX, s->tasks_max);
+        if (r >= 0 && s->cpu_quota_per_sec_usec > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_CPU_QUOTA_PER_SEC_USEC, s->cpu_quota_per_sec_usec);
+        if (r >= 0 && s->stop_signal > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_STOP_SIGNAL, (int32_t) s->stop_signal);
+        if (r >= 0 && s->stop_signal > 0)
+                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_STOP_GRACE_USEC, s->stop_grace_usec);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
 static int append_teardown(sd_bus_message *m, const JobView *v) {
         const JobResult *res = v->result;
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
@@ -131,11 +171,27 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_CONTAINMENT] = append_containment,
         [RECORD_KEY_TEARDOWN] = append_teardown,
         [RECORD_KEY_PARENT] = append_parent,
+        [RECORD_KEY_STDIN] = append_stdin,
+        [RECORD_KEY_USER] = append_user,
+        [RECORD_KEY_LIMITS] = append_limits,
+        [RECORD_KEY_LIMITS_UNENFORCED] = append_limits_unenforced,
+        [RECORD_KEY_CPU_USAGE_USEC] = append_cpu_usage,
+        [RECORD_KEY_MEMORY_PEAK] = append_memory_peak,
 };
+
+bool bus_record_key_absent(RecordKey k, const JobView *v) {
+        switch (k) {
+        case RECORD_KEY_CPU_USAGE_USEC: return !v->usage.cpu_known;
+        case RECORD_KEY_MEMORY_PEAK: return !v->usage.memory_peak_known;
+        default: return false;
+        }
+}
 
 int bus_append_record(sd_bus_message *m, const JobView *v) {
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
         for (size_t i = 0; r >= 0 && i < _RECORD_KEY_MAX; i++) {
+                if (bus_record_key_absent(i, v))
+                        continue;
                 r = open_entry(m, &record_keys[i]);
                 if (r >= 0) r = record_appenders[i](m, v);
                 if (r >= 0) r = close_entry(m);

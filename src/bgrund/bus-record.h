@@ -13,6 +13,10 @@
 typedef int (*RecordAppend)(sd_bus_message *m, const JobView *v);
 extern const RecordAppend record_appenders[_RECORD_KEY_MAX];
 
+/* Whether key k has no value in v (a figure not measured): left out of
+ * records, UINT64_MAX as a property. */
+bool bus_record_key_absent(RecordKey k, const JobView *v);
+
 /* Append the whole record as a{sv}. */
 int bus_append_record(sd_bus_message *m, const JobView *v);
 

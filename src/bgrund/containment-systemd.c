@@ -247,8 +247,11 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
                                   "CollectMode", "s", "inactive-or-failed",
                                   "KillMode", "s", "control-group",
                                   "PIDs", "au", 1, (uint32_t) pid);
-        if (r >= 0 && spec->max_runtime_usec > 0 && spec->max_runtime_usec < UINT64_MAX - RUNTIME_GRACE_USEC)
-                r = append_property_t(m, "RuntimeMaxUSec", spec->max_runtime_usec + RUNTIME_GRACE_USEC);
+        /* After the limit the job has its stop's grace to exit, then the
+         * supervisor kills it: the backstop comes after both. */
+        uint64_t backstop = RUNTIME_GRACE_USEC + spec->stop_grace_usec;
+        if (r >= 0 && spec->max_runtime_usec > 0 && spec->max_runtime_usec < UINT64_MAX - backstop)
+                r = append_property_t(m, "RuntimeMaxUSec", spec->max_runtime_usec + backstop);
         if (r >= 0 && limits->memory_max > 0)
                 r = append_property_t(m, "MemoryMax", limits->memory_max);
         if (r >= 0 && limits->tasks_max > 0)

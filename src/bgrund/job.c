@@ -61,6 +61,8 @@ int job_make_live(Job *j) {
                 .teardown_handle = -EBADF,
                 .spawned_pidfd = -EBADF,
                 .go_fd = -EBADF,
+                .control_fd = -EBADF,
+                .input_fd = -EBADF,
         };
         return 0;
 }
@@ -79,6 +81,8 @@ static void job_release_live_state(Job *j) {
         safe_close(l->teardown_handle);
         safe_close(l->spawned_pidfd);
         safe_close(l->go_fd);
+        safe_close(l->control_fd);
+        safe_close(l->input_fd);
         safe_close(l->dir_fd);
         pidref_done(&l->supervisor);
         job_spec_done(&l->spec);
@@ -116,6 +120,9 @@ int job_view(Job *j, JobView *ret) {
                         .status = JOB_RUNNING,
                 };
                 (void) job_store_output_counts(j->live->dir_fd, &ret->output_bytes, &ret->output_dropped_bytes);
+                /* Read now, so a figure is never older than the call. */
+                if (j->live->have_run && j->live->run.cgroup && j->live->run.cgroup[0])
+                        (void) job_usage_read_cgroup_path(j->live->run.cgroup, &ret->usage);
                 return 0;
         }
 
@@ -146,6 +153,12 @@ int job_view(Job *j, JobView *ret) {
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
                 .output_dropped_bytes = cache->output_dropped_bytes,
+                .usage = {
+                        .cpu_known = cache->result.cpu_usage_known,
+                        .cpu_usage_usec = cache->result.cpu_usage_usec,
+                        .memory_peak_known = cache->result.memory_peak_known,
+                        .memory_peak = cache->result.memory_peak,
+                },
         };
         return 0;
 }

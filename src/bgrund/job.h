@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "job-record.h"
+#include "job-usage.h"
 #include "launch-options.h"
 #include "macro.h"
 #include "pidref.h"
@@ -55,6 +56,11 @@ typedef struct JobLive {
         int stop_signal;
         uint64_t stop_grace_usec;
         sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
+        int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
+        int input_fd;                   /* the input pipe's write end, from it */
+        bool input_closed;
+        bool control_waited;            /* its greeting was waited for once: never again */
+        bool control_greeted;           /* control_fd had its greeting */
 
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;
@@ -104,6 +110,7 @@ typedef struct JobView {
         JobStatus status;
         uint64_t output_bytes;
         uint64_t output_dropped_bytes; /* what the output's layout says was dropped so far */
+        JobUsage usage;          /* live from the cgroup while running, else the result's */
 } JobView;
 
 /* A job of spec's id, owner, session and command, in no table yet. */

@@ -46,6 +46,52 @@ int teardown_method_from_string(const char *s) {
         return -EINVAL;
 }
 
+static const char *const stdin_table[_JOB_STDIN_MAX] = {
+        [JOB_STDIN_NULL] = "null",
+        [JOB_STDIN_PIPE] = "pipe",
+        [JOB_STDIN_TTY] = "tty",
+};
+
+const char *job_stdin_to_string(JobStdin s) {
+        return (unsigned) s < _JOB_STDIN_MAX ? stdin_table[s] : NULL;
+}
+
+int job_stdin_from_string(const char *s) {
+        for (int i = 0; s && i < _JOB_STDIN_MAX; i++)
+                if (streq(s, stdin_table[i]))
+                        return i;
+        return -EINVAL;
+}
+
+static const char *const limit_table[_JOB_LIMIT_MAX] = {
+        [JOB_LIMIT_MEMORY_MAX] = "MemoryMax",
+        [JOB_LIMIT_TASKS_MAX] = "TasksMax",
+        [JOB_LIMIT_CPU_QUOTA] = "CPUQuotaPerSecUSec",
+};
+
+static const char *const limit_controller_table[_JOB_LIMIT_MAX] = {
+        [JOB_LIMIT_MEMORY_MAX] = "memory",
+        [JOB_LIMIT_TASKS_MAX] = "pids",
+        [JOB_LIMIT_CPU_QUOTA] = "cpu",
+};
+
+const char *job_limit_to_string(JobLimit l) {
+        return (unsigned) l < _JOB_LIMIT_MAX ? limit_table[l] : NULL;
+}
+
+const char *job_limit_controller(JobLimit l) {
+        return (unsigned) l < _JOB_LIMIT_MAX ? limit_controller_table[l] : NULL;
+}
+
+bool job_spec_has_limit(const JobSpec *spec, JobLimit l) {
+        switch (l) {
+        case JOB_LIMIT_MEMORY_MAX: return spec->memory_max > 0;
+        case JOB_LIMIT_TASKS_MAX: return spec->tasks_max > 0;
+        case JOB_LIMIT_CPU_QUOTA: return spec->cpu_quota_per_sec_usec > 0;
+        default: return false;
+        }
+}
+
 bool job_contained(Mechanism mechanism, const JobRun *run) {
         return mechanism_contains(mechanism) && run && run->cgroup && run->cgroup[0];
 }
@@ -103,6 +149,14 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         /* 0 is "not given": SIGTERM. */
         if (r >= 0) r = json_add_i64(o, "stop_signal", s->stop_signal ?: 15);
         if (r >= 0) r = json_add_u64(o, "stop_grace_usec", s->stop_grace_usec);
+        if (r >= 0) r = json_add_str(o, "stdin", job_stdin_to_string(s->stdin_mode));
+        if (r >= 0 && s->memory_max > 0) r = json_add_u64(o, "memory_max", s->memory_max);
+        if (r >= 0 && s->tasks_max > 0) r = json_add_u64(o, "tasks_max", s->tasks_max);
+        if (r >= 0 && s->cpu_quota_per_sec_usec > 0) r = json_add_u64(o, "cpu_quota_per_sec_usec", s->cpu_quota_per_sec_usec);
+        if (r >= 0 && s->stdin_mode == JOB_STDIN_TTY) {
+                r = json_add_u64(o, "tty_rows", s->tty_rows);
+                if (r >= 0) r = json_add_u64(o, "tty_columns", s->tty_columns);
+        }
         return json_finish(o, r, ret);
 }
 
@@ -116,6 +170,13 @@ int job_run_to_json(const JobRun *run, char **ret) {
         if (r >= 0) r = json_add_str(o, "supervisor_token", run->supervisor_token);
         if (r >= 0) r = json_add_str(o, "cgroup", run->cgroup);
         if (r >= 0) r = json_add_u64(o, "started_at", run->started_at);
+        if (r >= 0 && run->limits_unenforced) {
+                json_object *a = json_object_new_array();
+                r = json_add(o, "limits_unenforced", a);
+                for (int l = 0; r >= 0 && l < _JOB_LIMIT_MAX; l++)
+                        if (run->limits_unenforced & (1U << l))
+                                r = json_object_array_add(a, json_object_new_string(job_limit_to_string(l))) < 0 ? -ENOMEM : 0;
+        }
         return json_finish(o, r, ret);
 }
 
@@ -139,6 +200,8 @@ int job_result_to_json(const JobResult *res, char **ret) {
                 if (r >= 0) r = json_add_bool(o, "output_truncated", res->output_truncated);
                 if (r >= 0) r = json_add_u64(o, "output_dropped_bytes", res->output_dropped_bytes);
         }
+        if (r >= 0 && res->cpu_usage_known) r = json_add_u64(o, "cpu_usage_usec", res->cpu_usage_usec);
+        if (r >= 0 && res->memory_peak_known) r = json_add_u64(o, "memory_peak", res->memory_peak);
         return json_finish(o, r, ret);
 }
 
@@ -190,6 +253,29 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 r = -EBADMSG;
         if (r >= 0 && json_object_object_get_ex(o, "stop_grace_usec", NULL))
                 r = json_get_u64(o, "stop_grace_usec", 600000000, &s.stop_grace_usec);
+        /* Specs from before input existed have none: /dev/null. */
+        if (r >= 0 && json_object_object_get_ex(o, "stdin", NULL)) {
+                _cleanup_free_ char *in = NULL;
+                r = json_get_str(o, "stdin", &in);
+                int m = r >= 0 ? job_stdin_from_string(in) : r;
+                if (m < 0)
+                        r = -EBADMSG;
+                else
+                        s.stdin_mode = m;
+        }
+        s.tty_rows = JOB_TTY_ROWS_DEFAULT;
+        s.tty_columns = JOB_TTY_COLUMNS_DEFAULT;
+        if (r >= 0 && json_object_object_get_ex(o, "tty_rows", NULL))
+                r = json_get_u64(o, "tty_rows", UINT16_MAX, &u), s.tty_rows = (uint16_t) u;
+        if (r >= 0 && json_object_object_get_ex(o, "tty_columns", NULL))
+                r = json_get_u64(o, "tty_columns", UINT16_MAX, &u), s.tty_columns = (uint16_t) u;
+        /* Limits are there only when set. */
+        if (r >= 0 && json_object_object_get_ex(o, "memory_max", NULL))
+                r = json_get_u64(o, "memory_max", UINT64_MAX, &s.memory_max);
+        if (r >= 0 && json_object_object_get_ex(o, "tasks_max", NULL))
+                r = json_get_u64(o, "tasks_max", UINT64_MAX, &s.tasks_max);
+        if (r >= 0 && json_object_object_get_ex(o, "cpu_quota_per_sec_usec", NULL))
+                r = json_get_u64(o, "cpu_quota_per_sec_usec", UINT64_MAX, &s.cpu_quota_per_sec_usec);
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);
@@ -252,6 +338,22 @@ int job_run_from_json(const char *json, JobRun *ret) {
         if (r >= 0) r = json_get_str_buf(o, "supervisor_token", run.supervisor_token, sizeof run.supervisor_token);
         if (r >= 0) r = json_get_str(o, "cgroup", &run.cgroup);
         if (r >= 0) r = json_get_u64(o, "started_at", UINT64_MAX, &run.started_at);
+        json_object *a;
+        if (r >= 0 && json_object_object_get_ex(o, "limits_unenforced", &a)) {
+                if (!json_object_is_type(a, json_type_array))
+                        return -EBADMSG;
+                for (size_t i = 0; i < json_object_array_length(a); i++) {
+                        json_object *e = json_object_array_get_idx(a, i);
+                        const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+                        int l;
+                        for (l = 0; l < _JOB_LIMIT_MAX; l++)
+                                if (name && streq(name, job_limit_to_string(l)))
+                                        break;
+                        if (l == _JOB_LIMIT_MAX)
+                                return -EBADMSG;
+                        run.limits_unenforced |= 1U << l;
+                }
+        }
         if (r < 0)
                 return r;
         *ret = run;
@@ -300,6 +402,14 @@ int job_result_from_json(const char *json, JobResult *ret) {
                 if (r >= 0) r = json_get_bool(o, "output_truncated", &res.output_truncated);
                 if (r >= 0) r = json_get_u64(o, "output_dropped_bytes", UINT64_MAX, &res.output_dropped_bytes);
                 if (r >= 0 && res.output_dropped_bytes > res.output_bytes) r = -EBADMSG;
+        }
+        if (r >= 0 && json_object_object_get_ex(o, "cpu_usage_usec", NULL)) {
+                res.cpu_usage_known = true;
+                r = json_get_u64(o, "cpu_usage_usec", UINT64_MAX, &res.cpu_usage_usec);
+        }
+        if (r >= 0 && json_object_object_get_ex(o, "memory_peak", NULL)) {
+                res.memory_peak_known = true;
+                r = json_get_u64(o, "memory_peak", UINT64_MAX, &res.memory_peak);
         }
         if (r < 0)
                 return r;

@@ -26,6 +26,18 @@ typedef enum JobStatus {
         _JOB_STATUS_MAX,
 } JobStatus;
 
+/* What the job's standard input is (the record's "stdin"). */
+typedef enum JobStdin {
+        JOB_STDIN_NULL, /* /dev/null */
+        JOB_STDIN_PIPE, /* a pipe that WriteInput feeds */
+        JOB_STDIN_TTY,  /* a new pseudo-terminal, also its stdout and stderr */
+        _JOB_STDIN_MAX,
+} JobStdin;
+
+/* A terminal's size when Launch gave none. */
+#define JOB_TTY_ROWS_DEFAULT 24
+#define JOB_TTY_COLUMNS_DEFAULT 80
+
 /* "nogroup": what a uid without a user-database entry runs in. */
 #define NO_GROUP_GID ((gid_t) 65534)
 
@@ -52,7 +64,28 @@ typedef struct JobSpec {
         char parent[JOB_ID_MAX]; /* the job whose process launched this one, "" if none */
         int stop_signal;          /* Stop and the wall-clock limit: this signal, */
         uint64_t stop_grace_usec; /* this long to exit, then cgroup.kill */
+        JobStdin stdin_mode;
+        uint16_t tty_rows, tty_columns; /* the terminal's size at start (JOB_STDIN_TTY) */
+        /* Resource limits as launched, for the record; 0 = not set. */
+        uint64_t memory_max;
+        uint64_t tasks_max;
+        uint64_t cpu_quota_per_sec_usec;
 } JobSpec;
+
+/* The resource limits a job can be launched with, as bits (a JobRun's
+ * limits_unenforced); named as Launch's options. */
+typedef enum JobLimit {
+        JOB_LIMIT_MEMORY_MAX,
+        JOB_LIMIT_TASKS_MAX,
+        JOB_LIMIT_CPU_QUOTA,
+        _JOB_LIMIT_MAX,
+} JobLimit;
+
+const char *job_limit_to_string(JobLimit l);
+/* The cgroup controller that enforces l ("memory", "pids", "cpu"). */
+const char *job_limit_controller(JobLimit l);
+/* Whether spec was launched with l. */
+bool job_spec_has_limit(const JobSpec *spec, JobLimit l);
 
 typedef struct JobRun {
         pid_t pid;                          /* the job's main process (/bin/sh) */
@@ -61,6 +94,7 @@ typedef struct JobRun {
         char supervisor_token[PIDREF_TOKEN_MAX];
         char *cgroup;                       /* the job's payload cgroup, relative to the v2 root */
         uint64_t started_at;
+        unsigned limits_unenforced;         /* bits of JobLimit: launched with, no controller to enforce them */
 } JobRun;
 
 /* How a job's end was brought about and confirmed (teardown.method). */
@@ -100,11 +134,19 @@ typedef struct JobResult {
         uint64_t output_bytes;         /* what the job wrote */
         bool output_truncated;         /* some of it was dropped (cap, KeepFree) */
         uint64_t output_dropped_bytes;
+        /* What the job used, where it could be measured (the supervisor
+         * reads its cgroup before releasing it). */
+        bool cpu_usage_known;
+        uint64_t cpu_usage_usec;
+        bool memory_peak_known;
+        uint64_t memory_peak;
 } JobResult;
 
 const char *job_status_to_string(JobStatus s);
 int job_status_from_string(const char *s);
 const char *teardown_method_to_string(TeardownMethod m);
+const char *job_stdin_to_string(JobStdin s);
+int job_stdin_from_string(const char *s);
 int teardown_method_from_string(const char *s);
 
 /* The one rule for containment.contained: every process the job can create

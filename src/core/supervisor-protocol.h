@@ -2,7 +2,8 @@
 #pragma once
 
 /* How bgrund talks to a running job's supervisor, which needs no live
- * bgrund and no bus: signals through the supervisor's verified pidfd.
+ * bgrund and no bus: signals through the supervisor's verified pidfd, and,
+ * for a job with input, a socket (below).
  *   SIGTERM   kill the job at once: cgroup.kill, confirm, publish
  *   SIGUSR1   stop it gracefully, with a value (sigqueue's SI_QUEUE, so the
  *             kernel lets it cross processes) that carries the signal to
@@ -24,3 +25,24 @@ static inline void stop_request_unpack(uint64_t v, int *ret_sig, uint64_t *ret_g
         *ret_sig = (int) ((v >> 40) & 0xff);
         *ret_grace_usec = v & ((UINT64_C(1) << 40) - 1);
 }
+
+/* A job with input (Stdin=pipe, Tty=true) has a SOCK_SEQPACKET socket of
+ * this name in its directory (root's, 0600, in a directory only bgrund's
+ * user may enter), on which its supervisor listens for as long as the job
+ * runs. On each connection it sends one message first:
+ *   'I'  with the input pipe's write end (SCM_RIGHTS): bgrund writes the
+ *        job's input into it, never more than the pipe has room for
+ *   'N'  the input was closed: there is none
+ * and reads bgrund's requests, one message each:
+ *   'C'  close the input: the supervisor drops its own write end (on a
+ *        terminal: and sends the EOF character once all was relayed)
+ *   'R'  + uint16_t rows, uint16_t columns (host order): resize the terminal
+ * A restarted bgrund connects again and gets the same pipe. */
+#define SUPERVISOR_CONTROL_SOCKET "control"
+#define CONTROL_INPUT 'I'
+#define CONTROL_NO_INPUT 'N'
+#define CONTROL_CLOSE 'C'
+#define CONTROL_RESIZE 'R'
+
+/* The input pipe's size: what a job may have unread. */
+#define SUPERVISOR_INPUT_PIPE_SIZE (1024 * 1024)

@@ -116,12 +116,38 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
                 o->stop_grace_set = true;
                 o->stop_grace_usec = v->u64;
                 break;
+        case LAUNCH_OPTION_STDIN:
+                if (streq(v->str, "pipe"))
+                        o->stdin_pipe = true;
+                else if (!streq(v->str, "null"))
+                        return strlen(v->str) <= 16
+                                ? invalid(ret_error, "Option Stdin must be 'null' or 'pipe', not '%s'", v->str)
+                                : invalid(ret_error, "Option Stdin must be 'null' or 'pipe'");
+                break;
+        case LAUNCH_OPTION_TTY:
+                o->tty = v->u64 != 0;
+                break;
+        case LAUNCH_OPTION_TTY_ROWS:
+        case LAUNCH_OPTION_TTY_COLUMNS:
+                if (v->u64 < 1 || v->u64 > LAUNCH_TTY_SIZE_MAX)
+                        return invalid(ret_error, "Option %s must be from 1 to %d", name, LAUNCH_TTY_SIZE_MAX);
+                *(i == LAUNCH_OPTION_TTY_ROWS ? &o->tty_rows : &o->tty_columns) = (uint16_t) v->u64;
+                break;
         case _LAUNCH_OPTION_MAX:
                 break;
         }
         if (r >= 0)
                 o->seen |= 1U << i;
         return r;
+}
+
+int launch_options_check(const LaunchOptions *o, char **ret_error) {
+        /* A terminal is the job's input already: a second one is a mistake. */
+        if (o->tty && (o->seen & (1U << LAUNCH_OPTION_STDIN)))
+                return invalid(ret_error, "Option Stdin cannot be given with Tty=true: the terminal is the job's input");
+        if (!o->tty && (o->seen & (1U << LAUNCH_OPTION_TTY_ROWS | 1U << LAUNCH_OPTION_TTY_COLUMNS)))
+                return invalid(ret_error, "Options TtyRows and TtyColumns need Tty=true");
+        return 0;
 }
 
 void launch_options_done(LaunchOptions *o) {

@@ -31,6 +31,9 @@ extern const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX];
 #define LAUNCH_STOP_GRACE_USEC_DEFAULT (5ULL * 1000000ULL)
 #define LAUNCH_STOP_GRACE_USEC_MAX (600ULL * 1000000ULL)
 
+/* A terminal's size: rows and columns each in 1..this. */
+#define LAUNCH_TTY_SIZE_MAX 10000
+
 /* Resource limits that map onto the job's cgroup; 0 = not set. */
 typedef struct LaunchLimits {
         uint64_t memory_max;
@@ -47,12 +50,15 @@ typedef struct LaunchOptions {
         int stop_signal;           /* 0: the default */
         bool stop_grace_set;
         uint64_t stop_grace_usec;
+        bool stdin_pipe;           /* Stdin=pipe */
+        bool tty;                  /* Tty=true */
+        uint16_t tty_rows, tty_columns; /* 0: not given */
 } LaunchOptions;
 
 /* One option's value as read from the bus: signature says which member. */
 typedef struct LaunchValue {
-        const char *signature; /* "t", "i", "s", "as", or what else the caller sent */
-        uint64_t u64;          /* "t"; "i" as the int64_t's bits */
+        const char *signature; /* "t", "i", "q", "b", "s", "as", or what else the caller sent */
+        uint64_t u64;          /* "t", "q", "b"; "i" as the int64_t's bits */
         const char *str;
         char *const *strv;     /* NULL-terminated */
 } LaunchValue;
@@ -61,5 +67,9 @@ typedef struct LaunchValue {
  * wrong type, an out-of-range value) returns -EINVAL with a message for the
  * caller in *ret_error (malloc'd) and leaves o as it was. -ENOMEM otherwise. */
 int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *value, char **ret_error);
+
+/* The rules between options, once all were set: Tty= with Stdin=, a
+ * terminal's size without Tty=true. -EINVAL with *ret_error as above. */
+int launch_options_check(const LaunchOptions *o, char **ret_error);
 
 void launch_options_done(LaunchOptions *o);

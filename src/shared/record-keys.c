@@ -11,6 +11,7 @@ const KeyInfo containment_keys[_CONTAINMENT_KEY_MAX] = { BGRUN_CONTAINMENT_KEYS(
 const KeyInfo teardown_keys[_TEARDOWN_KEY_MAX] = { BGRUN_TEARDOWN_KEYS(KEY_INFO) };
 const KeyInfo kill_keys[_KILL_KEY_MAX] = { BGRUN_KILL_KEYS(KEY_INFO) };
 const KeyInfo reap_keys[_REAP_KEY_MAX] = { BGRUN_REAP_KEYS(KEY_INFO) };
+const KeyInfo limit_keys[_LIMIT_KEY_MAX] = { BGRUN_LIMIT_KEYS(KEY_INFO) };
 
 int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
         for (size_t i = 0; i < n; i++)
@@ -20,5 +21,9 @@ int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
 }
 
 bool record_key_is_counter(RecordKey k) {
-        return k == RECORD_KEY_OUTPUT_BYTES;
+        return k == RECORD_KEY_OUTPUT_BYTES || k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK;
+}
+
+bool record_key_is_optional(RecordKey k) {
+        return k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK;
 }

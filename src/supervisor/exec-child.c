@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/keyctl.h>
 
@@ -40,10 +41,21 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
         if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
                 report(report_fd, negative_errno(), "join a new session keyring");
 
-        int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(x->output_fd, STDOUT_FILENO) < 0 ||
-            dup2(x->output_fd, STDERR_FILENO) < 0)
-                report(report_fd, negative_errno(), "connect stdio");
+        int tty_fd = x->input ? input_control_child_tty(x->input) : -EBADF;
+        int stdin_fd = x->input ? input_control_child_stdin(x->input) : -EBADF;
+        if (tty_fd >= 0) {
+                /* The new session's controlling terminal, as a login's. */
+                if (ioctl(tty_fd, TIOCSCTTY, 0) < 0)
+                        report(report_fd, negative_errno(), "take the terminal");
+                if (dup2(tty_fd, STDIN_FILENO) < 0 || dup2(tty_fd, STDOUT_FILENO) < 0 ||
+                    dup2(tty_fd, STDERR_FILENO) < 0)
+                        report(report_fd, negative_errno(), "connect stdio");
+        } else {
+                int in_fd = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (in_fd < 0 || dup2(in_fd, STDIN_FILENO) < 0 || dup2(x->output_fd, STDOUT_FILENO) < 0 ||
+                    dup2(x->output_fd, STDERR_FILENO) < 0)
+                        report(report_fd, negative_errno(), "connect stdio");
+        }
 
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
         if (r < 0)

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include "input-control.h"
 #include "job-record.h"
 #include "payload-containment.h"
 
@@ -12,6 +13,7 @@ typedef struct ExecChild {
         const JobSpec *spec;
         const PayloadContainment *containment;
         int output_fd; /* the command's stdout and stderr: the write end of the output pipe */
+        const InputControl *input; /* its stdin or terminal; NULL: /dev/null */
         char **env;
 } ExecChild;
 

@@ -8,8 +8,10 @@
  *
  * bgrund spawns it (supervisor-spawn.c) with a readiness pipe: one byte once
  * the command was exec'd and run.json written, EOF without it when setup
- * failed. SIGTERM means "kill the job", and the supervisor's own exit (seen
- * through its pidfd) means result.json is final.
+ * failed. SIGTERM means "kill the job", SIGUSR1 "stop it gracefully"
+ * (supervisor-protocol.h), and the supervisor's own exit (seen through its
+ * pidfd) means result.json is final. A job with input has a control socket
+ * in its directory (input-control.c).
  *
  * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
  * has moved it into the job's transient scope (Delegate=yes).
@@ -18,6 +20,7 @@
  *   supervise.c             start, wait for the end, tear down, publish
  *   exec-child.c            the forked child that becomes the command
  *   output-relay.c          its output: pipe → the job's output files, capped
+ *   input-control.c         its input pipe or terminal, and the control socket
  *   environment.c           the command's environment
  *   payload-containment.h   the containment's operations, one table per kind:
  *   payload-cgroup.c          every mechanism that contains

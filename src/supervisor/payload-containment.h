@@ -12,6 +12,7 @@
  * What both need (signals, the subreaper, the fork) stays in supervise.c. */
 
 #include "job-record.h"
+#include "job-usage.h"
 #include "macro.h"
 #include "mechanism.h"
 #include "pidref.h"
@@ -34,9 +35,23 @@ typedef struct PayloadContainmentOps {
         int (*enter)(const PayloadContainment *c, const char **ret_step);
         /* SIGKILL everything of the job, now. leader may hold no pidfd. */
         void (*kill)(const PayloadContainment *c, const PidRef *leader);
+        /* A graceful stop's signal to every process of the job, each
+         * through a pidfd checked to be the job's once pinned. */
+        void (*signal)(const PayloadContainment *c, const PidRef *leader, int sig);
+        /* Without killing: 1 when nothing of the job is left, 0 when some
+         * is, or -errno. */
+        int (*is_empty)(const PayloadContainment *c);
+        /* An fd that becomes readable when is_empty() may have changed, or
+         * -EOPNOTSUPP where nothing tells (then ask again after a while). */
+        int (*watch)(const PayloadContainment *c, int *ret_fd);
         /* Kill what is left and wait until nothing is: 0 once confirmed,
          * -ETIMEDOUT after TEARDOWN_TIMEOUT_USEC, or another -errno. */
         int (*confirm_empty)(const PayloadContainment *c);
+        /* What the job used, read after its teardown (before cleanup). */
+        void (*usage)(const PayloadContainment *c, JobUsage *ret);
+        /* The controllers that enforce the job's limits (the job cgroup's
+         * cgroup.controllers); -EOPNOTSUPP where there is no cgroup. */
+        int (*controllers)(const PayloadContainment *c, char **ret);
         /* After a confirmed teardown was published. */
         void (*cleanup)(const PayloadContainment *c);
         /* The payload's cgroup for run.json, or NULL when there is none. */

@@ -7,6 +7,7 @@
  * nothing limits resources. There is nothing to set up or enter.
  */
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "payload-containment.h"
 #include "process-tree.h"
@@ -27,6 +28,38 @@ static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader)
         /* As a subreaper every process the job forked, even one that left
          * the process group with setsid(), is still below us. */
         (void) process_tree_kill_descendants();
+}
+
+static void payload_tree_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
+        /* The leader is our child: the walk signals it too, once. */
+        (void) process_tree_signal_descendants(sig);
+}
+
+static int payload_tree_is_empty(const PayloadContainment *c) {
+        /* Zombies are not counted: they run nothing. */
+        int alive = process_tree_signal_descendants(0);
+        return alive < 0 ? alive : alive == 0;
+}
+
+static int payload_tree_watch(const PayloadContainment *c, int *ret_fd) {
+        return -EOPNOTSUPP;
+}
+
+/* No cgroup: what the supervisor reaped, the job's whole tree as its
+ * subreaper (each process counted once its parent, or we, waited for it).
+ * No memory figure: ru_maxrss is one process's, not the job's. */
+static void payload_tree_usage(const PayloadContainment *c, JobUsage *ret) {
+        struct rusage ru;
+        *ret = (JobUsage) {};
+        if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+                return;
+        ret->cpu_known = true;
+        ret->cpu_usage_usec = (uint64_t) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * USEC_PER_SEC +
+                              (uint64_t) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static int payload_tree_controllers(const PayloadContainment *c, char **ret) {
+        return -EOPNOTSUPP;
 }
 
 static int payload_tree_confirm_empty(const PayloadContainment *c) {
@@ -56,6 +89,11 @@ const PayloadContainmentOps payload_process_tree_ops = {
         .setup = payload_tree_setup,
         .enter = payload_tree_enter,
         .kill = payload_tree_kill,
+        .signal = payload_tree_signal,
+        .is_empty = payload_tree_is_empty,
+        .watch = payload_tree_watch,
+        .usage = payload_tree_usage,
+        .controllers = payload_tree_controllers,
         .confirm_empty = payload_tree_confirm_empty,
         .cleanup = payload_tree_cleanup,
         .cgroup = payload_tree_cgroup,

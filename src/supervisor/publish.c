@@ -24,6 +24,10 @@ int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o) {
                 .output_bytes = o->output_bytes,
                 .output_truncated = o->output_dropped_bytes > 0,
                 .output_dropped_bytes = o->output_dropped_bytes,
+                .cpu_usage_known = o->usage.cpu_known,
+                .cpu_usage_usec = o->usage.cpu_usage_usec,
+                .memory_peak_known = o->usage.memory_peak_known,
+                .memory_peak = o->usage.memory_peak,
         };
         snprintf(res.reason, sizeof res.reason, "%s", o->reason ?: "");
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "job-record.h"
+#include "job-usage.h"
 
 /* What happened to a job, as the supervisor saw it. */
 typedef struct JobOutcome {
@@ -18,6 +19,7 @@ typedef struct JobOutcome {
         bool output_known;    /* the output was relayed: the two below say how much */
         uint64_t output_bytes;         /* what the command wrote */
         uint64_t output_dropped_bytes; /* of it, not kept (OutputMaxBytes=, KeepFree=) */
+        JobUsage usage;                /* what it used, as far as measured */
 } JobOutcome;
 
 /* The one place the supervisor builds a result: result.json, then the

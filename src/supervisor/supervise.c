@@ -20,11 +20,13 @@
 #include "publish.h"
 #include "subreaper.h"
 #include "supervise.h"
+#include "supervisor-protocol.h"
 #include "time-util.h"
 
 void supervisor_done(Supervisor *s) {
         safe_close(s->dir_fd);
         safe_close(s->ready_fd);
+        input_control_done(&s->input);
         output_relay_done(&s->output);
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
@@ -51,6 +53,10 @@ static int start_command(Supervisor *s) {
         /* Ours closes when we return: EOF is when the job's ends are gone. */
         _cleanup_close_ int output_write_fd = write_fd;
 
+        r = input_control_open(&s->input, s->dir_fd, &s->spec, output_write_fd, &step);
+        if (r < 0)
+                return fail_setup(s, r, step);
+
         _cleanup_strv_free_ char **env = NULL;
         r = job_environment(&s->spec, &env);
         if (r < 0)
@@ -62,8 +68,10 @@ static int start_command(Supervisor *s) {
                 .spec = &s->spec,
                 .containment = c,
                 .output_fd = output_write_fd,
+                .input = &s->input,
                 .env = env,
         }, &pid, &report_fd, &step);
+        input_control_forked(&s->input);
         if (r < 0)
                 return fail_setup(s, r, step);
 
@@ -87,9 +95,15 @@ static int start_command(Supervisor *s) {
         return 0;
 }
 
-/* After the teardown: the rest of the output, its final form, and how
- * much of it there was for the result. */
+/* After the teardown: the rest of the output (a terminal's too), its final
+ * form, and how much of it there was for the result. */
 static void finish_output(Supervisor *s, JobOutcome *o) {
+        /* What the terminal showed last, through the output pipe: pumped
+         * meanwhile, so a full pipe does not stop it; bounded, since the
+         * job is dead and the master holds a few KiB at most. */
+        for (unsigned i = 0; i < 1024 && !input_control_drain_output(&s->input); i++)
+                (void) output_relay_pump(&s->output, UINT64_MAX);
+        input_control_done(&s->input);
         output_relay_finish(&s->output);
         output_relay_summary(&s->output, &o->output_bytes, &o->output_dropped_bytes);
         o->output_known = true;
@@ -109,6 +123,9 @@ static int record_run(Supervisor *s, JobRun *run) {
                         return -ENOMEM;
         }
         strcpy(run->start_token, s->child.token);
+        _cleanup_free_ char *controllers = NULL;
+        (void) s->containment.ops->controllers(&s->containment, &controllers);
+        run->limits_unenforced = job_limits_unenforced(&s->spec, controllers);
         int r = process_start_token(getpid(), -EBADF, run->supervisor_token, sizeof run->supervisor_token);
         if (r < 0)
                 return r;
@@ -147,10 +164,72 @@ static void relay_output(Supervisor *s) {
         }
 }
 
-/* Until the shell exits, relaying its output meanwhile. The first of a stop
- * signal and the wall-clock limit kills the job and decides its status; the
- * shell's exit then follows. */
-static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
+/* How the job is being ended, once something asked. The first of a Kill,
+ * a Stop and the wall-clock limit decides the status; a Kill during a
+ * stop's grace only makes it immediate. */
+typedef struct Ending {
+        JobStatus status;  /* JOB_EXITED until something asked */
+        bool graceful;     /* a stop's signal went out: its grace runs */
+        bool forced;       /* everything of the job was SIGKILLed */
+        int grace_fd;      /* the grace's timer */
+} Ending;
+
+static void end_now(Supervisor *s, Ending *e, JobStatus status) {
+        if (e->status == JOB_EXITED)
+                e->status = status;
+        e->grace_fd = safe_close(e->grace_fd);
+        if (!e->forced) {
+                s->containment.ops->kill(&s->containment, &s->child);
+                e->forced = true;
+        }
+}
+
+/* A stop's way (Stop, and the wall-clock limit): sig to every process of
+ * the job, grace_usec for all of them to exit, then everything is killed.
+ * A grace of 0 kills at once. */
+static void end_gracefully(Supervisor *s, Ending *e, JobStatus status, int sig, uint64_t grace_usec) {
+        if (e->status != JOB_EXITED)
+                return; /* under way already */
+        if (sig < 1 || sig > SIGRTMAX)
+                sig = s->spec.stop_signal;
+        if (grace_usec == 0)
+                return end_now(s, e, status);
+        e->status = status;
+        e->grace_fd = make_timerfd(grace_usec);
+        if (e->grace_fd < 0) {
+                log_warning_errno(e->grace_fd, "Job %s: no timer for its grace, killing it now: %m", s->spec.id);
+                return end_now(s, e, status);
+        }
+        e->graceful = true;
+        s->containment.ops->signal(&s->containment, &s->child, sig);
+}
+
+/* The signals bgrund sends (supervisor-protocol.h), and orphans to reap. */
+static void read_signals(Supervisor *s, Ending *e, int sig_fd, bool shell_done) {
+        struct signalfd_siginfo ssi;
+        while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi) {
+                if (ssi.ssi_signo == SUPERVISOR_STOP_SIGNAL) {
+                        int sig = s->spec.stop_signal;
+                        uint64_t grace = s->spec.stop_grace_usec;
+                        /* bgrund's request carries its own signal and grace. */
+                        if (ssi.ssi_code == SI_QUEUE)
+                                stop_request_unpack(ssi.ssi_ptr, &sig, &grace);
+                        end_gracefully(s, e, JOB_KILLED, sig, grace);
+                } else if (ssi.ssi_signo != SIGCHLD)
+                        end_now(s, e, JOB_KILLED);
+        }
+        subreaper_reap_orphans(shell_done ? 0 : s->child.pid);
+}
+
+/* How often to look whether a stopped job's processes are gone where
+ * nothing tells (the process tree), and at most between two looks where
+ * something does (cgroup.events notifications are rate-limited). */
+#define EMPTY_POLL_USEC (20 * USEC_PER_MSEC)
+
+/* Until the shell exits (and, during a stop's grace, until nothing of the
+ * job is left or the grace is over), relaying its output meanwhile.
+ * *ret_by_signal: the stop's signal alone ended every process. */
+static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *ret_by_signal) {
         PayloadContainment *c = &s->containment;
 
         _cleanup_close_ int timer_fd = -EBADF;
@@ -160,57 +239,79 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret) {
                         log_warning_errno(timer_fd, "No wall-clock limit: timerfd failed: %m");
         }
 
-        bool killed = false, timed_out = false;
+        Ending e = { .status = JOB_EXITED, .grace_fd = -EBADF };
+        _cleanup_close_ int empty_fd = -EBADF;
+        bool shell_done = false, empty_unwatched = false;
+        *ret_by_signal = false;
         for (;;) {
+                if (shell_done) {
+                        if (!e.graceful || e.forced)
+                                break;
+                        /* The shell went within the grace; the rest of the job
+                         * must too for the signal to have ended it. */
+                        if (empty_fd < 0 && !empty_unwatched && c->ops->watch(c, &empty_fd) < 0)
+                                empty_unwatched = true;
+                        int r = c->ops->is_empty(c);
+                        if (r > 0) {
+                                *ret_by_signal = true;
+                                break;
+                        }
+                        if (r < 0) {
+                                end_now(s, &e, e.status);
+                                break;
+                        }
+                }
                 uint64_t hold = output_relay_hold_usec(&s->output);
-                struct pollfd p[4] = {
-                        { .fd = s->child.fd, .events = POLLIN },
+                if (shell_done)
+                        hold = hold > 0 ? MIN(hold, EMPTY_POLL_USEC) : EMPTY_POLL_USEC;
+                struct pollfd p[6 + INPUT_CONTROL_POLLS] = {
+                        { .fd = shell_done ? -EBADF : s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
                         { .fd = timer_fd, .events = POLLIN },
-                        { .fd = s->output.eof || hold > 0 ? -EBADF : s->output.pipe_fd, .events = POLLIN },
+                        { .fd = s->output.eof || output_relay_hold_usec(&s->output) > 0 ? -EBADF : s->output.pipe_fd,
+                          .events = POLLIN },
+                        { .fd = e.grace_fd, .events = POLLIN },
+                        { .fd = empty_fd, .events = POLLIN },
                 };
-                struct timespec ts = { .tv_nsec = (long) (hold * 1000) };
-                if (ppoll(p, 4, hold > 0 ? &ts : NULL, NULL) < 0) {
+                input_control_poll(&s->input, p + 6);
+                struct timespec ts = { .tv_sec = (time_t) (hold / USEC_PER_SEC),
+                                       .tv_nsec = (long) (hold % USEC_PER_SEC * 1000) };
+                if (ppoll(p, ELEMENTSOF(p), hold > 0 ? &ts : NULL, NULL) < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error_errno(negative_errno(), "poll failed: %m");
-                        c->ops->kill(c, &s->child);
-                        killed = true;
+                        end_now(s, &e, JOB_KILLED);
                         break; /* to the teardown, which reaps what is left */
                 }
-                if (p[1].revents) {
-                        struct signalfd_siginfo ssi;
-                        bool stop = false;
-                        while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi)
-                                if (ssi.ssi_signo != SIGCHLD)
-                                        stop = true;
-                        subreaper_reap_orphans(s->child.pid);
-                        if (stop && !killed && !timed_out) {
-                                killed = true;
-                                c->ops->kill(c, &s->child);
-                        }
-                }
+                if (p[1].revents)
+                        read_signals(s, &e, sig_fd, shell_done);
                 if (p[2].revents) {
                         uint64_t ticks;
                         (void) !read(timer_fd, &ticks, sizeof ticks);
                         timer_fd = safe_close(timer_fd);
-                        if (!killed && !timed_out) {
-                                timed_out = true;
-                                c->ops->kill(c, &s->child);
-                        }
+                        end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
                 }
+                input_control_dispatch(&s->input, p + 6);
                 if (p[3].revents)
                         relay_output(s);
+                if (p[4].revents)
+                        end_now(s, &e, e.status); /* the grace is over */
+                if (p[5].revents) {
+                        char buf[4096];
+                        while (read(empty_fd, buf, sizeof buf) > 0)
+                                ;
+                }
                 if (p[0].revents) {
                         if (waitid(P_PIDFD, (id_t) s->child.fd, ret, WEXITED) == 0)
-                                break;
-                        if (errno != EINTR && errno != EAGAIN) {
+                                shell_done = true;
+                        else if (errno != EINTR && errno != EAGAIN) {
                                 log_error_errno(negative_errno(), "waitid failed: %m");
-                                break;
+                                shell_done = true;
                         }
                 }
         }
-        return timed_out ? JOB_TIMED_OUT : killed ? JOB_KILLED : JOB_EXITED;
+        safe_close(e.grace_fd);
+        return e.status;
 }
 
 int supervise(Supervisor *s) {
@@ -218,12 +319,13 @@ int supervise(Supervisor *s) {
         const char *step;
         int r;
 
-        /* SIGTERM is bgrund's Kill (SIGINT and SIGHUP count the same);
-         * SIGCHLD tells of orphans to reap. Read from a signalfd, so the
-         * loop never runs a handler. */
+        /* SIGTERM is bgrund's Kill (SIGINT and SIGHUP count the same),
+         * SIGUSR1 its Stop; SIGCHLD tells of orphans to reap. Read from a
+         * signalfd, so the loop never runs a handler. */
         sigset_t mask;
         sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SUPERVISOR_KILL_SIGNAL);
+        sigaddset(&mask, SUPERVISOR_STOP_SIGNAL);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigaddset(&mask, SIGCHLD);
@@ -275,20 +377,25 @@ int supervise(Supervisor *s) {
         }
 
         siginfo_t si = {};
-        JobStatus status = wait_for_end(s, sig_fd, &si);
+        bool by_signal;
+        JobStatus status = wait_for_end(s, sig_fd, &si, &by_signal);
+        input_control_stop_listening(&s->input);
 
         /* The shell is gone; whatever it left behind goes with it. */
         bool dead = c->ops->confirm_empty(c) == 0;
         subreaper_reap_orphans(0);
+        JobUsage usage;
+        c->ops->usage(c, &usage);
 
         JobOutcome o = {
+                .usage = usage,
                 .status = status,
                 .exit_code = si.si_code == CLD_EXITED ? si.si_status : -1,
                 .signal = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED ? si.si_status : 0,
                 .executed = true,
                 .run = &run,
                 .dead = dead,
-                .method = c->ops->teardown_method,
+                .method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method,
         };
         finish_output(s, &o);
         r = publish_outcome(s->dir_fd, &s->spec, &o);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "input-control.h"
 #include "job-record.h"
 #include "output-relay.h"
 #include "payload-containment.h"
@@ -14,6 +15,7 @@ typedef struct Supervisor {
         int ready_fd; /* readiness pipe to bgrund, or -EBADF */
         PayloadContainment containment;
         OutputRelay output; /* the command's stdout and stderr */
+        InputControl input; /* its stdin or terminal, and the control socket */
         PidRef child; /* the command's main process, /bin/sh */
 } Supervisor;
 
@@ -23,12 +25,13 @@ typedef struct Supervisor {
                 .ready_fd = -EBADF,                        \
                 .containment = PAYLOAD_CONTAINMENT_NULL,   \
                 .output = OUTPUT_RELAY_NULL,               \
+                .input = INPUT_CONTROL_NULL,               \
                 .child = PIDREF_NULL,                      \
         })
 
 void supervisor_done(Supervisor *s);
 
 /* Set the containment up, start the command in it, tell bgrund it runs,
- * wait for its end (its exit, SIGTERM or the wall-clock limit), tear it
+ * wait for its end (its exit, a Kill, a Stop or the wall-clock limit), tear it
  * down and publish the result. Whatever fails is published first. */
 int supervise(Supervisor *s);

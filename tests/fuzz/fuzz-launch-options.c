@@ -21,6 +21,7 @@
  * -EINVAL with a short message and leaves the options as they were;
  * launch_options_done() frees everything (LeakSanitizer checks). */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "fuzz.h"
@@ -80,9 +81,20 @@ static bool model_environment_ok(char *const *l) {
 static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
         if (i < 0 || (o->seen & (1U << i)) || strcmp(v->signature, launch_options[i].signature) != 0)
                 return false;
+        if (i == LAUNCH_OPTION_STOP_GRACE_USEC)
+                return v->u64 <= LAUNCH_STOP_GRACE_USEC_MAX;
         if (strcmp(v->signature, "t") == 0)
                 return v->u64 > 0;
         switch ((LaunchOption) i) {
+        case LAUNCH_OPTION_STOP_SIGNAL: {
+                int64_t sig = (int64_t) v->u64;
+                return sig >= 1 && sig <= SIGRTMAX && sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU;
+        }
+        case LAUNCH_OPTION_STDIN:
+                return strcmp(v->str, "null") == 0 || strcmp(v->str, "pipe") == 0;
+        case LAUNCH_OPTION_TTY_ROWS:
+        case LAUNCH_OPTION_TTY_COLUMNS:
+                return v->u64 >= 1 && v->u64 <= LAUNCH_TTY_SIZE_MAX;
         case LAUNCH_OPTION_ENVIRONMENT:
                 return model_environment_ok(v->strv);
         case LAUNCH_OPTION_USER:

@@ -204,8 +204,9 @@ test_limits_reach_the_unit() {
 	assert_eq 67108864 "$(systemctl show -P MemoryMax "$unit")" MemoryMax
 	assert_eq 32 "$(systemctl show -P TasksMax "$unit")" TasksMax
 	assert_eq 500ms "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" CPUQuotaPerSecUSec
-	# The wall-clock limit is the supervisor's; systemd gets a backstop after it.
-	assert_eq "1h 1min" "$(systemctl show -P RuntimeMaxUSec "$unit")" RuntimeMaxUSec
+	# The wall-clock limit is the supervisor's; systemd gets a backstop after
+	# it and the stop's grace (5 s by default).
+	assert_eq "1h 1min 5s" "$(systemctl show -P RuntimeMaxUSec "$unit")" RuntimeMaxUSec
 	bgrun kill "$id" >/dev/null
 }
 

@@ -10,17 +10,20 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "containment.h"
 #include "fileio.h"
 #include "grant.h"
+#include "job-input.h"
 #include "job-store.h"
 #include "macro.h"
 #include "pidref.h"
 #include "process-tree.h"
 #include "runtime.h"
+#include "supervisor-protocol.h"
 #include "time-util.h"
 
 /* --- a trivial mechanism: nothing around the supervisor ----------------- */
@@ -343,4 +346,105 @@ Test(job_lifecycle, kill_ends_a_running_job_as_killed) {
         cr_assert_eq(events.ended_status, JOB_KILLED);
         cr_assert_eq(calls.kills, 0, "the supervisor tore it down, not a release");
         cr_assert_eq(job_forget(j), 0);
+}
+
+/* --- job control (issue #12): a stop's signal and grace, input ---------- */
+
+static Job *launch_spec(JobSpec *spec) {
+        Job *j = NULL;
+        int r = runtime_launch(rt, spec, &(LaunchLimits) {}, &j);
+        cr_assert_eq(r, 0, "runtime_launch: %s", strerror(-r));
+        return j;
+}
+
+static void run_for(uint64_t usec) {
+        uint64_t deadline = now_monotonic_usec() + usec;
+        while (now_monotonic_usec() < deadline)
+                cr_assert_geq(sd_event_run(event, 10 * USEC_PER_MSEC), 0);
+}
+
+Test(job_lifecycle, stop_sends_the_signal_and_a_trap_ends_the_job_within_its_grace) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "trap 'exit 7' TERM; while :; do sleep 0.05; done");
+        spec.stop_signal = SIGTERM;
+        spec.stop_grace_usec = 5 * USEC_PER_SEC;
+        Job *j = launch_spec(&spec);
+        char id[JOB_ID_MAX];
+        strcpy(id, j->id);
+        RUN_UNTIL(events.running == 1);
+        run_for(200 * USEC_PER_MSEC); /* the trap is set */
+        j = runtime_find_job(rt, id);
+        job_stop(j, SIGTERM, 5 * USEC_PER_SEC);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_KILLED, "a Stop ends the job killed, whatever it exited with");
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert_eq(v.result->exit_code, 7, "the trap's exit");
+        cr_assert_eq(v.result->method, TEARDOWN_SIGNAL);
+        cr_assert(v.result->dead);
+        cr_assert(v.result->cpu_usage_known, "the process tree's CPU time");
+}
+
+Test(job_lifecycle, stop_with_no_grace_kills_at_once) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "trap 'exit 7' TERM; while :; do sleep 0.05; done");
+        Job *j = launch_spec(&spec);
+        RUN_UNTIL(events.running == 1);
+        run_for(200 * USEC_PER_MSEC);
+        job_stop(j, SIGTERM, 0);
+        RUN_UNTIL(events.ended == 1);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert_eq(v.result->signal, SIGKILL);
+        cr_assert_eq(v.result->method, TEARDOWN_PROCESS_TREE);
+}
+
+Test(job_lifecycle, input_reaches_the_job_and_close_is_its_eof) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "read x; echo \"got $x\"; cat; echo end");
+        spec.stdin_mode = JOB_STDIN_PIPE;
+        Job *j = launch_spec(&spec);
+        RUN_UNTIL(events.running == 1);
+        cr_assert_eq(job_input_write(j, "hi\n", 3, false), 0);
+        cr_assert_eq(job_input_write(j, "more\n", 5, true), 0);
+        cr_assert_eq(job_input_write(j, "late\n", 5, false), -ENXIO, "closed: no input");
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_EXITED);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert_eq(v.output_bytes, strlen("got hi\nmore\nend\n"));
+        cr_assert_eq(job_input_write(j, "x", 1, false), -ENXIO, "ended: no input");
+}
+
+Test(job_lifecycle, a_job_without_input_has_none) {
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        cr_assert_eq(job_input_write(j, "x", 1, false), -ENXIO);
+        cr_assert_eq(job_input_resize(j, 10, 10), -ENOTTY);
+        job_kill(j);
+        RUN_UNTIL(events.ended == 1);
+}
+
+Test(job_lifecycle, input_over_the_pipes_room_writes_nothing) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "exec sleep 100");
+        spec.stdin_mode = JOB_STDIN_PIPE;
+        Job *j = launch_spec(&spec);
+        RUN_UNTIL(events.running == 1);
+        static char chunk[64 * 1024];
+        size_t written = 0;
+        int r;
+        while ((r = job_input_write(j, chunk, sizeof chunk, false)) == 0)
+                written += sizeof chunk;
+        cr_assert_eq(r, -ENOBUFS);
+        cr_assert_leq(written, (size_t) SUPERVISOR_INPUT_PIPE_SIZE);
+        /* What was refused left no part behind: exactly what was accepted
+         * is queued. */
+        int queued = 0;
+        cr_assert_eq(ioctl(j->live->input_fd, FIONREAD, &queued), 0);
+        cr_assert_eq((size_t) queued, written);
+        job_kill(j);
+        RUN_UNTIL(events.ended == 1);
 }

@@ -65,6 +65,13 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_USER), str("nobody"));
         set_ok(name(LAUNCH_OPTION_STOP_SIGNAL), (LaunchValue) { .signature = "i", .u64 = 2 });
         set_ok(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(0));
+        set_ok(name(LAUNCH_OPTION_STDIN), str("pipe"));
+        set_ok(name(LAUNCH_OPTION_TTY), (LaunchValue) { .signature = "b", .u64 = 1 });
+        set_ok(name(LAUNCH_OPTION_TTY_ROWS), (LaunchValue) { .signature = "q", .u64 = 50 });
+        set_ok(name(LAUNCH_OPTION_TTY_COLUMNS), (LaunchValue) { .signature = "q", .u64 = 10000 });
+        cr_assert(o.stdin_pipe && o.tty);
+        cr_assert_eq(o.tty_rows, 50);
+        cr_assert_eq(o.tty_columns, 10000);
 
         cr_assert_eq(o.max_runtime_usec, 5 * USEC_PER_SEC);
         cr_assert_eq(o.stop_signal, 2);
@@ -232,4 +239,23 @@ Test(launch_options, a_rejected_call_keeps_what_was_set) {
         cr_assert_eq(o.limits.memory_max, 0);
         cr_assert_null(o.user);
         cr_assert_eq(o.seen, (1U << LAUNCH_OPTION_ENVIRONMENT) | (1U << LAUNCH_OPTION_TASKS_MAX));
+}
+
+Test(launch_options, input_and_terminal_rules) {
+        set_fails(name(LAUNCH_OPTION_STDIN), str("tty"), "Option Stdin must be 'null' or 'pipe', not 'tty'");
+        set_fails(name(LAUNCH_OPTION_TTY_ROWS), ((LaunchValue) { .signature = "q", .u64 = 0 }),
+                  "Option TtyRows must be from 1 to 10000");
+        set_fails(name(LAUNCH_OPTION_TTY_COLUMNS), ((LaunchValue) { .signature = "q", .u64 = 10001 }),
+                  "Option TtyColumns must be from 1 to 10000");
+
+        char *message = NULL;
+        LaunchOptions a = { .tty = true, .seen = 1U << LAUNCH_OPTION_STDIN | 1U << LAUNCH_OPTION_TTY };
+        cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "Stdin with Tty=true");
+        cr_assert_not_null(strstr(message, "Stdin cannot be given with Tty=true"));
+        free(message);
+        LaunchOptions b = { .seen = 1U << LAUNCH_OPTION_TTY_ROWS };
+        cr_assert_eq(launch_options_check(&b, &message), -EINVAL, "TtyRows without Tty");
+        free(message);
+        LaunchOptions c = { .tty = true, .seen = 1U << LAUNCH_OPTION_TTY | 1U << LAUNCH_OPTION_TTY_ROWS };
+        cr_assert_eq(launch_options_check(&c, &message), 0);
 }

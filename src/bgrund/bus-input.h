@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "bus-service.h"
+
+/* The Manager's WriteInput (s id, ay data, b close) and ResizeTty (s id,
+ * q rows, q columns). */
+int bus_method_write_input(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_method_resize_tty(sd_bus_message *m, void *userdata, sd_bus_error *error);

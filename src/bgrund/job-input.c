@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "job-input.h"
+#include "log.h"
+#include "macro.h"
+#include "supervisor-protocol.h"
+
+/* How long bgrund waits for a supervisor to answer a connection: it
+ * answers from its loop at once, and stops listening before its teardown,
+ * which may block it. The only wait of this kind, once per job and bgrund. */
+#define CONTROL_ANSWER_USEC (200 * 1000)
+
+void job_input_disconnect(JobLive *l) {
+        l->control_fd = safe_close(l->control_fd);
+        l->control_greeted = false;
+        l->input_fd = safe_close(l->input_fd);
+}
+
+/* The supervisor's first message: the input's write end, or none. Waited
+ * for once per job; a supervisor that was slow then is asked without
+ * waiting afterwards, so no caller can hold bgrund up again and again. */
+static int receive_greeting(JobLive *l, int fd) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int r = poll(&p, 1, l->control_waited ? 0 : CONTROL_ANSWER_USEC / 1000);
+        l->control_waited = true;
+        if (r < 0)
+                return negative_errno();
+        if (r == 0)
+                return -EAGAIN;
+
+        char c = 0;
+        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
+        ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0)
+                return negative_errno();
+        int input_fd = -EBADF;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+                        memcpy(&input_fd, CMSG_DATA(cm), sizeof(int));
+        if (n == 1 && c == CONTROL_INPUT && input_fd >= 0) {
+                l->input_fd = input_fd;
+                return 0;
+        }
+        safe_close(input_fd);
+        if (n == 1 && c == CONTROL_NO_INPUT) {
+                l->input_closed = true;
+                return 0;
+        }
+        return -EBADMSG;
+}
+
+static int job_input_connect(Job *j) {
+        JobLive *l = j->live;
+        if (l->control_fd >= 0 && l->control_greeted)
+                return 0;
+        if (l->control_fd >= 0) {
+                /* Connected before, the greeting late: is it there now? */
+                int r = receive_greeting(l, l->control_fd);
+                if (r >= 0)
+                        l->control_greeted = true;
+                else if (r != -EAGAIN)
+                        l->control_fd = safe_close(l->control_fd);
+                return r;
+        }
+
+        /* Non-blocking: a supervisor that does not accept (its backlog is
+         * full) must not hold bgrund in connect(). */
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", l->dir_fd, SUPERVISOR_CONTROL_SOCKET);
+        if (connect(fd, (struct sockaddr *) &sa, (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(sa.sun_path) + 1)) < 0)
+                /* No socket, nobody listening: the job's input is gone with
+                 * its supervisor's loop (it is ending). */
+                return errno == ENOENT || errno == ECONNREFUSED ? -ENXIO
+                       : errno == EAGAIN                       ? -EAGAIN
+                                                               : negative_errno();
+        /* The job's own supervisor, the one bgrund verified. */
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                return negative_errno();
+        if (cred.pid != l->supervisor.pid)
+                return -EPERM;
+        int r = receive_greeting(l, fd);
+        if (r == -EAGAIN)
+                l->control_fd = TAKE_FD(fd); /* kept: the greeting may come */
+        if (r < 0)
+                return r;
+        l->control_fd = TAKE_FD(fd);
+        l->control_greeted = true;
+        return 0;
+}
+
+static int send_request(JobLive *l, const void *buf, size_t size) {
+        if (send(l->control_fd, buf, size, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t) size)
+                return 0;
+        int r = negative_errno();
+        job_input_disconnect(l);
+        return r == -EPIPE || r == -ECONNRESET ? -ENXIO : r;
+}
+
+/* Room in the pipe for size more bytes, for certain: the pipe's capacity
+ * is counted in pages, and the page being read and the one being filled
+ * can each hold a fragment. */
+static bool pipe_has_room(int fd, size_t size) {
+        int capacity = fcntl(fd, F_GETPIPE_SZ);
+        int queued = 0;
+        if (capacity <= 0 || ioctl(fd, FIONREAD, &queued) < 0)
+                return false;
+        size_t page = (size_t) sysconf(_SC_PAGESIZE);
+        size_t used = ((size_t) queued + page - 1) / page + (queued > 0);
+        size_t needed = (size + page - 1) / page;
+        return used + needed <= (size_t) capacity / page;
+}
+
+int job_input_write(Job *j, const void *data, size_t size, bool close) {
+        JobLive *l = j->live;
+        if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode == JOB_STDIN_NULL || l->input_closed)
+                return -ENXIO;
+        int r = job_input_connect(j);
+        if (r < 0)
+                return r;
+        if (l->input_closed || l->input_fd < 0)
+                return -ENXIO;
+
+        if (size > 0) {
+                if (!pipe_has_room(l->input_fd, size))
+                        return -ENOBUFS;
+                ssize_t n = write(l->input_fd, data, size);
+                if (n < 0)
+                        return errno == EAGAIN ? -ENOBUFS : negative_errno();
+                if ((size_t) n != size)
+                        log_warning("Job %s: input written in part (%zd of %zu bytes)", j->id, n, size);
+        }
+        if (close) {
+                /* Ours first, then the supervisor's: the job then reads EOF. */
+                l->input_fd = safe_close(l->input_fd);
+                l->input_closed = true;
+                char c = CONTROL_CLOSE;
+                r = send_request(l, &c, 1);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: cannot tell its supervisor to close the input: %m", j->id);
+        }
+        return 0;
+}
+
+int job_input_resize(Job *j, uint16_t rows, uint16_t columns) {
+        JobLive *l = j->live;
+        if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode != JOB_STDIN_TTY)
+                return -ENOTTY;
+        int r = job_input_connect(j);
+        if (r < 0)
+                return r;
+        char buf[1 + 2 * sizeof(uint16_t)] = { CONTROL_RESIZE };
+        memcpy(buf + 1, &rows, sizeof rows);
+        memcpy(buf + 1 + sizeof rows, &columns, sizeof columns);
+        r = send_request(l, buf, sizeof buf);
+        if (r == -ENXIO) {
+                /* A connection from before the supervisor's restart of its
+                 * socket cannot be; one that went stale once: try anew. */
+                r = job_input_connect(j);
+                if (r >= 0)
+                        r = send_request(l, buf, sizeof buf);
+        }
+        return r;
+}

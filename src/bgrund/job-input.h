@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* A running job's input (Stdin=pipe, Tty=true), fed through its
+ * supervisor's control socket (supervisor-protocol.h). bgrund connects when
+ * it first needs to, also after a restart, and then holds the input pipe's
+ * write end; nothing here ever blocks on a job that does not read. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+/* At most this much per WriteInput call: the pipe holds no more. */
+#define JOB_INPUT_WRITE_MAX (1024 * 1024)
+
+/* Write all of data to the job's input, or nothing: -ENOBUFS when the pipe
+ * has no room for all of it. close ends the input after the data. -ENXIO:
+ * the job has no input, or it was closed (-EPIPE: the job closed its end);
+ * -EAGAIN: its supervisor did not answer in time. */
+int job_input_write(Job *j, const void *data, size_t size, bool close);
+
+/* The window size of a Tty=true job's terminal. -ENOTTY: no terminal. */
+int job_input_resize(Job *j, uint16_t rows, uint16_t columns);
+
+/* Drop the connection (the job ends). */
+void job_input_disconnect(JobLive *l);
