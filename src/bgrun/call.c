@@ -3,13 +3,21 @@
  * in one line that says what the user can do about it. */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "build-config.h"
 
 #include "bgrun/bus-api.h"
 #include "bus-json.h"
+#include "fileio.h"
 #include "call.h"
 #include "json-util.h"
 #include "log.h"
@@ -186,6 +194,185 @@ static int listen_address(const BusTarget *target, char **ret) {
         return asprintf(ret, "unix:path=%s/" BGRUN_LISTEN_SOCKET_USER, runtime_dir) < 0 ? -ENOMEM : 0;
 }
 
+/* bgrund beside this bgrun: the supervisor's directory (libexecdir). */
+static char *bgrund_path(void) {
+        const char *slash = strrchr(BGRUN_SUPERVISOR_PATH, '/');
+        char *p;
+
+        if (!slash)
+                return NULL;
+        if (asprintf(&p, "%.*s/bgrund", (int) (slash - BGRUN_SUPERVISOR_PATH), BGRUN_SUPERVISOR_PATH) < 0)
+                return NULL;
+        return p;
+}
+
+/* Runs bgrund --check-config (bounded in time) and returns its reason for
+ * refusing to start, if it gives one; NULL if the configuration loads, or
+ * bgrund cannot be run here. */
+static char *check_config_reason(bool user) {
+        _cleanup_free_ char *path = bgrund_path();
+        _cleanup_close_ int read_fd = -EBADF;
+        int pipe_fds[2];
+        char buf[4096];
+        size_t n = 0;
+        uint64_t deadline;
+        const char *reason;
+        pid_t pid;
+        int status;
+
+        if (!path || access(path, X_OK) < 0 || pipe2(pipe_fds, O_CLOEXEC) < 0)
+                return NULL;
+        read_fd = pipe_fds[0];
+
+        pid = fork();
+        if (pid < 0) {
+                safe_close(pipe_fds[1]);
+                return NULL;
+        }
+        if (pid == 0) {
+                sigset_t none;
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(pipe_fds[1], STDOUT_FILENO) < 0 ||
+                    dup2(pipe_fds[1], STDERR_FILENO) < 0)
+                        _exit(127);
+                if (user)
+                        execl(path, "bgrund", "--user", "--check-config", NULL);
+                else
+                        execl(path, "bgrund", "--check-config", NULL);
+                _exit(127);
+        }
+        safe_close(pipe_fds[1]);
+
+        deadline = now_monotonic_usec() + 3 * USEC_PER_SEC;
+        for (;;) {
+                struct pollfd p = { .fd = read_fd, .events = POLLIN };
+                uint64_t now = now_monotonic_usec();
+                ssize_t k;
+
+                if (now >= deadline || poll(&p, 1, (int) ((deadline - now) / USEC_PER_MSEC) + 1) <= 0)
+                        break;
+                k = read(read_fd, buf + n, sizeof buf - 1 - n);
+                if (k <= 0)
+                        break;
+                n += (size_t) k;
+                if (n >= sizeof buf - 1)
+                        break;
+        }
+        buf[n] = '\0';
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, &status, 0);
+
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return NULL;
+        reason = strstr(buf, "Refusing to start: ");
+        if (!reason)
+                return NULL;
+        reason += strlen("Refusing to start: ");
+        return strndup(reason, strcspn(reason, "\n"));
+}
+
+/* Asks the service manager on this bus how bgrund.service is doing: 1 if it
+ * failed or restarts after a failure, 0 if not (or it cannot tell). */
+static int bgrund_unit_failing(sd_bus *bus, bool *ret_final) {
+        _cleanup_free_ char *active = NULL, *sub = NULL;
+        const char *path = "/org/freedesktop/systemd1/unit/bgrund_2eservice";
+
+        if (sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit",
+                                       "ActiveState", NULL, &active) < 0 ||
+            sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit",
+                                       "SubState", NULL, &sub) < 0)
+                return 0;
+        *ret_final = streq(active, "failed");
+        return streq(active, "failed") || streq(sub, "auto-restart");
+}
+
+static void log_cannot_start(const char *reason) {
+        bool user = reached == REACHED_USER_BUS;
+
+        if (reason)
+                log_error("bgrund cannot start: %s (check with: bgrund%s --check-config; see: journalctl%s -u bgrund)",
+                          reason, user ? " --user" : "", user ? " --user" : "");
+        else
+                log_error("bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
+                          "bgrund%s --check-config)", user ? " --user" : "", user ? " --user" : "");
+}
+
+static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        sd_bus_message **reply = userdata;
+
+        *reply = sd_bus_message_ref(m);
+        return 0;
+}
+
+/* On a bus with a service manager: if bgrund is not there, it is started
+ * (by activation) now, and one that cannot start is said at once, with the
+ * reason, rather than after the bus' activation timeout. */
+static int ensure_daemon(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        uint64_t next_check = 0;
+        int has_owner = 0, r;
+
+        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", NULL, &m, "s", BGRUN_BUS_NAME);
+        if (r < 0 || sd_bus_message_read(m, "b", &has_owner) < 0 || has_owner)
+                return 0; /* there, or we cannot tell: the call itself will say */
+        m = sd_bus_message_unref(m);
+
+        r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Peer",
+                                           "Ping");
+        if (r >= 0)
+                r = sd_bus_call_async(bus, &slot, m, on_ping_reply, &reply, 0);
+        if (r < 0)
+                return 0;
+
+        while (!reply) {
+                uint64_t now = now_monotonic_usec();
+
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return 0;
+                if (r > 0)
+                        continue;
+
+                if (now >= next_check) {
+                        bool final = false;
+
+                        next_check = now + 250 * USEC_PER_MSEC;
+                        if (bgrund_unit_failing(bus, &final) > 0) {
+                                _cleanup_free_ char *reason = check_config_reason(reached == REACHED_USER_BUS);
+
+                                /* Restarting after a crash with a good configuration: wait on. */
+                                if (reason || final) {
+                                        log_cannot_start(reason);
+                                        return -ENOTCONN;
+                                }
+                        }
+                }
+
+                r = sd_bus_wait(bus, 100 * USEC_PER_MSEC);
+                if (r < 0 && r != -EINTR)
+                        return 0;
+        }
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+                if (bus_error_means_daemon_missing(e)) {
+                        _cleanup_free_ char *reason = check_config_reason(reached == REACHED_USER_BUS);
+
+                        if (reason) {
+                                log_cannot_start(reason);
+                                return -ENOTCONN;
+                        }
+                }
+        }
+        return 0; /* up, or the first call tells what is wrong */
+}
+
 bool bus_target_is_remote(const BusTarget *target) {
         return target->host;
 }
@@ -242,6 +429,9 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 r = sd_bus_open_system(&bus);
         }
         if (r >= 0) {
+                r = ensure_daemon(bus);
+                if (r < 0)
+                        return r;
                 *ret = TAKE_PTR(bus);
                 return 0;
         }
