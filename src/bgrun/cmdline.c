@@ -49,6 +49,8 @@ static const char run_details[] =
         "                            print the final record instead. Ctrl-C stops the job\n"
         "                            gracefully (a second one kills it at once)\n"
         "     --stdin                Forward this standard input to the job until its end\n"
+        "                            (from a terminal without --wait, the input stays open\n"
+        "                            for bgrun send)\n"
         "     --tty                  Run the job on a terminal; with --wait attach this one\n"
         "                            to it (raw mode; ^] three times within 1s detaches)\n"
         "  -q --quiet                No 'Running as job ID' line with --wait\n"

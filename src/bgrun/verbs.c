@@ -240,8 +240,14 @@ int verb_run(sd_bus *bus, const Args *args) {
         if (r < 0)
                 return r;
 
-        /* run --stdin: our stdin to the job until its end, then EOF. */
-        if (args->stdin_forward) {
+        /* run --stdin: our stdin to the job until its end, then EOF. From a
+         * terminal, the input stays open for bgrun send instead: typing it
+         * here, with no --wait to show what the job makes of it, is not
+         * what anyone wants. */
+        if (args->stdin_forward && isatty(STDIN_FILENO)) {
+                if (!args->quiet)
+                        log_info("The input of job %s stays open: bgrun send %s TEXT, bgrun send %s --eof.", id, id, id);
+        } else if (args->stdin_forward) {
                 r = forward_input(bus, id, STDIN_FILENO);
                 if (r < 0)
                         return r;

@@ -291,7 +291,11 @@ test_stdin_is_forwarded() {
 
 test_send_text_and_eof() {
 	launch_option_known Stdin s pipe || skip "bgrund has no Stdin= launch option (WriteInput: branch jobctl)"
-	id=$(bgrun run --stdin -- 'read a; read b; echo "$a+$b"; cat; echo end') || fail "launch"
+	# A job whose input stays open (run --stdin would forward this test's
+	# stdin, /dev/null, and close it).
+	out=$(busctl --system call "${MGR[@]}" Launch 'sssa{sv}' 'read a; read b; echo "$a+$b"; cat; echo end' "" / 1 Stdin s pipe) ||
+		fail "Launch with Stdin=pipe: $out"
+	id=$(awk '{print $2}' <<<"$out" | tr -d '"')
 	bgrun send "$id" one || fail "send"
 	bgrun send -n "$id" two || fail "send -n"
 	bgrun send "$id" " three" || fail "send"
@@ -324,6 +328,7 @@ test_tty_attaches_this_terminal() {
 		top -n 1 >/dev/null; echo top-rc=$?
 	EOF
 	cat >driver.sh <<-EOF
+		echo "TERM=\$TERM" >$PWD/tty-term
 		bgrun run --tty --wait -- 'sh $PWD/tty-job.sh' 2>$PWD/tty-err
 		echo "bgrun-rc=\$?"
 		stty -a | grep -o -- '-\?icanon' >$PWD/tty-mode
@@ -337,7 +342,7 @@ test_tty_attaches_this_terminal() {
 	tmux_wait clitty "bgrun-rc=0"
 	pane=$(tmux capture-pane -p -t clitty)
 	assert_contains "$pane" "30 100" "stty size: the local terminal's"
-	assert_contains "$pane" "TERM=xterm-256color" "TERM passed"
+	assert_contains "$pane" "$(cat tty-term)" "TERM passed"
 	assert_contains "$pane" "top-rc=0" "top -n 1 ran on the terminal (without one it exits 1)"
 	assert_eq icanon "$(cat tty-mode)" "the terminal restored (canonical mode again)"
 }
@@ -354,4 +359,29 @@ test_status_shows_what_the_job_used() {
 	id=$(bgrun run -p MemoryMax=64M -p TasksMax=10 -- true) || fail "launch"
 	bgrun wait "$id" >/dev/null
 	assert_contains "$(bgrun status "$id")" "TasksMax=10" "status shows the limits"
+}
+
+test_tty_detach_leaves_the_job_running() {
+	command -v tmux >/dev/null || skip "no tmux (tools/install-deps installs it)"
+	launch_option_known Tty b true || skip "bgrund has no Tty= launch option (branch jobctl)"
+	cat >driver.sh <<-EOF
+		bgrun run --tty --wait -- 'trap "echo got-INT" INT; while :; do sleep 0.1; done'
+		echo "bgrun-rc=\$?"
+		sleep 30
+	EOF
+	tmux new-session -d -s clidetach -x 80 -y 24 "bash $PWD/driver.sh"
+	trap 'tmux kill-server 2>/dev/null' EXIT
+	tmux_wait clidetach "Running as job"
+	id=$(tmux capture-pane -p -t clidetach | sed -n 's/.*Running as job \([a-z0-9]*\).*/\1/p' | head -1)
+	wait_until 10 test "$(job_status "$id")" = running || fail "job $id not running"
+	sleep 0.3
+	# Ctrl-C in raw mode is the job's, not bgrun's.
+	tmux send-keys -t clidetach C-c
+	tmux_wait clidetach "got-INT"
+	assert_eq running "$(job_status "$id")" "the job after its Ctrl-C"
+	tmux send-keys -t clidetach C-] C-] C-]
+	tmux_wait clidetach "bgrun-rc=0"
+	assert_contains "$(tmux capture-pane -p -t clidetach)" "Detached from job $id"
+	assert_eq running "$(job_status "$id")" "the job after detaching"
+	bgrun kill "$id" >/dev/null
 }
