@@ -118,6 +118,13 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 log_error("Containment refused, nothing was started: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
                 log_error("Job %s is still running; kill it or wait for it first.", id ? id : "");
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
+                log_error("Limit exceeded, nothing was started: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
+                log_error("Job %s takes no input (start it with --stdin or --tty), or its input was closed.",
+                          id ? id : "");
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_INPUT_FULL))
+                log_error("Job %s has 1 MiB of input it has not read yet; try again later.", id ? id : "");
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS))
                 log_error("Invalid argument: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
@@ -371,6 +378,30 @@ static int ensure_daemon(sd_bus *bus) {
                 }
         }
         return 0; /* up, or the first call tells what is wrong */
+}
+
+int bus_caller_uid(sd_bus *bus, uid_t *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *unique;
+        uint32_t uid;
+        int r;
+
+        /* Peer to peer, bgrund takes the socket's peer credentials: ours. */
+        if (!sd_bus_is_bus_client(bus)) {
+                *ret = geteuid();
+                return 0;
+        }
+        /* On a bus (also another host's, through ssh): as the bus sees us. */
+        r = sd_bus_get_unique_name(bus, &unique);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixUser", NULL, &reply, "s", unique);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "u", &uid);
+        if (r < 0)
+                return log_error_errno(r, "Failed to learn which user the bus sees this bgrun as: %m");
+        *ret = (uid_t) uid;
+        return 0;
 }
 
 bool bus_target_is_remote(const BusTarget *target) {

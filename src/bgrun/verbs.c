@@ -735,34 +735,40 @@ static int forget_ended(sd_bus *bus, const Args *args) {
         uint64_t now = now_realtime_usec();
         int ret = EXIT_SUCCESS, r;
 
+        uid_t uid;
+
+        r = bus_caller_uid(bus, &uid);
+        if (r < 0)
+                return r;
         r = list_all(bus, args->session ?: "", &pages, &jobs, &n);
         if (r < 0)
                 return r;
 
         for (size_t i = 0; i < n; i++) {
+                _cleanup_json_ json_object *rec = NULL;
+                uint64_t owner, finished_at;
+
                 if (streq(jobs[i].status, "running"))
                         continue;
 
-                if (args->options_seen & OPTION_OLDER_THAN) {
-                        _cleanup_json_ json_object *rec = NULL;
-                        uint64_t finished_at;
-
-                        r = get_record(bus, jobs[i].id, &rec);
-                        if (r < 0) {
-                                ret = r;
-                                continue;
-                        }
-                        if (record_is_running(rec) ||
-                            !dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at) ||
-                            finished_at == 0 || now < finished_at || now - finished_at < args->older_than_usec)
-                                continue;
+                /* An admin sees every user's jobs; --ended is the caller's
+                 * own, as KillSession is. */
+                r = get_record(bus, jobs[i].id, &rec);
+                if (r < 0) {
+                        ret = r;
+                        continue;
                 }
+                if (record_is_running(rec) || !dict_get_uint(rec, &record_keys[RECORD_KEY_OWNER], &owner) ||
+                    owner != (uint64_t) uid)
+                        continue;
+
+                if ((args->options_seen & OPTION_OLDER_THAN) &&
+                    (!dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at) || finished_at == 0 ||
+                     now < finished_at || now - finished_at < args->older_than_usec))
+                        continue;
 
                 r = forget_one(bus, jobs[i].id, true);
                 if (r < 0) {
-                        /* Started again? No: ended jobs stay ended. A record
-                         * another admin's ListJobs showed us may not be ours
-                         * to forget; say so and go on. */
                         ret = r;
                         continue;
                 }

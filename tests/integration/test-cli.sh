@@ -224,8 +224,16 @@ test_forget_ended_forgets_only_ended_jobs() {
 	assert_eq running "$(job_status "$r")" "a running job"
 	out=$(bgrun forget --ended --older-than 1h) || fail "forget --older-than"
 	bgrun status "$e2" >/dev/null || fail "a job that ended just now was forgotten with --older-than 1h"
+	# Root sees every user's jobs; forget --ended is its own only.
+	ensure_user alice
+	BGRUN=$(command -v bgrun)
+	a=$(as_user alice "$BGRUN" run -C / -- true) || fail "launch as alice"
+	as_user alice "$BGRUN" wait "$a" >/dev/null
 	bgrun forget --ended >/dev/null || fail "forget --ended"
 	expect_fail bgrun status "$e2"
+	as_user alice "$BGRUN" status "$a" >/dev/null || fail "root's forget --ended forgot alice's job"
+	out=$(as_user alice "$BGRUN" forget --ended) || fail "alice's forget --ended: $out"
+	assert_contains "$out" "Forgot 1 ended job"
 	assert_eq running "$(job_status "$r")" "a running job after forget --ended"
 	bgrun kill "$r" >/dev/null
 }
