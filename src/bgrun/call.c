@@ -281,30 +281,59 @@ static char *check_config_reason(bool user) {
         return strndup(reason, strcspn(reason, "\n"));
 }
 
-/* Asks the service manager on this bus how bgrund.service is doing: 1 if it
- * failed or restarts after a failure, 0 if not (or it cannot tell). */
-static int bgrund_unit_failing(sd_bus *bus, bool *ret_final) {
-        _cleanup_free_ char *active = NULL, *sub = NULL;
-        const char *path = "/org/freedesktop/systemd1/unit/bgrund_2eservice";
+#define BGRUND_UNIT_PATH "/org/freedesktop/systemd1/unit/bgrund_2eservice"
+/* A failed bgrund.service that does not even begin to start this long after
+ * the call that should start it is not going to. */
+#define STALE_FAILURE_USEC (2 * USEC_PER_SEC)
 
-        if (sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit",
-                                       "ActiveState", NULL, &active) < 0 ||
-            sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit",
-                                       "SubState", NULL, &sub) < 0)
+/* When bgrund.service last changed state (CLOCK_MONOTONIC µs), 0 if the
+ * service manager cannot tell. */
+static uint64_t bgrund_unit_changed_at(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t t = 0;
+
+        if (sd_bus_get_property(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH, "org.freedesktop.systemd1.Unit",
+                                "StateChangeTimestampMonotonic", NULL, &reply, "t") < 0 ||
+            sd_bus_message_read(reply, "t", &t) < 0)
                 return 0;
-        *ret_final = streq(active, "failed");
-        return streq(active, "failed") || streq(sub, "auto-restart");
+        return t;
 }
 
-static void log_cannot_start(const char *reason) {
+typedef enum UnitHealth {
+        UNIT_FINE,           /* starting, running, or the manager cannot tell */
+        UNIT_RESTARTING,     /* failed, and will be started again */
+        UNIT_FAILED,         /* failed, and stays so */
+} UnitHealth;
+
+/* How bgrund.service is doing, asked of the service manager on this bus. */
+static UnitHealth bgrund_unit_health(sd_bus *bus) {
+        _cleanup_free_ char *active = NULL, *sub = NULL;
+
+        if (sd_bus_get_property_string(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH,
+                                       "org.freedesktop.systemd1.Unit", "ActiveState", NULL, &active) < 0 ||
+            sd_bus_get_property_string(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH,
+                                       "org.freedesktop.systemd1.Unit", "SubState", NULL, &sub) < 0)
+                return UNIT_FINE;
+        if (streq(active, "failed"))
+                return UNIT_FAILED;
+        if (streq(sub, "auto-restart"))
+                return UNIT_RESTARTING;
+        return UNIT_FINE;
+}
+
+static void log_cannot_start(const char *reason, bool stale) {
         bool user = reached == REACHED_USER_BUS;
+        const char *u = user ? " --user" : "";
 
         if (reason)
                 log_error("bgrund cannot start: %s (check with: bgrund%s --check-config; see: journalctl%s -u bgrund)",
-                          reason, user ? " --user" : "", user ? " --user" : "");
+                          reason, u, u);
+        else if (stale)
+                log_error("bgrund.service failed before and is not started again (start it with: systemctl%s "
+                          "restart bgrund.service; see: journalctl%s -u bgrund)", u, u);
         else
                 log_error("bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
-                          "bgrund%s --check-config)", user ? " --user" : "", user ? " --user" : "");
+                          "bgrund%s --check-config)", u, u);
 }
 
 static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -320,7 +349,9 @@ static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
 static int ensure_daemon(sd_bus *bus) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        uint64_t next_check = 0;
+        _cleanup_free_ char *reason = NULL;
+        uint64_t next_check = 0, since, started = now_monotonic_usec();
+        bool reason_known = false;
         int has_owner = 0, r;
 
         r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -329,6 +360,7 @@ static int ensure_daemon(sd_bus *bus) {
                 return 0; /* there, or we cannot tell: the call itself will say */
         m = sd_bus_message_unref(m);
 
+        since = bgrund_unit_changed_at(bus);
         r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Peer",
                                            "Ping");
         if (r >= 0)
@@ -346,15 +378,29 @@ static int ensure_daemon(sd_bus *bus) {
                         continue;
 
                 if (now >= next_check) {
-                        bool final = false;
+                        UnitHealth health = bgrund_unit_health(bus);
 
                         next_check = now + 250 * USEC_PER_MSEC;
-                        if (bgrund_unit_failing(bus, &final) > 0) {
-                                _cleanup_free_ char *reason = check_config_reason(reached == REACHED_USER_BUS);
-
-                                /* Restarting after a crash with a good configuration: wait on. */
-                                if (reason || final) {
-                                        log_cannot_start(reason);
+                        if (health != UNIT_FINE && !reason_known) {
+                                reason = check_config_reason(reached == REACHED_USER_BUS);
+                                reason_known = true;
+                        }
+                        /* The configuration says why: said at once. */
+                        if (health != UNIT_FINE && reason) {
+                                log_cannot_start(reason, false);
+                                return -ENOTCONN;
+                        }
+                        if (health == UNIT_FAILED) {
+                                /* Failed since our call: this start failed. */
+                                if (bgrund_unit_changed_at(bus) > since) {
+                                        log_cannot_start(NULL, false);
+                                        return -ENOTCONN;
+                                }
+                                /* Failed before, and still, though asked to start
+                                 * (the bus daemon waits for an activation that does
+                                 * not come): say so rather than wait for its timeout. */
+                                if (now - started >= STALE_FAILURE_USEC) {
+                                        log_cannot_start(NULL, true);
                                         return -ENOTCONN;
                                 }
                         }
@@ -369,10 +415,10 @@ static int ensure_daemon(sd_bus *bus) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
 
                 if (bus_error_means_daemon_missing(e)) {
-                        _cleanup_free_ char *reason = check_config_reason(reached == REACHED_USER_BUS);
-
+                        if (!reason_known)
+                                reason = check_config_reason(reached == REACHED_USER_BUS);
                         if (reason) {
-                                log_cannot_start(reason);
+                                log_cannot_start(reason, false);
                                 return -ENOTCONN;
                         }
                 }
