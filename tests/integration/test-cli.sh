@@ -407,3 +407,23 @@ test_tty_detach_leaves_the_job_running() {
 	assert_eq running "$(job_status "$id")" "the job after detaching"
 	bgrun kill "$id" >/dev/null
 }
+
+test_user_instance_with_a_bad_config_fails_within_5s() {
+	command -v bgrun-sandbox-login >/dev/null || skip "no bgrun-sandbox-login (bgrund --user, issue #11)"
+	ensure_user carol
+	out=$(bgrun-sandbox-login carol -- bash -c '
+		mkdir -p ~/.config/bgrun
+		printf "[Runtime]\nContainmentMode=sometimes\n" >~/.config/bgrun/bgrund.conf
+		start=$(date +%s%N)
+		bgrun --user list
+		echo "rc=$? ms=$((($(date +%s%N) - start) / 1000000))"
+		rm ~/.config/bgrun/bgrund.conf
+	' 2>&1)
+	rc=$(sed -n 's/^rc=\([0-9]*\) .*/\1/p' <<<"$out")
+	ms=$(sed -n 's/.* ms=\([0-9]*\)$/\1/p' <<<"$out")
+	assert_eq 1 "$rc" "exit status of bgrun --user list: $out"
+	assert_le "$ms" 5000 "ms until bgrun --user list failed"
+	assert_contains "$out" "ContainmentMode" "the reason"
+	assert_contains "$out" "journalctl --user -u bgrund" "where to look"
+	echo "NOTE: bgrun --user list with a bad configuration failed after $ms ms"
+}
