@@ -347,6 +347,7 @@ test_tty_attaches_this_terminal() {
 	launch_option_known Tty b true || skip "bgrund has no Tty= launch option (branch jobctl)"
 	cat >tty-job.sh <<-'EOF'
 		printf 'name? '; read n; echo "hello $n on $(tty)"; stty size; echo "TERM=$TERM"
+		printf 'resized? '; read x; echo "now $(stty size)"
 		top -n 1 >/dev/null; echo top-rc=$?
 	EOF
 	cat >driver.sh <<-EOF
@@ -361,6 +362,12 @@ test_tty_attaches_this_terminal() {
 	tmux_wait clitty "name?"
 	tmux send-keys -t clitty world Enter
 	tmux_wait clitty "hello world on /dev/pts/"
+	tmux_wait clitty "resized?"
+	# The window's new size reaches the job's terminal (SIGWINCH → ResizeTty).
+	tmux resize-window -t clitty -x 120 -y 40
+	sleep 0.5
+	tmux send-keys -t clitty Enter
+	tmux_wait clitty "now 40 120"
 	tmux_wait clitty "bgrun-rc=0"
 	pane=$(tmux capture-pane -p -t clitty)
 	assert_contains "$pane" "30 100" "stty size: the local terminal's"
