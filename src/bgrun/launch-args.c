@@ -187,6 +187,12 @@ static int append_option(sd_bus_message *m, LaunchOption i, const LaunchValue *v
                 else if (streq(o->signature, "i")) {
                         int32_t i32 = (int32_t) (int64_t) v->u64;
                         r = sd_bus_message_append_basic(m, 'i', &i32);
+                } else if (streq(o->signature, "b")) {
+                        int b = v->u64 != 0;
+                        r = sd_bus_message_append_basic(m, 'b', &b);
+                } else if (streq(o->signature, "q")) {
+                        uint16_t q = (uint16_t) v->u64;
+                        r = sd_bus_message_append_basic(m, 'q', &q);
                 } else if (streq(o->signature, "s"))
                         r = sd_bus_message_append_basic(m, 's', v->str);
                 else if (streq(o->signature, "as"))
