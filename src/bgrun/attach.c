@@ -49,7 +49,8 @@ static void sleep_usec(uint64_t usec) {
         (void) nanosleep(&ts, NULL);
 }
 
-int write_input(sd_bus *bus, const char *id, const void *data, size_t size, bool close_input, bool log_no_input) {
+int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size, bool close_input,
+                      bool log_no_input, int interrupt_fd) {
         for (;;) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -70,8 +71,14 @@ int write_input(sd_bus *bus, const char *id, const void *data, size_t size, bool
                 if (r >= 0)
                         return 0;
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_INPUT_FULL)) {
-                        /* The job has not read what it has yet: wait for it. */
-                        sleep_usec(INPUT_FULL_RETRY_USEC);
+                        /* The job has not read what it has yet: wait for it,
+                         * or for an interrupt meanwhile. */
+                        if (interrupt_fd >= 0) {
+                                struct pollfd p = { .fd = interrupt_fd, .events = POLLIN };
+                                if (poll(&p, 1, (int) (INPUT_FULL_RETRY_USEC / USEC_PER_MSEC)) > 0)
+                                        return -EINTR;
+                        } else
+                                sleep_usec(INPUT_FULL_RETRY_USEC);
                         continue;
                 }
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_NO_INPUT)) {
@@ -82,6 +89,10 @@ int write_input(sd_bus *bus, const char *id, const void *data, size_t size, bool
                 }
                 return log_call_error("WriteInput", id, &error, r);
         }
+}
+
+int write_input(sd_bus *bus, const char *id, const void *data, size_t size, bool close_input, bool log_no_input) {
+        return write_input_until(bus, id, data, size, close_input, log_no_input, -EBADF);
 }
 
 int forward_input(sd_bus *bus, const char *id, int fd) {
@@ -248,7 +259,13 @@ static int attach_forward_input(sd_bus *bus, Attach *a) {
                 return 1;
         }
 
-        r = write_input(bus, a->id, buf, (size_t) n, n == 0, false);
+        /* A signal while the job's input is full: an interrupt ends the
+         * forwarding, a window size is passed on and the write tried again. */
+        while ((r = write_input_until(bus, a->id, buf, (size_t) n, n == 0, false, a->signal_fd)) == -EINTR) {
+                r = attach_read_signals(bus, a);
+                if (r != 0)
+                        return r;
+        }
         if (r == -ENOENT || n == 0) {
                 /* Ended, or its input closed: keep following its output. */
                 attach_input_done(a);

@@ -40,3 +40,7 @@ int forward_input(sd_bus *bus, const char *id, int fd);
  * full. Returns 0, or -ENOENT when the job takes no more input (ended, or
  * its input closed), logged only if log_no_input. */
 int write_input(sd_bus *bus, const char *id, const void *data, size_t size, bool close_input, bool log_no_input);
+/* The same, giving up with -EINTR when interrupt_fd (a signalfd) becomes
+ * readable while it waits. */
+int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size, bool close_input,
+                      bool log_no_input, int interrupt_fd);
