@@ -94,10 +94,14 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 log_daemon_missing();
                 return r;
         }
-        if (!sd_bus_error_is_set(error) && errno_means_nobody_there(r)) {
+        if ((!sd_bus_error_is_set(error) || startswith_s(error->name, "System.Error.")) &&
+            errno_means_nobody_there(r)) {
                 /* The connection itself went: a bgrund --listen that stopped,
                  * or ssh that could not reach the host. */
-                if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
+                if (reached == REACHED_REMOTE)
+                        log_error("Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
+                                  "and systemd-stdio-bridge there.", reached_where, strerror(-r));
+                else if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
                         log_error("Lost the connection to the bus during %s: %s", method, strerror(-r));
                 else
                         log_error("Lost the connection to %s during %s: %s", reached_where, method, strerror(-r));

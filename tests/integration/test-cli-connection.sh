@@ -109,3 +109,13 @@ test_address_of_a_peer_to_peer_bgrund() {
 	expect_fail bgrun status "$id"
 	BGRUN_ADDRESS="unix:path=$PWD/p2p.sock" bgrun forget "$id" || fail "forget over p2p"
 }
+
+test_remote_host_that_cannot_be_reached_is_one_line() {
+	mkdir -p deadssh
+	printf '#!/bin/sh\nexit 255\n' >deadssh/ssh
+	chmod +x deadssh/ssh
+	expect_fail env PATH=$PWD/deadssh:$PATH bgrun -H unreachable list
+	assert_eq 1 "$(wc -l <<<"$ERR_OUT")" "lines of the error: $ERR_OUT"
+	assert_contains "$ERR_OUT" "unreachable" "the error names the host"
+	assert_contains "$ERR_OUT" "ssh"
+}
