@@ -361,7 +361,45 @@ static int kill_session(sd_bus *bus, const Args *args) {
         return EXIT_SUCCESS;
 }
 
+/* --json of kill or stop: one job's answer as bgrund gave it; of several,
+ * one array of them, each with its "id" first. */
+typedef struct JsonAnswers {
+        size_t n_jobs;
+        json_object *array;
+} JsonAnswers;
+
+static int json_answer(JsonAnswers *a, const char *id, json_object *answer) {
+        _cleanup_json_ json_object *obj = NULL;
+
+        if (a->n_jobs == 1)
+                return print_json(answer);
+
+        if (!a->array && !(a->array = json_object_new_array()))
+                return log_oom();
+        obj = json_object_new_object();
+        if (!obj || json_add_str(obj, record_keys[RECORD_KEY_ID].name, id) < 0)
+                return log_oom();
+        json_object_object_foreach(answer, key, value)
+                if (json_object_object_add(obj, key, json_object_get(value)) < 0)
+                        return log_oom();
+        if (json_object_array_add(a->array, obj) < 0)
+                return log_oom();
+        TAKE_PTR(obj);
+        return 0;
+}
+
+static int json_answers_done(JsonAnswers *a) {
+        int r = 0;
+
+        if (a->array)
+                r = print_json(a->array);
+        json_object_put(a->array);
+        a->array = NULL;
+        return r;
+}
+
 int verb_kill(sd_bus *bus, const Args *args) {
+        JsonAnswers answers = { .n_jobs = args->n_words - 1 };
         int ret = EXIT_SUCCESS;
 
         if (args->session)
@@ -378,12 +416,14 @@ int verb_kill(sd_bus *bus, const Args *args) {
                         continue;
                 }
                 if (args->json)
-                        r = print_json(result);
+                        r = json_answer(&answers, id, result);
                 else
                         print_end_answer(result, id, "killed");
                 if (r < 0)
                         ret = r;
         }
+        if (json_answers_done(&answers) < 0)
+                ret = -EIO;
         return ret;
 }
 
@@ -404,6 +444,7 @@ static int on_stop_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
 
 int verb_stop(sd_bus *bus, const Args *args) {
         size_t n = args->n_words - 1, pending = n;
+        JsonAnswers answers = { .n_jobs = n };
         _cleanup_free_ StopReply *replies = calloc(n, sizeof(StopReply));
         _cleanup_free_ sd_bus_slot **slots = calloc(n, sizeof(sd_bus_slot *));
         int ret = EXIT_SUCCESS, r;
@@ -470,11 +511,14 @@ int verb_stop(sd_bus *bus, const Args *args) {
                         ret = log_parse_error("Stop", r < 0 ? r : -EBADMSG);
                         continue;
                 }
-                if (args->json)
-                        (void) print_json(result);
-                else
+                if (args->json) {
+                        if (json_answer(&answers, replies[i].id, result) < 0)
+                                ret = -EIO;
+                } else
                         print_end_answer(result, replies[i].id, "stopped");
         }
+        if (json_answers_done(&answers) < 0)
+                ret = -EIO;
         r = ret;
 
 finish:

@@ -171,6 +171,8 @@ test_several_ids() {
 	b=$(bgrun run -- 'sleep 300') || fail "launch"
 	out=$(bgrun kill "$a" "$b") || fail "kill a b: $out"
 	assert_eq 2 "$(grep -c killed <<<"$out")" "one line per job"
+	out=$(bgrun kill "$a" "$b" --json) || fail "kill a b --json: $out"
+	assert_eq "$a $b" "$(jq -r '[.[].id] | join(" ")' <<<"$out")" "kill --json of two: an array with the ids"
 	out=$(bgrun wait "$a" "$b") || true
 	assert_contains "$out" "Job $a" && assert_contains "$out" "Job $b"
 	bgrun forget "$a" "$b" || fail "forget a b"
