@@ -66,6 +66,7 @@ test_remote_host_through_the_ssh_transport() {
 	assert_contains "$(cat ssh.log)" "systemd-stdio-bridge" "ssh ran the bridge on the host"
 	# The other verbs go the same way.
 	id=$(PATH=$PWD/fakessh:$PATH bgrun -H farhost run -q -- 'sleep 300') || fail "run -q through -H"
+	trap 'bgrun kill "$id" >/dev/null 2>&1' EXIT
 	PATH=$PWD/fakessh:$PATH bgrun -H farhost list | grep -q "$id" || fail "list through -H misses $id"
 	PATH=$PWD/fakessh:$PATH bgrun -H farhost kill "$id" >/dev/null || fail "kill through -H"
 	assert_eq killed "$(job_status "$id")"

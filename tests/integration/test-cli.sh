@@ -9,6 +9,23 @@ cli_job_from() {
 	sed -n 's/.*Running as job \([a-z0-9]*\).*/\1/p' "$1" | head -1
 }
 
+# kill_at_exit ID...: these jobs are killed when the test ends, failed or
+# not, so that a failure leaves nothing running for the tests after it.
+# CLI_AT_EXIT: more to do then (bash code).
+AT_EXIT_JOBS=()
+CLI_AT_EXIT=
+kill_at_exit() {
+	AT_EXIT_JOBS+=("$@")
+	trap cli_at_exit EXIT
+}
+cli_at_exit() {
+	local id
+	for id in "${AT_EXIT_JOBS[@]}"; do
+		bgrun kill "$id" >/dev/null 2>&1
+	done
+	[[ -z $CLI_AT_EXIT ]] || eval "$CLI_AT_EXIT"
+}
+
 # Whether this bgrund takes a Launch option (KEY as busctl's a{sv} arguments).
 launch_option_known() {
 	local out
@@ -100,6 +117,7 @@ interrupt_run() {
 	pid=$!
 	wait_until 10 grep -q 'Running as job' err || fail "no job started: $(cat err)"
 	ID=$(cli_job_from err)
+	kill_at_exit "$ID"
 	wait_until 10 test "$(job_status "$ID")" = running || fail "job $ID not running"
 	sleep 0.3
 	kill -"$sig" "$pid"
@@ -133,6 +151,7 @@ test_second_interrupt_kills_at_once() {
 	pid=$!
 	wait_until 10 grep -q 'Running as job' err || fail "no job started"
 	id=$(cli_job_from err)
+	kill_at_exit "$id"
 	wait_until 10 test "$(job_status "$id")" = running || fail "job not running"
 	sleep 0.3
 	start=$(date +%s%N)
@@ -154,6 +173,7 @@ test_kill_session_kills_only_that_session() {
 	a=$(bgrun run -s cli-s1 -- 'sleep 300') || fail "launch"
 	b=$(bgrun run -s cli-s1 -- 'setsid sleep 300 & sleep 300') || fail "launch"
 	c=$(bgrun run -s cli-s2 -- 'sleep 300') || fail "launch"
+	kill_at_exit "$a" "$b" "$c"
 	out=$(bgrun kill --session cli-s1) || fail "kill --session: $out"
 	assert_contains "$out" "Killed 2 jobs of session cli-s1" "kill --session's answer"
 	assert_eq killed "$(job_status "$a")"
@@ -169,6 +189,7 @@ test_kill_session_kills_only_that_session() {
 test_several_ids() {
 	a=$(bgrun run -- 'sleep 300') || fail "launch"
 	b=$(bgrun run -- 'sleep 300') || fail "launch"
+	kill_at_exit "$a" "$b"
 	out=$(bgrun kill "$a" "$b") || fail "kill a b: $out"
 	assert_eq 2 "$(grep -c killed <<<"$out")" "one line per job"
 	out=$(bgrun kill "$a" "$b" --json) || fail "kill a b --json: $out"
@@ -189,6 +210,7 @@ test_several_ids() {
 
 test_wait_any_returns_at_the_first_end() {
 	a=$(bgrun run -- 'sleep 300') || fail "launch"
+	kill_at_exit "$a"
 	b=$(bgrun run -- 'sleep 0.5; exit 5') || fail "launch"
 	start=$(date +%s)
 	bgrun wait "$a" "$b" --any >out
@@ -204,6 +226,7 @@ test_wait_any_returns_at_the_first_end() {
 test_stop_several_ids() {
 	a=$(bgrun run -- 'sleep 300') || fail "launch"
 	b=$(bgrun run -- 'sleep 300') || fail "launch"
+	kill_at_exit "$a" "$b"
 	out=$(bgrun stop "$a" "$b" --grace 2s) || fail "stop: $out"
 	assert_contains "$out" "Job $a stopped"
 	assert_contains "$out" "Job $b stopped"
@@ -216,6 +239,7 @@ test_stop_several_ids() {
 
 test_forget_ended_forgets_only_ended_jobs() {
 	r=$(bgrun run -s cli-f -- 'sleep 300') || fail "launch"
+	kill_at_exit "$r"
 	e1=$(bgrun run -s cli-f -- 'true') || fail "launch"
 	e2=$(bgrun run -s cli-g -- 'true') || fail "launch"
 	bgrun wait "$e1" "$e2" >/dev/null
@@ -229,12 +253,13 @@ test_forget_ended_forgets_only_ended_jobs() {
 	# Root sees every user's jobs; forget --ended is its own only.
 	ensure_user alice
 	BGRUN=$(command -v bgrun)
-	a=$(as_user alice "$BGRUN" run -C / -- true) || fail "launch as alice"
+	a=$(as_user alice "$BGRUN" run -C / -s cli-alice -- true) || fail "launch as alice"
 	as_user alice "$BGRUN" wait "$a" >/dev/null
 	bgrun forget --ended >/dev/null || fail "forget --ended"
 	expect_fail bgrun status "$e2"
 	as_user alice "$BGRUN" status "$a" >/dev/null || fail "root's forget --ended forgot alice's job"
-	out=$(as_user alice "$BGRUN" forget --ended) || fail "alice's forget --ended: $out"
+	# (Other tests may have left alice ended jobs of their own.)
+	out=$(as_user alice "$BGRUN" forget --ended -s cli-alice) || fail "alice's forget --ended: $out"
 	assert_contains "$out" "Forgot 1 ended job"
 	assert_eq running "$(job_status "$r")" "a running job after forget --ended"
 	bgrun kill "$r" >/dev/null
@@ -320,6 +345,7 @@ test_send_text_and_eof() {
 	out=$(busctl --system call "${MGR[@]}" Launch 'sssa{sv}' 'read a; read b; echo "$a+$b"; cat; echo end' "" / 1 Stdin s pipe) ||
 		fail "Launch with Stdin=pipe: $out"
 	id=$(awk '{print $2}' <<<"$out" | tr -d '"')
+	kill_at_exit "$id"
 	bgrun send "$id" one || fail "send"
 	bgrun send -n "$id" two || fail "send -n"
 	bgrun send "$id" " three" || fail "send"
@@ -329,6 +355,7 @@ test_send_text_and_eof() {
 	expect_fail bgrun send "$id" more
 	assert_contains "$ERR_OUT" "input"
 	n=$(bgrun run -- 'sleep 300') || fail "launch"
+	kill_at_exit "$n"
 	expect_fail bgrun send "$n" hi
 	assert_contains "$ERR_OUT" "takes no input"
 	bgrun kill "$n" >/dev/null
@@ -359,8 +386,9 @@ test_tty_attaches_this_terminal() {
 		stty -a | grep -o -- '-\?icanon' >$PWD/tty-mode
 		sleep 30
 	EOF
+	CLI_AT_EXIT='tmux kill-server 2>/dev/null; bgrun kill "$(cli_job_from tty-err)" >/dev/null 2>&1'
+	trap cli_at_exit EXIT
 	TERM=xterm-256color tmux new-session -d -s clitty -x 100 -y 30 "bash $PWD/driver.sh"
-	trap 'tmux kill-server 2>/dev/null' EXIT
 	tmux_wait clitty "name?"
 	tmux send-keys -t clitty world Enter
 	tmux_wait clitty "hello world on /dev/pts/"
@@ -400,10 +428,12 @@ test_tty_detach_leaves_the_job_running() {
 		echo "bgrun-rc=\$?"
 		sleep 30
 	EOF
+	CLI_AT_EXIT='tmux kill-server 2>/dev/null'
+	trap cli_at_exit EXIT
 	tmux new-session -d -s clidetach -x 80 -y 24 "bash $PWD/driver.sh"
-	trap 'tmux kill-server 2>/dev/null' EXIT
 	tmux_wait clidetach "Running as job"
 	id=$(tmux capture-pane -p -t clidetach | sed -n 's/.*Running as job \([a-z0-9]*\).*/\1/p' | head -1)
+	kill_at_exit "$id"
 	wait_until 10 test "$(job_status "$id")" = running || fail "job $id not running"
 	sleep 0.3
 	# Ctrl-C in raw mode is the job's, not bgrun's.
