@@ -3,13 +3,21 @@
  * in one line that says what the user can do about it. */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "build-config.h"
 
 #include "bgrun/bus-api.h"
 #include "bus-json.h"
+#include "fileio.h"
 #include "call.h"
 #include "json-util.h"
 #include "log.h"
@@ -86,10 +94,14 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 log_daemon_missing();
                 return r;
         }
-        if (!sd_bus_error_is_set(error) && errno_means_nobody_there(r)) {
+        if ((!sd_bus_error_is_set(error) || startswith_s(error->name, "System.Error.")) &&
+            errno_means_nobody_there(r)) {
                 /* The connection itself went: a bgrund --listen that stopped,
                  * or ssh that could not reach the host. */
-                if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
+                if (reached == REACHED_REMOTE)
+                        log_error("Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
+                                  "and systemd-stdio-bridge there.", reached_where, strerror(-r));
+                else if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
                         log_error("Lost the connection to the bus during %s: %s", method, strerror(-r));
                 else
                         log_error("Lost the connection to %s during %s: %s", reached_where, method, strerror(-r));
@@ -110,6 +122,13 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 log_error("Containment refused, nothing was started: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
                 log_error("Job %s is still running; kill it or wait for it first.", id ? id : "");
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
+                log_error("Limit exceeded, nothing was started: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
+                log_error("Job %s takes no input (start it with --stdin or --tty), or its input was closed.",
+                          id ? id : "");
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_INPUT_FULL))
+                log_error("Job %s has 1 MiB of input it has not read yet; try again later.", id ? id : "");
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS))
                 log_error("Invalid argument: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
@@ -186,6 +205,255 @@ static int listen_address(const BusTarget *target, char **ret) {
         return asprintf(ret, "unix:path=%s/" BGRUN_LISTEN_SOCKET_USER, runtime_dir) < 0 ? -ENOMEM : 0;
 }
 
+/* bgrund beside this bgrun: the supervisor's directory (libexecdir). */
+static char *bgrund_path(void) {
+        const char *slash = strrchr(BGRUN_SUPERVISOR_PATH, '/');
+        char *p;
+
+        if (!slash)
+                return NULL;
+        if (asprintf(&p, "%.*s/bgrund", (int) (slash - BGRUN_SUPERVISOR_PATH), BGRUN_SUPERVISOR_PATH) < 0)
+                return NULL;
+        return p;
+}
+
+/* Runs bgrund --check-config (bounded in time) and returns its reason for
+ * refusing to start, if it gives one; NULL if the configuration loads, or
+ * bgrund cannot be run here. */
+static char *check_config_reason(bool user) {
+        _cleanup_free_ char *path = bgrund_path();
+        _cleanup_close_ int read_fd = -EBADF;
+        int pipe_fds[2];
+        char buf[4096];
+        size_t n = 0;
+        uint64_t deadline;
+        const char *reason;
+        pid_t pid;
+        int status;
+
+        if (!path || access(path, X_OK) < 0 || pipe2(pipe_fds, O_CLOEXEC) < 0)
+                return NULL;
+        read_fd = pipe_fds[0];
+
+        pid = fork();
+        if (pid < 0) {
+                safe_close(pipe_fds[1]);
+                return NULL;
+        }
+        if (pid == 0) {
+                sigset_t none;
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(pipe_fds[1], STDOUT_FILENO) < 0 ||
+                    dup2(pipe_fds[1], STDERR_FILENO) < 0)
+                        _exit(127);
+                if (user)
+                        execl(path, "bgrund", "--user", "--check-config", NULL);
+                else
+                        execl(path, "bgrund", "--check-config", NULL);
+                _exit(127);
+        }
+        safe_close(pipe_fds[1]);
+
+        deadline = now_monotonic_usec() + 3 * USEC_PER_SEC;
+        for (;;) {
+                struct pollfd p = { .fd = read_fd, .events = POLLIN };
+                uint64_t now = now_monotonic_usec();
+                ssize_t k;
+
+                if (now >= deadline || poll(&p, 1, (int) ((deadline - now) / USEC_PER_MSEC) + 1) <= 0)
+                        break;
+                k = read(read_fd, buf + n, sizeof buf - 1 - n);
+                if (k <= 0)
+                        break;
+                n += (size_t) k;
+                if (n >= sizeof buf - 1)
+                        break;
+        }
+        buf[n] = '\0';
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, &status, 0);
+
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return NULL;
+        reason = strstr(buf, "Refusing to start: ");
+        if (!reason)
+                return NULL;
+        reason += strlen("Refusing to start: ");
+        return strndup(reason, strcspn(reason, "\n"));
+}
+
+#define BGRUND_UNIT_PATH "/org/freedesktop/systemd1/unit/bgrund_2eservice"
+/* A failed bgrund.service that does not even begin to start this long after
+ * the call that should start it is not going to. */
+#define STALE_FAILURE_USEC (2 * USEC_PER_SEC)
+
+/* When bgrund.service last changed state (CLOCK_MONOTONIC µs), 0 if the
+ * service manager cannot tell. */
+static uint64_t bgrund_unit_changed_at(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t t = 0;
+
+        if (sd_bus_get_property(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH, "org.freedesktop.systemd1.Unit",
+                                "StateChangeTimestampMonotonic", NULL, &reply, "t") < 0 ||
+            sd_bus_message_read(reply, "t", &t) < 0)
+                return 0;
+        return t;
+}
+
+typedef enum UnitHealth {
+        UNIT_FINE,           /* starting, running, or the manager cannot tell */
+        UNIT_RESTARTING,     /* failed, and will be started again */
+        UNIT_FAILED,         /* failed, and stays so */
+} UnitHealth;
+
+/* How bgrund.service is doing, asked of the service manager on this bus. */
+static UnitHealth bgrund_unit_health(sd_bus *bus) {
+        _cleanup_free_ char *active = NULL, *sub = NULL;
+
+        if (sd_bus_get_property_string(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH,
+                                       "org.freedesktop.systemd1.Unit", "ActiveState", NULL, &active) < 0 ||
+            sd_bus_get_property_string(bus, "org.freedesktop.systemd1", BGRUND_UNIT_PATH,
+                                       "org.freedesktop.systemd1.Unit", "SubState", NULL, &sub) < 0)
+                return UNIT_FINE;
+        if (streq(active, "failed"))
+                return UNIT_FAILED;
+        if (streq(sub, "auto-restart"))
+                return UNIT_RESTARTING;
+        return UNIT_FINE;
+}
+
+static void log_cannot_start(const char *reason, bool stale) {
+        bool user = reached == REACHED_USER_BUS;
+        const char *u = user ? " --user" : "";
+
+        if (reason)
+                log_error("bgrund cannot start: %s (check with: bgrund%s --check-config; see: journalctl%s -u bgrund)",
+                          reason, u, u);
+        else if (stale)
+                log_error("bgrund.service failed before and is not started again (start it with: systemctl%s "
+                          "restart bgrund.service; see: journalctl%s -u bgrund)", u, u);
+        else
+                log_error("bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
+                          "bgrund%s --check-config)", u, u);
+}
+
+static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        sd_bus_message **reply = userdata;
+
+        *reply = sd_bus_message_ref(m);
+        return 0;
+}
+
+/* On a bus with a service manager: if bgrund is not there, it is started
+ * (by activation) now, and one that cannot start is said at once, with the
+ * reason, rather than after the bus' activation timeout. */
+static int ensure_daemon(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_free_ char *reason = NULL;
+        uint64_t next_check = 0, since, started = now_monotonic_usec();
+        bool reason_known = false;
+        int has_owner = 0, r;
+
+        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", NULL, &m, "s", BGRUN_BUS_NAME);
+        if (r < 0 || sd_bus_message_read(m, "b", &has_owner) < 0 || has_owner)
+                return 0; /* there, or we cannot tell: the call itself will say */
+        m = sd_bus_message_unref(m);
+
+        since = bgrund_unit_changed_at(bus);
+        r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Peer",
+                                           "Ping");
+        if (r >= 0)
+                r = sd_bus_call_async(bus, &slot, m, on_ping_reply, &reply, 0);
+        if (r < 0)
+                return 0;
+
+        while (!reply) {
+                uint64_t now = now_monotonic_usec();
+
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return 0;
+                if (r > 0)
+                        continue;
+
+                if (now >= next_check) {
+                        UnitHealth health = bgrund_unit_health(bus);
+
+                        next_check = now + 250 * USEC_PER_MSEC;
+                        if (health != UNIT_FINE && !reason_known) {
+                                reason = check_config_reason(reached == REACHED_USER_BUS);
+                                reason_known = true;
+                        }
+                        /* The configuration says why: said at once. */
+                        if (health != UNIT_FINE && reason) {
+                                log_cannot_start(reason, false);
+                                return -ENOTCONN;
+                        }
+                        if (health == UNIT_FAILED) {
+                                /* Failed since our call: this start failed. */
+                                if (bgrund_unit_changed_at(bus) > since) {
+                                        log_cannot_start(NULL, false);
+                                        return -ENOTCONN;
+                                }
+                                /* Failed before, and still, though asked to start
+                                 * (the bus daemon waits for an activation that does
+                                 * not come): say so rather than wait for its timeout. */
+                                if (now - started >= STALE_FAILURE_USEC) {
+                                        log_cannot_start(NULL, true);
+                                        return -ENOTCONN;
+                                }
+                        }
+                }
+
+                r = sd_bus_wait(bus, 100 * USEC_PER_MSEC);
+                if (r < 0 && r != -EINTR)
+                        return 0;
+        }
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+                if (bus_error_means_daemon_missing(e)) {
+                        if (!reason_known)
+                                reason = check_config_reason(reached == REACHED_USER_BUS);
+                        if (reason) {
+                                log_cannot_start(reason, false);
+                                return -ENOTCONN;
+                        }
+                }
+        }
+        return 0; /* up, or the first call tells what is wrong */
+}
+
+int bus_caller_uid(sd_bus *bus, uid_t *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *unique;
+        uint32_t uid;
+        int r;
+
+        /* Peer to peer, bgrund takes the socket's peer credentials: ours. */
+        if (!sd_bus_is_bus_client(bus)) {
+                *ret = geteuid();
+                return 0;
+        }
+        /* On a bus (also another host's, through ssh): as the bus sees us. */
+        r = sd_bus_get_unique_name(bus, &unique);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixUser", NULL, &reply, "s", unique);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "u", &uid);
+        if (r < 0)
+                return log_error_errno(r, "Failed to learn which user the bus sees this bgrun as: %m");
+        *ret = (uid_t) uid;
+        return 0;
+}
+
 bool bus_target_is_remote(const BusTarget *target) {
         return target->host;
 }
@@ -242,6 +510,9 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 r = sd_bus_open_system(&bus);
         }
         if (r >= 0) {
+                r = ensure_daemon(bus);
+                if (r < 0)
+                        return r;
                 *ret = TAKE_PTR(bus);
                 return 0;
         }

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 #define USEC_INFINITY UINT64_MAX
@@ -34,6 +35,9 @@ typedef struct BusTarget {
  * $BGRUN_ADDRESS (or the older $BGRUN_BUS_ADDRESS) unless --user/--system
  * was given; with no bus at all, the default socket of bgrund --listen. */
 int bus_connect(const BusTarget *target, sd_bus **ret);
+
+/* The uid bgrund takes this connection's calls to come from. */
+int bus_caller_uid(sd_bus *bus, uid_t *ret);
 
 /* The target connected to: -H sends nothing of the local environment. */
 bool bus_target_is_remote(const BusTarget *target);

@@ -25,6 +25,17 @@ typedef enum OptionFlag {
         OPTION_JSON = 1 << 6,
         OPTION_FOLLOW = 1 << 7,
         OPTION_QUIET = 1 << 8,
+        OPTION_CLEAN_ENV = 1 << 9,
+        OPTION_STDIN = 1 << 10,
+        OPTION_TTY = 1 << 11,
+        OPTION_SIGNAL = 1 << 12,
+        OPTION_GRACE = 1 << 13,
+        OPTION_ANY = 1 << 14,
+        OPTION_ENDED = 1 << 15,
+        OPTION_OLDER_THAN = 1 << 16,
+        OPTION_LINES = 1 << 17,      /* logs -n LINES */
+        OPTION_NO_NEWLINE = 1 << 18, /* send -n */
+        OPTION_EOF = 1 << 19,
 } OptionFlag;
 
 typedef struct Args Args;
@@ -35,8 +46,12 @@ typedef struct Verb {
         const char *name;
         unsigned min_args, max_args; /* counting the verb itself */
         unsigned options;            /* OptionFlag: the options it takes */
-        /* Returns bgrun's exit status, or a negative error it has logged. */
+        /* Returns bgrun's exit status, or a negative error it has logged.
+         * NULL: the verb needs no bus (help). */
         int (*dispatch)(sd_bus *bus, const Args *args);
+        const char *synopsis;        /* after "bgrun " */
+        const char *summary;         /* one line for the list of verbs */
+        const char *details;         /* options and examples for help VERB */
 } Verb;
 
 struct Args {
@@ -46,6 +61,7 @@ struct Args {
         unsigned options_seen;   /* OptionFlag */
 
         const char *session;
+        bool session_short;      /* given as -s, not --session */
         const char *directory;
         const char *timeout_string;
         uint64_t timeout_usec;   /* -t; UINT64_MAX (infinity) if not given */
@@ -53,9 +69,28 @@ struct Args {
         bool json;
         bool follow;
         bool quiet;
+        bool clean_env;
+        bool stdin_forward;      /* run --stdin */
+        bool tty;                /* run --tty */
+        int signal;              /* stop --signal; 0: the job's StopSignal */
+        uint64_t grace_usec;     /* stop --grace; valid with OPTION_GRACE */
+        bool any;                /* wait --any */
+        bool ended;              /* forget --ended */
+        uint64_t older_than_usec;/* forget --older-than; valid with OPTION_OLDER_THAN */
+        uint64_t lines;          /* logs -n; valid with OPTION_LINES */
+        bool no_newline;         /* send -n */
+        bool eof;                /* send --eof */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };
+
+/* The verbs, for help and the tests. */
+const Verb *find_verb(const char *name);
+void print_verb_help(const Verb *verb);
+void print_help(void);
+
+/* A signal by name (TERM, SIGTERM) or number; -EINVAL if none. */
+int parse_signal(const char *s);
 
 void args_done(Args *args);
 

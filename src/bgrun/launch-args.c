@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "cmdline.h"
 #include "launch-args.h"
 #include "log.h"
 #include "macro.h"
@@ -61,6 +62,15 @@ static int parse_max_runtime(const char *name, const char *value, LaunchValue *r
         return parse_duration_arg(value, name, &ret->u64);
 }
 
+static int parse_stop_signal(const char *name, const char *value, LaunchValue *ret) {
+        int sig = parse_signal(value);
+
+        if (sig < 0)
+                return log_usage_error("Invalid %s '%s' (a name as TERM or SIGINT, or a number).", name, value);
+        ret->u64 = (uint64_t) (int64_t) sig;
+        return 0;
+}
+
 static int parse_user(const char *name, const char *value, LaunchValue *ret) {
         if (*value == '\0')
                 return log_usage_error("%s= needs a user name.", name);
@@ -78,6 +88,8 @@ static const struct {
         { LAUNCH_OPTION_TASKS_MAX, parse_tasks_max },
         { LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC, parse_cpu_quota },
         { LAUNCH_OPTION_MAX_RUNTIME_USEC, parse_max_runtime },
+        { LAUNCH_OPTION_STOP_SIGNAL, parse_stop_signal },
+        { LAUNCH_OPTION_STOP_GRACE_USEC, parse_max_runtime },
         { LAUNCH_OPTION_USER, parse_user },
 };
 
@@ -172,7 +184,16 @@ static int append_option(sd_bus_message *m, LaunchOption i, const LaunchValue *v
         if (r >= 0) {
                 if (streq(o->signature, "t"))
                         r = sd_bus_message_append_basic(m, 't', &v->u64);
-                else if (streq(o->signature, "s"))
+                else if (streq(o->signature, "i")) {
+                        int32_t i32 = (int32_t) (int64_t) v->u64;
+                        r = sd_bus_message_append_basic(m, 'i', &i32);
+                } else if (streq(o->signature, "b")) {
+                        int b = v->u64 != 0;
+                        r = sd_bus_message_append_basic(m, 'b', &b);
+                } else if (streq(o->signature, "q")) {
+                        uint16_t q = (uint16_t) v->u64;
+                        r = sd_bus_message_append_basic(m, 'q', &q);
+                } else if (streq(o->signature, "s"))
                         r = sd_bus_message_append_basic(m, 's', v->str);
                 else if (streq(o->signature, "as"))
                         r = sd_bus_message_append_strv(m, (char **) v->strv);
@@ -198,6 +219,15 @@ int launch_args_append(const LaunchArgs *a, sd_bus_message *m) {
                 for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++)
                         if (launch_args_is_set(a, i) && streq(launch_options[i].signature, "t") == numbers)
                                 r = append_option(m, i, &a->values[i]);
+
+        /* Not in the shared table of this bgrund's version: by name. */
+        if (r >= 0 && a->stdin_pipe)
+                r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
+        if (r >= 0 && a->tty)
+                r = sd_bus_message_append(m, "{sv}", "Tty", "b", 1);
+        if (r >= 0 && a->tty && a->tty_rows > 0 && a->tty_columns > 0)
+                r = sd_bus_message_append(m, "{sv}{sv}", "TtyRows", "q", (uint16_t) a->tty_rows,
+                                          "TtyColumns", "q", (uint16_t) a->tty_columns);
 
         if (r >= 0)
                 r = sd_bus_message_close_container(m);

@@ -17,6 +17,11 @@ typedef struct LaunchArgs {
         LaunchValue values[_LAUNCH_OPTION_MAX]; /* by launch_options[i].signature */
         char **environment;                     /* -E: pointers into argv, NULL-terminated; the array is ours */
         size_t n_environment;
+        /* Input and terminal (run --stdin, --tty): sent by name, after the
+         * table's options, only when asked for. */
+        bool stdin_pipe;
+        bool tty;
+        unsigned short tty_rows, tty_columns;   /* 0: not known */
 } LaunchArgs;
 
 void launch_args_done(LaunchArgs *a);

@@ -39,6 +39,20 @@ void output_source_done(OutputSource *src);
  * when this began). Returns 1 at a definitive end. */
 int output_pump(sd_bus *bus, OutputSource *src, int wait_ms);
 
+/* What a follower does between rounds: step (if set) runs each round before
+ * a Wait call of wait_usec (its pacing); a step that returns > 0 ends the
+ * following there (an interrupt), < 0 is an error it logged. */
+typedef struct FollowHooks {
+        uint64_t wait_usec;
+        int (*step)(sd_bus *bus, void *userdata);
+        void *userdata;
+} FollowHooks;
+
 /* Streams the job's output until the job has ended and every byte was
- * written; the final record goes to ret. */
-int output_follow(sd_bus *bus, OutputSource *src, json_object **ret);
+ * written; the final record goes to ret. hooks may be NULL. Returns 0, or
+ * what hooks->step returned when not 0. */
+int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object **ret);
+
+/* Makes src start at the last `lines` lines of the output there is now
+ * (0: at its end), as tail -n does. */
+int output_seek_tail(sd_bus *bus, OutputSource *src, uint64_t lines);

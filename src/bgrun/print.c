@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,8 @@ static const char *yes_no(bool b) {
 #define LIST_KEY_JOB "job"
 
 #define STATUS_LABEL "%12s: "
+
+static void print_usage(json_object *rec);
 
 static void print_label_string(const char *label, const char *value) {
         printf(STATUS_LABEL, label);
@@ -180,6 +183,95 @@ void print_record(json_object *rec, const char *id) {
                 }
                 if (dict_get_uint(t, &teardown_keys[TEARDOWN_KEY_CONFIRMED_AT], &confirmed_at) && confirmed_at > 0)
                         printf(", confirmed %s", format_timestamp(buf, sizeof buf, confirmed_at));
+                putchar('\n');
+        }
+
+        print_usage(rec);
+}
+
+static void print_bytes(uint64_t bytes) {
+        static const char suffixes[] = "KMGTPE";
+        double v = (double) bytes;
+        size_t i = 0;
+
+        if (bytes < 1024) {
+                printf("%" PRIu64 "B", bytes);
+                return;
+        }
+        while (v >= 1024.0 * 1024.0 && i + 1 < sizeof suffixes - 1) {
+                v /= 1024.0;
+                i++;
+        }
+        printf("%.1f%c", v / 1024.0, suffixes[i]);
+}
+
+static bool key_ends_with(const char *key, const char *suffix) {
+        size_t k = strlen(key), n = strlen(suffix);
+        return k >= n && streq(key + k - n, suffix);
+}
+
+/* One value of the limits dictionary, by what its name says it is. */
+static void print_limit(const char *key, json_object *v) {
+        char buf[FORMAT_DURATION_MAX];
+
+        if (!json_object_is_type(v, json_type_int)) {
+                print_cell(json_object_get_string(v) ?: "", SIZE_MAX);
+                return;
+        }
+        if (json_object_get_uint64(v) == UINT64_MAX)
+                fputs("infinity", stdout);
+        else if (key_ends_with(key, "USec"))
+                fputs(format_duration(buf, sizeof buf, json_object_get_uint64(v)), stdout);
+        else if (streq(key, "StopSignal") && sigabbrev_np((int) json_object_get_int64(v)))
+                printf("SIG%s", sigabbrev_np((int) json_object_get_int64(v)));
+        else if (streq(key, "MemoryMax"))
+                print_bytes(json_object_get_uint64(v));
+        else
+                printf("%" PRIu64, json_object_get_uint64(v));
+}
+
+/* The keys a newer bgrund adds (what the job ran as and used), printed when
+ * they are there, by name: an older bgrund does not send them. */
+static void print_usage(json_object *rec) {
+        json_object *v;
+        char buf[FORMAT_DURATION_MAX];
+
+        if (json_object_object_get_ex(rec, "user", &v) && json_object_is_type(v, json_type_string) &&
+            json_object_get_string_len(v) > 0)
+                print_label_string("User", json_object_get_string(v));
+        if (json_object_object_get_ex(rec, "parent", &v) && json_object_is_type(v, json_type_string) &&
+            json_object_get_string_len(v) > 0)
+                print_label_string("Parent", json_object_get_string(v));
+        if (json_object_object_get_ex(rec, "stdin", &v) && json_object_is_type(v, json_type_string) &&
+            !streq(json_object_get_string(v), "null"))
+                print_label_string("Input", json_object_get_string(v));
+        if (json_object_object_get_ex(rec, "limits", &v) && json_object_is_type(v, json_type_object) &&
+            json_object_object_length(v) > 0) {
+                bool first = true;
+
+                printf(STATUS_LABEL, "Limits");
+                json_object_object_foreach(v, key, value) {
+                        printf("%s%s=", first ? "" : ", ", key);
+                        print_limit(key, value);
+                        first = false;
+                }
+                putchar('\n');
+        }
+        if (json_object_object_get_ex(rec, "limits_unenforced", &v) && json_object_is_type(v, json_type_array) &&
+            json_object_array_length(v) > 0) {
+                printf(STATUS_LABEL, "Unenforced");
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        if (i > 0)
+                                fputs(", ", stdout);
+                        print_cell(json_object_get_string(json_object_array_get_idx(v, i)) ?: "", SIZE_MAX);
+                }
+                puts(" (no such controller in the job's cgroup)");
+        }
+        if (json_object_object_get_ex(rec, "cpu_usage_usec", &v) && json_object_is_type(v, json_type_int))
+                printf(STATUS_LABEL "%s\n", "CPU time", format_duration(buf, sizeof buf, json_object_get_uint64(v)));
+        if (json_object_object_get_ex(rec, "memory_peak", &v) && json_object_is_type(v, json_type_int)) {
+                printf(STATUS_LABEL, "Memory peak");
+                print_bytes(json_object_get_uint64(v));
                 putchar('\n');
         }
 }

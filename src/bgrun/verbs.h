@@ -12,8 +12,14 @@
 int verb_run(sd_bus *bus, const Args *args);
 int verb_status(sd_bus *bus, const Args *args);
 int verb_logs(sd_bus *bus, const Args *args);
+int verb_stop(sd_bus *bus, const Args *args);
 int verb_kill(sd_bus *bus, const Args *args);
+int verb_send(sd_bus *bus, const Args *args);
 int verb_list(sd_bus *bus, const Args *args);
 int verb_wait(sd_bus *bus, const Args *args);
 int verb_forget(sd_bus *bus, const Args *args);
 int verb_reap(sd_bus *bus, const Args *args);
+
+/* run's COMMAND from the words after --: one is a shell command line, several
+ * an argv, each quoted for /bin/sh. */
+char *command_from_words(char *const *words);

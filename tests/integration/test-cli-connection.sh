@@ -66,6 +66,7 @@ test_remote_host_through_the_ssh_transport() {
 	assert_contains "$(cat ssh.log)" "systemd-stdio-bridge" "ssh ran the bridge on the host"
 	# The other verbs go the same way.
 	id=$(PATH=$PWD/fakessh:$PATH bgrun -H farhost run -q -- 'sleep 300') || fail "run -q through -H"
+	trap 'bgrun kill "$id" >/dev/null 2>&1' EXIT
 	PATH=$PWD/fakessh:$PATH bgrun -H farhost list | grep -q "$id" || fail "list through -H misses $id"
 	PATH=$PWD/fakessh:$PATH bgrun -H farhost kill "$id" >/dev/null || fail "kill through -H"
 	assert_eq killed "$(job_status "$id")"
@@ -84,4 +85,38 @@ test_host_and_address_do_not_combine() {
 	set +e
 	bgrun -H somehost --user list 2>/dev/null
 	assert_eq 2 "$?" "exit status of a usage error"
+}
+
+test_address_of_a_peer_to_peer_bgrund() {
+	bgrund=$(systemctl show -P ExecStart bgrund.service | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
+	[[ -x $bgrund ]] || fail "no bgrund found from bgrund.service: $bgrund"
+	"$bgrund" --help | grep -q -- --listen || skip "bgrund has no --listen (peer to peer: issue #11)"
+	# A second bgrund of its own, with no bus (so peer to peer only), its own
+	# state, and nothing to contain its jobs with but process groups.
+	mkdir -p state
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/no-bus-here "$bgrund" --listen="unix:path=$PWD/p2p.sock" \
+		--state-dir="$PWD/state" --containment-mode=report-only 2>bgrund.log &
+	pid=$!
+	trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+	wait_until 10 test -S p2p.sock || fail "bgrund --listen did not listen: $(cat bgrund.log)"
+	# A bus would want Hello first; bgrund itself turns it down, and the CLI
+	# goes on without.
+	out=$(bgrun --address "unix:path=$PWD/p2p.sock" run --wait -- 'echo peer-to-peer') || fail "run --wait over p2p: $out"
+	assert_eq peer-to-peer "$out"
+	out=$(BGRUN_ADDRESS="unix:path=$PWD/p2p.sock" bgrun list --json) || fail "list over p2p: $out"
+	assert_eq 1 "$(jq length <<<"$out")" "the one job of that bgrund"
+	# The system bgrund does not know it.
+	id=$(jq -r '.[0].id' <<<"$out")
+	expect_fail bgrun status "$id"
+	BGRUN_ADDRESS="unix:path=$PWD/p2p.sock" bgrun forget "$id" || fail "forget over p2p"
+}
+
+test_remote_host_that_cannot_be_reached_is_one_line() {
+	mkdir -p deadssh
+	printf '#!/bin/sh\nexit 255\n' >deadssh/ssh
+	chmod +x deadssh/ssh
+	expect_fail env PATH=$PWD/deadssh:$PATH bgrun -H unreachable list
+	assert_eq 1 "$(wc -l <<<"$ERR_OUT")" "lines of the error: $ERR_OUT"
+	assert_contains "$ERR_OUT" "unreachable" "the error names the host"
+	assert_contains "$ERR_OUT" "ssh"
 }

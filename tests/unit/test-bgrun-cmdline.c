@@ -11,6 +11,7 @@
 #include "cmdline.h"
 #include "log.h"
 #include "macro.h"
+#include "run-env.h"
 #include "verbs.h"
 
 static Args args;
@@ -74,11 +75,11 @@ Test(cmdline, missing_command_to_run) {
 }
 
 Test(cmdline, too_many_arguments) {
-        expect_usage_error(PARSE("status", "a", "b"), "Too many arguments for 'status'. See 'bgrun --help'.");
+        expect_usage_error(PARSE("status", "a", "b"), "Too many arguments for 'status'. See 'bgrun status --help'.");
 }
 
 Test(cmdline, too_many_arguments_for_list) {
-        expect_usage_error(PARSE("ls", "x"), "Too many arguments for 'ls'. See 'bgrun --help'.");
+        expect_usage_error(PARSE("ls", "x"), "Too many arguments for 'ls'. See 'bgrun ls --help'.");
 }
 
 Test(cmdline, json_does_not_apply_to_logs) {
@@ -223,15 +224,122 @@ Test(cmdline, help_starts_with_usage) {
         char buf[64] = "";
         FILE *f;
 
-        cr_assert_eq(PARSE("status", "-h"), 0);
+        cr_assert_eq(PARSE("--help"), 0);
         fflush(stdout);
         f = cr_get_redirected_stdout();
         cr_assert_not_null(fgets(buf, sizeof buf, f));
         cr_assert_str_eq(buf, "bgrun [OPTIONS...] COMMAND ...\n");
 }
 
+Test(cmdline, verb_help_is_that_verbs) {
+        char buf[64] = "";
+        FILE *f;
+
+        cr_assert_eq(PARSE("status", "-h"), 0);
+        fflush(stdout);
+        f = cr_get_redirected_stdout();
+        cr_assert_not_null(fgets(buf, sizeof buf, f));
+        cr_assert_str_eq(buf, "bgrun status ID [--json]\n");
+}
+
+Test(cmdline, help_verb) {
+        char buf[64] = "";
+        FILE *f;
+
+        cr_assert_eq(PARSE("help", "kill"), 0);
+        fflush(stdout);
+        f = cr_get_redirected_stdout();
+        cr_assert_not_null(fgets(buf, sizeof buf, f));
+        cr_assert_str_eq(buf, "bgrun kill ID... | --session SESSION [--json]\n");
+}
+
+Test(cmdline, kill_session_has_no_short_form) {
+        expect_usage_error(PARSE("kill", "-s", "build"),
+                           "kill takes --session SESSION (no -s: in systemctl kill, -s is a signal).");
+}
+
+Test(cmdline, kill_session_and_several_ids) {
+        cr_assert_eq(PARSE("kill", "--session", "build"), 1);
+        cr_assert_str_eq(args.session, "build");
+        args_done(&args);
+        cr_assert_eq(PARSE("kill", "a", "b", "c"), 1);
+        cr_assert_eq(args.n_words, 4);
+}
+
+Test(cmdline, n_is_lines_for_logs_and_a_flag_for_send) {
+        cr_assert_eq(PARSE("logs", "-n", "5", "abc"), 1);
+        cr_assert_eq(args.lines, 5);
+        cr_assert(args.options_seen & OPTION_LINES);
+        cr_assert_str_eq(args.words[1], "abc");
+        args_done(&args);
+        cr_assert_eq(PARSE("send", "-n", "abc", "text"), 1);
+        cr_assert(args.no_newline);
+        cr_assert_eq(args.n_words, 3);
+        args_done(&args);
+        cr_assert_eq(PARSE("--user", "send", "abc", "--eof"), 1);
+        cr_assert(args.eof);
+        cr_assert(args.target.transport == BUS_TRANSPORT_USER);
+}
+
+Test(cmdline, global_options_before_the_verb) {
+        cr_assert_eq(PARSE("-H", "me@host", "stop", "a", "--signal", "INT", "--grace", "2s"), 1);
+        cr_assert_str_eq(args.target.host, "me@host");
+        cr_assert_eq(args.signal, 2);
+        cr_assert_eq(args.grace_usec, 2 * USEC_PER_SEC);
+}
+
+Test(cmdline, forget_ended_or_ids) {
+        expect_usage_error(PARSE("forget", "--ended", "abc"), "forget takes job IDs or --ended, not both.");
+}
+
+Test(cmdline, command_words) {
+        char *one[] = { "echo $FOO && true", NULL };
+        char *several[] = { "python3", "-c", "print('x y')", "", NULL };
+        _cleanup_free_ char *a = command_from_words(one), *b = command_from_words(several);
+
+        cr_assert_str_eq(a, "echo $FOO && true");
+        cr_assert_str_eq(b, "python3 -c 'print('\\''x y'\\'')' ''");
+}
+
 Test(cmdline, version) {
         cr_assert_eq(PARSE("--version"), 0);
         fflush(stdout);
         cr_assert_stdout_eq_str("bgrun " BGRUN_VERSION "\n");
+}
+
+/* run's environment (run-env.c): what of the caller's goes to the job. */
+Test(cmdline, run_environment_filters_and_overrides) {
+        char *caller[] = { "PATH=/venv/bin:/usr/bin", "FOO=bar", "MY_API_KEY=x", "github_token=y",
+                           "DbPassword=z", "AWS_SECRET_ACCESS_KEY=w", "NOTIFY_SOCKET=/run/n", "LISTEN_FDS=1",
+                           "JOURNAL_STREAM=1:2", "INVOCATION_ID=abc", "BGRUN_ADDRESS=unix:path=/x",
+                           "BASH_FUNC_f%%=() { :; }", "HOME=/root", "TERM=xterm", NULL };
+        char *setenv_[] = { "FOO=override", "NEW=1", NULL };
+        RunEnvOptions o = { .setenv = setenv_ };
+        _cleanup_free_ const char **env = NULL;
+        size_t n;
+
+        cr_assert_eq(run_environment(caller, &o, &env, &n), 0);
+        cr_assert_eq(n, 5);
+        cr_assert_str_eq(env[0], "PATH=/venv/bin:/usr/bin");
+        cr_assert_str_eq(env[1], "FOO=override");
+        cr_assert_str_eq(env[2], "HOME=/root");
+        cr_assert_str_eq(env[3], "TERM=xterm");
+        cr_assert_str_eq(env[4], "NEW=1");
+        cr_assert_null(env[5]);
+}
+
+Test(cmdline, run_environment_clean_user_tty) {
+        char *caller[] = { "FOO=bar", "HOME=/root", "USER=root", "LOGNAME=root", "SHELL=/bin/bash", NULL };
+        char *nothing[] = { NULL };
+        _cleanup_free_ const char **a = NULL, **b = NULL;
+        RunEnvOptions clean = { .clean = true, .tty = true, .setenv = nothing };
+        RunEnvOptions user = { .other_user = true };
+        size_t n;
+
+        cr_assert_eq(run_environment(caller, &clean, &a, &n), 0);
+        cr_assert_eq(n, 1);
+        cr_assert_str_eq(a[0], "TERM=vt220");
+        cr_assert_eq(run_environment(caller, &user, &b, &n), 0);
+        cr_assert_eq(n, 1);
+        cr_assert_str_eq(b[0], "FOO=bar");
 }
