@@ -98,7 +98,8 @@ def convert(lines):
         if line.startswith("#"):
             level, title = line.split(" ", 1)
             if level == "##":
-                out += ["# " + escape(title.upper()), ""]
+                # A config section keeps its case: "[Limits]", as in the file.
+                out += ["# " + escape(title if title.startswith("[") else title.upper()), ""]
             elif level == "###":
                 out += ["## " + escape(title), ""]
             elif level == "####":
