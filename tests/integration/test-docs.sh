@@ -64,6 +64,13 @@ test_cli_verbs_and_options_are_in_the_man_pages() {
 	for o in $(grep -oE -- '--[a-z][a-z-]+' <<<"$help" | sort -u); do
 		grep -qF -- "*$o*" "$DOCS_TOP/man/bgrun.1.scd" || missing+=("bgrun.1: option $o")
 	done
+	# The -p properties bgrun accepts: those its error names.
+	err=$(bgrun run -p NoSuchProperty=1 -- true 2>&1)
+	props=$(sed -n 's/.*(known: \(.*\))\.$/\1/p' <<<"$err" | tr -d ' ' | tr ',' ' ')
+	[[ -n $props ]] || fail "bgrun's error names no known properties: $err"
+	for p in $props; do
+		grep -qF -- "*$p=*" "$DOCS_TOP/man/bgrun.1.scd" || missing+=("bgrun.1: -p $p=")
+	done
 	for o in $(bgrund --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 		grep -qF -- "*$o" "$DOCS_TOP/man/bgrund.8.scd" || missing+=("bgrund.8: option $o")
 	done
