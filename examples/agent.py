@@ -92,7 +92,9 @@ async def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="the per-user bgrund on the session bus")
-    where.add_argument("--address", help="a D-Bus address, e.g. unix:path=/run/bgrun/bus")
+    # dbus-next says Hello to a bus daemon on connecting, so this is a bus's
+    # address, not the peer-to-peer socket of bgrund --listen.
+    where.add_argument("--address", help="the address of the D-Bus bus bgrund is on")
     parser.add_argument("-s", "--session", default="", help="tag the job with a session")
     parser.add_argument("-t", "--timeout", type=float, help="wall-clock limit in seconds")
     parser.add_argument("-E", "--setenv", action="append", default=[], metavar="NAME=VALUE")
