@@ -70,10 +70,12 @@ function __bgrun_properties
             __fish_complete_users | string replace -r '^' 'User='
         case 'MemoryMax=*' 'TasksMax=*'
             echo (string replace -r '=.*' '' -- $token)=infinity
-        case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*'
+        case 'StopSignal=*'
+            printf 'StopSignal=%s\n' TERM INT HUP QUIT KILL USR1 USR2 ALRM
+        case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*' 'StopGraceUSec=*'
             __bgrun_durations
         case '*'
-            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'User='
+            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User='
     end
 end
 

@@ -31,10 +31,12 @@ test_agent_py_runs_a_job_and_reads_its_record() {
 
 # agent_cancelled: run agent.py on a job that says "ready", then handles
 # SIGTERM by saying "stopping"; once "ready" has streamed, SIGINT agent.py.
+# (A stop signals every process of the job: its sleep waits in the
+# background, or the shell would first report it "Terminated".)
 # Leaves out, err, $id and $rc (agent.py's exit status).
 agent_cancelled() {
 	"$EXAMPLES_DIR/agent.py" --grace 10 -- \
-		'trap "echo stopping; exit 0" TERM; echo ready; while :; do sleep 0.1; done' >out 2>err &
+		'trap "echo stopping; exit 0" TERM; echo ready; sleep 300 & wait' >out 2>err &
 	local agent=$!
 	wait_until 15 grep -qx ready out || { kill "$agent"; fail "no output streamed: $(cat out err)"; }
 	id=$(sed -n 's/^agent.py: running as job //p' err)
