@@ -14,6 +14,7 @@
 #include "grant.h"
 #include "job-store.h"
 #include "job.h"
+#include "job-log.h"
 #include "log.h"
 #include "macro.h"
 #include "reaper.h"
@@ -201,6 +202,7 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         Runtime *rt = j->runtime;
         assert(j->live);
         assert(status != JOB_RUNNING);
+        job_log_ended(j, status, res);
 
         /* What is left of a containment nobody else collects. */
         Containment *c = job_containment(j);
@@ -537,6 +539,7 @@ void job_started(Job *j) {
         job_notify_new(j);
         if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
+        job_log_started(j);
 
         if (j->live && j->live->kill_requested && !j->live->releasing)
                 job_tell_supervisor(j);
@@ -551,6 +554,8 @@ static void job_discard(Job *j, int error, const char *message) {
         runtime_remove_job(rt, j);
         (void) job_store_remove(rt->jobs_fd, j->id);
         runtime_notify_running_jobs(rt);
+        if (error == LAUNCH_START_FAILED)
+                job_log_refused(j, error, message);
         if (rt->notifier)
                 rt->notifier->job_discarded(rt->notifier_data, j, error, message);
         job_free(j);

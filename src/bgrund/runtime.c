@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "reaper.h"
 #include "runtime.h"
+#include "job-log.h"
 #include "supervisor-spawn.h"
 #include "time-util.h"
 
@@ -172,8 +173,12 @@ static Job *oldest_ended(Owner *o, Job *keep) {
 static void enforce_owner_limits(Runtime *rt, Owner *o, Job *keep) {
         const BgrunLimits *l = &rt->config.limits;
         for (Job *j; (o->records > l->max_records || o->output_bytes > l->output_max_bytes_per_user) &&
-                     (j = oldest_ended(o, keep));)
-                forget(j, o->records > l->max_records ? "MaxRecords" : "OutputMaxBytesPerUser");
+                     (j = oldest_ended(o, keep));) {
+                bool records = o->records > l->max_records;
+                job_log_limit(j->owner, j, records ? "MaxRecords" : "OutputMaxBytesPerUser",
+                              records ? l->max_records : l->output_max_bytes_per_user);
+                forget(j, records ? "MaxRecords" : "OutputMaxBytesPerUser");
+        }
 }
 
 static int on_retention_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -252,12 +257,16 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         /* Pick the mechanism before creating anything, so a refusal leaves
          * no trace and the spec is written once. */
         Containment *c = first_usable(rt);
-        if (!c)
+        if (!c) {
+                job_log_launch_refused(spec->owner);
                 return LAUNCH_NO_CONTAINMENT;
+        }
 
         Owner *o = owner_get(&rt->owners, spec->owner);
-        if (o && o->running >= rt->config.limits.max_running_jobs)
+        if (o && o->running >= rt->config.limits.max_running_jobs) {
+                job_log_limit(spec->owner, NULL, "MaxRunningJobs", rt->config.limits.max_running_jobs);
                 return LAUNCH_TOO_MANY_RUNNING;
+        }
 
         for (int attempt = 0;; attempt++) {
                 r = job_id_generate(spec->id);
