@@ -323,7 +323,9 @@ test_bad_config_fails_within_5s() {
 		assert_le $((($(date +%s%N) - start) / 1000000)) 5000 "ms until bgrun list failed with a fixed configuration"
 		assert_not_contains "$out" "cannot start:" "a fixed configuration"
 		assert_contains "$out" "systemctl restart bgrund.service" "what to do"
-		systemctl restart bgrund.service || fail "bgrund did not start with a fixed configuration"
+		systemctl reset-failed bgrund.service
+		systemctl restart bgrund.service ||
+			fail "bgrund did not start with a fixed configuration: $(systemctl status --no-pager -n 30 bgrund.service 2>&1)"
 		bgrun list >/dev/null || fail "bgrun list after the restart"
 	fi
 }
