@@ -405,6 +405,7 @@ test_tty_attaches_this_terminal() {
 	assert_contains "$pane" "30 100" "stty size: the local terminal's"
 	assert_contains "$pane" "$(cat tty-term)" "TERM passed"
 	assert_contains "$pane" "top-rc=0" "top -n 1 ran on the terminal (without one it exits 1)"
+	wait_until 5 test -s tty-mode || fail "the driver did not write the terminal's mode after bgrun"
 	assert_eq icanon "$(cat tty-mode)" "the terminal restored (canonical mode again)"
 }
 
