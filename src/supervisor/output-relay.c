@@ -66,7 +66,7 @@ int output_relay_open(OutputRelay *r, int dir_fd, const JobSpec *spec, int *ret_
         struct stat st;
 
         r->dir_fd = dir_fd;
-        r->job_id = spec->id;
+        snprintf(r->job_id, sizeof r->job_id, "%s", spec->id);
         r->keep_free = spec->keep_free;
         output_layout_init(&r->layout, spec->output_max_bytes);
         r->known = r->layout;

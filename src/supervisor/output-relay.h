@@ -17,7 +17,7 @@
 
 typedef struct OutputRelay {
         int dir_fd;            /* the job's directory, borrowed */
-        const char *job_id;    /* for messages, borrowed */
+        char job_id[JOB_ID_MAX]; /* for messages (a copy: the spec need not outlive the relay) */
         int pipe_fd;           /* the read end, non-blocking */
         int output_fd;         /* `output` */
         int tail_fd;           /* `output.tail`, made when the ring is */
