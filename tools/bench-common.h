@@ -107,6 +107,7 @@ double run_timed(char *const argv[]);
 extern sd_bus *bus;
 
 void bus_connect(void);
+void bgrun_subscribe(void);
 const char *bgrun_job_ended(const char *id);
 const char *sd_job_removed(const char *job);
 bool sd_unit_removed(const char *unit);

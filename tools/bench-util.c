@@ -210,5 +210,6 @@ void set_storage(const char *kind) {
         const char *now = state_fs();
         if (!streq(now, kind))
                 die("bgrund's state directory is on %s, not %s", now, kind);
+        bgrun_subscribe();
         progress("bgrund restarted with its state on %s", kind);
 }
