@@ -104,6 +104,16 @@ static int on_sd_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *e
         return 0;
 }
 
+/* bgrund sends JobNew and JobRemoved only to connections that subscribed;
+ * a restarted bgrund (set_storage) has forgotten them. */
+void bgrun_subscribe(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = sd_bus_call_method(bus, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Subscribe", &e,
+                                   NULL, "");
+        if (r < 0)
+                die("bgrun Subscribe: %s", errmsg(&e));
+}
+
 /* Connect to the system bus and follow the signals above. */
 void bus_connect(void) {
         int r;
@@ -119,6 +129,7 @@ void bus_connect(void) {
                         r = sd_bus_start(bus);
                 if (r < 0)
                         die("cannot connect to %s: %s", LISTEN_ADDRESS, strerror(-r));
+                bgrun_subscribe();
                 return;
         }
         r = sd_bus_open_system(&bus);
@@ -136,6 +147,7 @@ void bus_connect(void) {
         r = sd_bus_call_method(bus, SD_NAME, SD_PATH, SD_IFACE, "Subscribe", &e, NULL, "");
         if (r < 0)
                 die("systemd Subscribe: %s", errmsg(&e));
+        bgrun_subscribe();
 }
 
 /* bgrund's status of an ended job; NULL until its JobRemoved came. */

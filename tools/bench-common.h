@@ -89,6 +89,15 @@ char *ms_str(double ms);
 char *lat_str(Samples *s);
 char *ratio_str(double a, double b);
 
+/* Where bgrund's state directory is: "ext4", "tmpfs" (or another file
+ * system's magic in hex), read from /var/lib/bgrun itself. */
+const char *state_fs(void);
+/* tools/benchmark gives the means to move it (BGRUN_BENCH_TOOL); without it,
+ * the run stays where the sandbox put it (its tmpfs). */
+bool storage_switchable(void);
+/* Restart bgrund with a fresh state directory of KIND ("ext4", "tmpfs"). */
+void set_storage(const char *kind);
+
 pid_t spawn(char *const argv[], int *ret_pidfd);
 int reap(pid_t pid);
 double run_timed(char *const argv[]);
@@ -98,6 +107,7 @@ double run_timed(char *const argv[]);
 extern sd_bus *bus;
 
 void bus_connect(void);
+void bgrun_subscribe(void);
 const char *bgrun_job_ended(const char *id);
 const char *sd_job_removed(const char *job);
 bool sd_unit_removed(const char *unit);

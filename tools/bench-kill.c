@@ -183,11 +183,28 @@ out:
         return ms;
 }
 
+/* One bus round trip to bgrund: org.freedesktop.DBus.Peer.Ping, which
+ * sd-bus answers by itself. ms or -1. */
+static double ping_once(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        uint64_t t0 = now_ns();
+        int r = sd_bus_call_method(bus, BGRUN_NAME, BGRUN_PATH, "org.freedesktop.DBus.Peer", "Ping", &e, &reply, "");
+        double ms = ms_since(t0);
+        if (r < 0) {
+                progress("Peer.Ping: %s", errmsg(&e));
+                ms = -1;
+        }
+        sd_bus_error_free(&e);
+        sd_bus_message_unref(reply);
+        return ms;
+}
+
 void bench_kill(void) {
         const unsigned sizes[] = { 1, 100 };
         for (size_t k = 0; k < ELEMENTSOF(sizes); k++) {
                 unsigned nproc = sizes[k];
-                Samples sb = {}, sr = {}, sc = {}, sy = {};
+                Samples sb = {}, sr = {}, sc = {}, sy = {}, sp = {};
                 progress("3. kill latency: %u × a job of %u process%s, and the cgroup.kill floor", S.kills, nproc,
                          nproc == 1 ? "" : "es");
                 for (unsigned i = 0; i < S.kills; i++) {
@@ -197,6 +214,10 @@ void bench_kill(void) {
                         ms = kill_ref_once(nproc);
                         if (ms >= 0)
                                 sample_add(&sr, ms);
+                        /* a few, as a Ping is short and the kills are few */
+                        for (int p = 0; p < 5; p++)
+                                if ((ms = ping_once()) >= 0)
+                                        sample_add(&sp, ms);
                 }
                 if (sb.n < S.kills)
                         note(fmt("kill of %u processes: %zu of %u kills failed", nproc, S.kills - sb.n, S.kills));
@@ -209,9 +230,17 @@ void bench_kill(void) {
                     ratio_str(m, med(&sr)),
                     nproc == 100 ? fmt("< 10 ms median: %s", m < 0 ? "n/a" : m < 10 ? "met" : "not met")
                                  : fmt("–"));
+                double floor_rt = sr.n && sp.n ? med(&sr) + med(&sp) : -1;
+                row(fmt("″"), lat_str(&sb),
+                    fmt("floor + one bus round trip: `cgroup.kill` floor %s + Peer.Ping to bgrund %s (medians, "
+                        "n=%zu pings) = %s",
+                        ms_str(med(&sr)), ms_str(med(&sp)), sp.n, ms_str(floor_rt)),
+                    ratio_str(m, floor_rt),
+                    nproc == 1 ? fmt("≤ 2x: %s", m < 0 || floor_rt <= 0 ? "n/a" : m <= 2 * floor_rt ? "met" : "not met")
+                               : fmt("–"));
                 row(fmt("″ split at the record's `teardown.confirmed_at`; medians (n=%zu)", sc.n),
                     fmt("Kill → confirmed_at %s; confirmed_at → reply %s", ms_str(med(&sc)), ms_str(med(&sy))),
                     fmt("–"), fmt("–"), fmt("–"));
-                free(sb.v), free(sr.v), free(sc.v), free(sy.v);
+                free(sb.v), free(sr.v), free(sc.v), free(sy.v), free(sp.v);
         }
 }

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrun-bench, 1: launch latency, bgrun's Launch interleaved with a raw
  * StartTransientUnit, a scope of a spawned process, systemd-run --scope and a
- * plain fork+exec. */
+ * plain fork+exec; and whole processes: the `bgrun run` CLI against
+ * systemd-run and sh. Run once with bgrund's state on ext4 and, when
+ * tools/benchmark can move it, once more on tmpfs: every row shows both. */
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -56,14 +60,53 @@ static double raw_scope_once(void) {
         return ms;
 }
 
-void bench_launch(void) {
-        Samples sb = {}, sr = {}, sp = {}, ss = {}, sf = {}, s_exec = {}, s_reply = {};
-        char *scope_argv[] = { (char *) "systemd-run", (char *) "--scope", (char *) "--quiet", (char *) "true", NULL };
-        char *true_argv[] = { (char *) "/bin/true", NULL };
-        size_t bad = 0;
+/* Every job the CLI started in this run's session: let it end, forget it
+ * (untimed, so that the next round starts with no job). */
+static void forget_cli_jobs(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = bgrun_call("ListJobs", CALL_TIMEOUT, &e, "s", session);
+        if (!reply) {
+                progress("ListJobs failed: %s", errmsg(&e));
+                sd_bus_error_free(&e);
+                return;
+        }
+        JobId ids[16];
+        size_t n = 0;
+        const char *id, *sess, *status, *command, *path;
+        int r = sd_bus_message_enter_container(reply, 'a', "(sssso)");
+        while (r >= 0 && n < ELEMENTSOF(ids) &&
+               (r = sd_bus_message_read(reply, "(sssso)", &id, &sess, &status, &command, &path)) > 0)
+                snprintf(ids[n++].s, sizeof ids->s, "%s", id);
+        sd_bus_message_unref(reply);
+        for (size_t i = 0; i < n; i++) {
+                Rec rec;
+                (void) record("Wait", ids[i].s, 30 * USEC_PER_SEC, &rec);
+                (void) forget(ids[i].s);
+        }
+}
 
-        progress("1. launch latency: %u rounds of bgrun Launch, raw StartTransientUnit, systemd-run --scope, "
-                 "fork+exec (interleaved, %u warm-up rounds)", S.launches, S.warmup);
+/* One pass of every launch measurement, interleaved, with the state where it is now. */
+typedef struct Phase {
+        const char *fs;
+        Samples launch, raw_stu, raw_scope, sd_scope, fork_exec, to_exec, exec_to_reply;
+        Samples cli_wait, cli_run, sd_wait, sh;
+        size_t bad;
+} Phase;
+
+static void launch_phase(Phase *ph) {
+        char *scope_argv[] = { (char *) "systemd-run", (char *) "--scope", (char *) "--quiet", (char *) "true", NULL };
+        char *sd_wait_argv[] = { (char *) "systemd-run", (char *) "--wait", (char *) "--collect", (char *) "--quiet",
+                                 (char *) "true", NULL };
+        char *cli_wait_argv[] = { (char *) "bgrun", (char *) "run", (char *) "--session", session, (char *) "--wait",
+                                  (char *) "--quiet", (char *) "true", NULL };
+        char *cli_run_argv[] = { (char *) "bgrun", (char *) "run", (char *) "--session", session, (char *) "true", NULL };
+        char *sh_argv[] = { (char *) "/bin/sh", (char *) "-c", (char *) "true", NULL };
+        char *true_argv[] = { (char *) "/bin/true", NULL };
+
+        ph->fs = state_fs();
+        progress("1. launch latency, state on %s: %u rounds of bgrun Launch, raw StartTransientUnit, systemd-run "
+                 "--scope, fork+exec, and whole processes: bgrun run [--wait], systemd-run --wait, sh -c "
+                 "(interleaved, %u warm-up rounds)", ph->fs, S.launches, S.warmup);
         for (unsigned i = 0; i < S.warmup + S.launches; i++) {
                 bool keep = i >= S.warmup;
                 JobId id;
@@ -76,61 +119,132 @@ void bench_launch(void) {
                 if (launch("true", &id, &ms)) {
                         uint64_t rt1 = now_rt_usec();
                         if (keep)
-                                sample_add(&sb, ms);
+                                sample_add(&ph->launch, ms);
                         if (record("Wait", id.s, 30 * USEC_PER_SEC, &rec) && !streq(rec.status, "exited"))
-                                bad++;
+                                ph->bad++;
                         if (keep && rec.started_at >= rt0 && rec.started_at <= rt1) {
-                                sample_add(&s_exec, (double) (rec.started_at - rt0) / 1000);
-                                sample_add(&s_reply, (double) (rt1 - rec.started_at) / 1000);
+                                sample_add(&ph->to_exec, (double) (rec.started_at - rt0) / 1000);
+                                sample_add(&ph->exec_to_reply, (double) (rt1 - rec.started_at) / 1000);
                         }
                         forget(id.s);
                 } else
-                        bad++;
+                        ph->bad++;
 
-                ms = raw_stu_once();
-                if (keep && ms >= 0)
-                        sample_add(&sr, ms);
-
-                ms = raw_scope_once();
-                if (keep && ms >= 0)
-                        sample_add(&sp, ms);
-
-                ms = run_timed(scope_argv);
-                if (keep && ms >= 0)
-                        sample_add(&ss, ms);
-
-                ms = run_timed(true_argv);
-                if (keep && ms >= 0)
-                        sample_add(&sf, ms);
+                struct {
+                        Samples *s;
+                        double ms;
+                } m[] = {
+                        { &ph->raw_stu, raw_stu_once() },
+                        { &ph->raw_scope, raw_scope_once() },
+                        { &ph->sd_scope, run_timed(scope_argv) },
+                        { &ph->fork_exec, run_timed(true_argv) },
+                        { &ph->cli_wait, run_timed(cli_wait_argv) },
+                        { &ph->cli_run, run_timed(cli_run_argv) },
+                        { &ph->sd_wait, run_timed(sd_wait_argv) },
+                        { &ph->sh, run_timed(sh_argv) },
+                };
+                for (size_t k = 0; keep && k < ELEMENTSOF(m); k++)
+                        if (m[k].ms >= 0)
+                                sample_add(m[k].s, m[k].ms);
+                forget_cli_jobs();
 
                 bus_drain();
                 if (keep && (i - S.warmup + 1) % 50 == 0)
                         progress("  ... %u of %u rounds", i - S.warmup + 1, S.launches);
         }
-        if (bad)
-                note(fmt("launch latency: %zu of %u bgrun jobs failed or did not exit cleanly", bad,
-                         S.launches + S.warmup));
+        if (ph->bad)
+                note(fmt("launch latency (state on %s): %zu of %u bgrun jobs failed or did not exit cleanly", ph->fs,
+                         ph->bad, S.launches + S.warmup));
+}
+
+/* The cells of a row: one figure per phase, "ext4 …; tmpfs …". */
+#define FIELD(f) offsetof(Phase, f)
+static Samples *field(Phase *ph, size_t off) {
+        return (Samples *) ((char *) ph + off);
+}
+
+static char *lat_cells(Phase *ph, size_t n, size_t off) {
+        char *s = fmt("%s", "");
+        for (size_t i = 0; i < n; i++)
+                s = fmt("%s%s%s: %s", s, i ? "; " : "", ph[i].fs, lat_str(field(&ph[i], off)));
+        return s;
+}
+
+static char *ratio_cells(Phase *ph, size_t n, size_t a, size_t b) {
+        char *s = fmt("%s", "");
+        for (size_t i = 0; i < n; i++)
+                s = fmt("%s%s%s %s", s, i ? "; " : "", ph[i].fs, ratio_str(med(field(&ph[i], a)), med(field(&ph[i], b))));
+        return s;
+}
+
+/* A goal "ratio ≤ limit", judged in each phase. */
+static char *goal_cells(Phase *ph, size_t n, size_t a, size_t b, double limit) {
+        char *s = fmt("≤ %.1fx:", limit);
+        for (size_t i = 0; i < n; i++) {
+                Samples *sa = field(&ph[i], a), *sb = field(&ph[i], b);
+                const char *v = !sa->n || !sb->n ? "n/a" : med(sa) / med(sb) <= limit ? "met" : "not met";
+                s = fmt("%s%s %s %s", s, i ? ";" : "", ph[i].fs, v);
+        }
+        return s;
+}
+
+void bench_launch(void) {
+        Phase ph[2] = {};
+        size_t n = 1;
+        launch_phase(&ph[0]);
+        if (storage_switchable()) {
+                set_storage("tmpfs");
+                launch_phase(&ph[1]);
+                n = 2;
+                /* The rest of the run on ext4 again, with a fresh state directory. */
+                set_storage("ext4");
+        } else
+                note(fmt("bgrund's state directory stayed on %s for the whole run (no BGRUN_BENCH_TOOL)", ph[0].fs));
 
         char *what = fmt("Launch → job running, `true`, one connection, sequential; median / p99 (n=%u)", S.launches);
-        double r_raw = sr.n ? med(&sb) / med(&sr) : -1;
-        double r_scope = ss.n ? med(&sb) / med(&ss) : -1;
-        row(what, lat_str(&sb), fmt("raw StartTransientUnit (Type=exec /bin/true) until its JobRemoved: %s", lat_str(&sr)),
-            fmt("%s (p99 %s)", ratio_str(med(&sb), med(&sr)), ratio_str(p99(&sb), p99(&sr))),
-            fmt("≤ 1.2x: %s", r_raw < 0 ? "n/a" : r_raw <= 1.2 ? "met" : "not met"));
-        row(fmt("″"), lat_str(&sb),
+        char *b = lat_cells(ph, n, FIELD(launch));
+        row(what, b,
+            fmt("raw StartTransientUnit (Type=exec /bin/true) until its JobRemoved: %s", lat_cells(ph, n, FIELD(raw_stu))),
+            ratio_cells(ph, n, FIELD(launch), FIELD(raw_stu)), goal_cells(ph, n, FIELD(launch), FIELD(raw_stu), 1.2));
+        row(fmt("″"), b,
             fmt("posix_spawn + raw StartTransientUnit of a scope holding it, until its JobRemoved (the floor of "
-                "bgrund's path, with no supervisor and no command): %s", lat_str(&sp)),
-            ratio_str(med(&sb), med(&sp)), fmt("– (systemd's own cost)"));
-        row(fmt("″"), lat_str(&sb), fmt("`systemd-run --scope --quiet true`: %s", lat_str(&ss)),
-            ratio_str(med(&sb), med(&ss)),
-            fmt("well ahead of systemd-run: %s",
-                r_scope < 0 ? "n/a" : r_scope <= 0.8 ? fmt("met (%.0f%% of its time)", 100 * r_scope)
-                                                     : fmt("not met (%.0f%% of its time)", 100 * r_scope)));
-        row(fmt("″"), lat_str(&sb), fmt("fork+exec `/bin/true` + waitpid (floor): %s", lat_str(&sf)),
-            ratio_str(med(&sb), med(&sf)), fmt("– (floor)"));
+                "bgrund's path, with no supervisor and no command): %s", lat_cells(ph, n, FIELD(raw_scope))),
+            ratio_cells(ph, n, FIELD(launch), FIELD(raw_scope)), fmt("– (systemd's own cost)"));
+        row(fmt("″"), b, fmt("`systemd-run --scope --quiet true`: %s", lat_cells(ph, n, FIELD(sd_scope))),
+            ratio_cells(ph, n, FIELD(launch), FIELD(sd_scope)), goal_cells(ph, n, FIELD(launch), FIELD(sd_scope), 0.8));
+        row(fmt("″"), b, fmt("fork+exec `/bin/true` + waitpid (floor): %s", lat_cells(ph, n, FIELD(fork_exec))),
+            ratio_cells(ph, n, FIELD(launch), FIELD(fork_exec)), fmt("– (floor)"));
+        char *split = fmt("%s", "");
+        for (size_t i = 0; i < n; i++)
+                split = fmt("%s%s%s: call → started_at %s; started_at → reply %s", split, i ? "; " : "", ph[i].fs,
+                            ms_str(med(&ph[i].to_exec)), ms_str(med(&ph[i].exec_to_reply)));
         row(fmt("″ split at the record's `started_at` (command exec'd, run.json written, before the readiness byte); "
-                "medians (n=%zu)", s_exec.n),
-            fmt("call → started_at %s; started_at → reply %s", ms_str(med(&s_exec)), ms_str(med(&s_reply))),
-            fmt("–"), fmt("–"), fmt("–"));
-        free(sb.v), free(sr.v), free(sp.v), free(ss.v), free(sf.v), free(s_exec.v), free(s_reply.v);
+                "medians (n=%zu)", ph[0].to_exec.n),
+            split, fmt("–"), fmt("–"), fmt("–"));
+
+        /* Whole processes, as an agent calls them: exec, connect, work, exit. */
+        char *w = lat_cells(ph, n, FIELD(cli_wait));
+        row(fmt("whole process `bgrun run --wait --quiet true` (connect, Launch, wait for the end, output, exit); "
+                "median / p99 (n=%u)", S.launches),
+            w, fmt("`systemd-run --wait --collect --quiet true`: %s", lat_cells(ph, n, FIELD(sd_wait))),
+            ratio_cells(ph, n, FIELD(cli_wait), FIELD(sd_wait)), goal_cells(ph, n, FIELD(cli_wait), FIELD(sd_wait), 0.5));
+        row(fmt("″"), w, fmt("`systemd-run --scope --quiet true`: %s", lat_cells(ph, n, FIELD(sd_scope))),
+            ratio_cells(ph, n, FIELD(cli_wait), FIELD(sd_scope)),
+            goal_cells(ph, n, FIELD(cli_wait), FIELD(sd_scope), 0.7));
+        row(fmt("″"), w, fmt("`sh -c true` (floor): %s", lat_cells(ph, n, FIELD(sh))),
+            ratio_cells(ph, n, FIELD(cli_wait), FIELD(sh)), fmt("– (floor)"));
+        char *r = lat_cells(ph, n, FIELD(cli_run));
+        row(fmt("whole process `bgrun run true` (returns at Launch's answer); median / p99 (n=%u)", S.launches), r,
+            fmt("`systemd-run --scope --quiet true`: %s", lat_cells(ph, n, FIELD(sd_scope))),
+            ratio_cells(ph, n, FIELD(cli_run), FIELD(sd_scope)), fmt("–"));
+        row(fmt("″"), r, fmt("`sh -c true` (floor): %s", lat_cells(ph, n, FIELD(sh))),
+            ratio_cells(ph, n, FIELD(cli_run), FIELD(sh)), fmt("– (floor)"));
+        /* The strings the table keeps are never freed (the run is short); the samples are. */
+        for (size_t i = 0; i < n; i++) {
+                Samples *all[] = { &ph[i].launch, &ph[i].raw_stu, &ph[i].raw_scope, &ph[i].sd_scope,
+                                   &ph[i].fork_exec, &ph[i].to_exec, &ph[i].exec_to_reply, &ph[i].cli_wait,
+                                   &ph[i].cli_run, &ph[i].sd_wait, &ph[i].sh };
+                for (size_t k = 0; k < ELEMENTSOF(all); k++)
+                        free(all[k]->v);
+        }
 }

@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/pidfd.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,4 +174,42 @@ double run_timed(char *const argv[]) {
                 return -1;
         }
         return ms;
+}
+
+/* --- bgrund's state directory ------------------------------------------ */
+
+#define STATE_DIR "/var/lib/bgrun"
+
+const char *state_fs(void) {
+        struct statfs f;
+        if (statfs(STATE_DIR, &f) < 0)
+                return fmt("? (%m)");
+        switch ((unsigned long) f.f_type) {
+        case EXT4_SUPER_MAGIC: /* ext2, ext3 and ext4 share it */
+                return "ext4";
+        case TMPFS_MAGIC:
+                return "tmpfs";
+        default:
+                return fmt("0x%lx", (unsigned long) f.f_type);
+        }
+}
+
+bool storage_switchable(void) {
+        const char *tool = getenv("BGRUN_BENCH_TOOL");
+        return tool && *tool;
+}
+
+void set_storage(const char *kind) {
+        const char *tool = getenv("BGRUN_BENCH_TOOL"), *dir = getenv("BGRUN_BENCH_STATE_DIR");
+        if (!tool || !*tool || !dir || !*dir)
+                die("set_storage: BGRUN_BENCH_TOOL and BGRUN_BENCH_STATE_DIR must be set");
+        char *argv[] = { (char *) tool, (char *) "--set-storage", (char *) kind, (char *) dir, NULL };
+        int st = reap(spawn(argv, NULL));
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                die("%s --set-storage %s failed (status 0x%x)", tool, kind, st);
+        const char *now = state_fs();
+        if (!streq(now, kind))
+                die("bgrund's state directory is on %s, not %s", now, kind);
+        bgrun_subscribe();
+        progress("bgrund restarted with its state on %s", kind);
 }
