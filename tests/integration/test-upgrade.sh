@@ -46,7 +46,9 @@ test_upgrade_keeps_running_jobs_and_reads_old_records() {
 	# The previous version's jobs, launched with its own CLI.
 	local old_bgrun=$prev/bin/bgrun running ending ended killed
 	running=$("$old_bgrun" run -- 'i=0; while :; do echo line$i; i=$((i+1)); sleep 0.1; done') || fail "launch (running)"
-	ending=$("$old_bgrun" run -- 'sleep 3; echo late; exit 7') || fail "launch (ending)"
+	# Ends when told, after the upgrade, however slow the machine.
+	local go=$PWD/go-ending
+	ending=$("$old_bgrun" run -- "while [ ! -e '$go' ]; do sleep 0.05; done; echo late; exit 7") || fail "launch (ending)"
 	ended=$("$old_bgrun" run -- 'echo hello-old; exit 3') || fail "launch (ended)"
 	killed=$("$old_bgrun" run -- 'sleep 300') || fail "launch (killed)"
 	"$old_bgrun" wait "$ended" >/dev/null
@@ -84,6 +86,7 @@ test_upgrade_keeps_running_jobs_and_reads_old_records() {
 	# A job that ends under the new bgrund: its old supervisor writes the
 	# result (format 0), the new bgrund reads it.
 	local rec
+	touch "$go"
 	rec=$(bgrun wait "$ending" --json)
 	assert_eq 7 "$?" "bgrun wait's exit status for the ending job"
 	assert_eq exited "$(jq -r .status <<<"$rec")" "the ending job's status"
