@@ -16,7 +16,8 @@ int grant_to_json(const Grant *g, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
-        int r = json_add_str(o, "state", g->state == GRANT_OPEN ? "open" : "released");
+        int r = json_add_u64(o, "format", RECORD_FORMAT);
+        if (r >= 0) r = json_add_str(o, "state", g->state == GRANT_OPEN ? "open" : "released");
         if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(g->mechanism));
         if (r >= 0) r = json_add_str(o, "unit", g->unit);
         if (r >= 0) r = json_add_str(o, "cgroup", g->cgroup);
@@ -34,6 +35,7 @@ int grant_from_json(const char *json, Grant *ret) {
         _cleanup_free_ char *state = NULL, *mechanism = NULL, *method = NULL;
 
         int r = json_parse_object(json, &o);
+        if (r >= 0) r = record_format_check(o);
         if (r >= 0) r = json_get_str(o, "state", &state);
         if (r >= 0) r = json_get_str(o, "mechanism", &mechanism);
         if (r >= 0) r = json_get_str(o, "unit", &g.unit);

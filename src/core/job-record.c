@@ -6,6 +6,16 @@
 #include "json-util.h"
 #include "macro.h"
 
+int record_format_check(json_object *o) {
+        if (!json_object_object_get_ex(o, "format", NULL))
+                return 0; /* format 0: before records were versioned */
+        uint64_t format;
+        int r = json_get_u64(o, "format", UINT32_MAX, &format);
+        if (r < 0)
+                return r;
+        return format > RECORD_FORMAT ? -EPROTONOSUPPORT : 0;
+}
+
 static const char *const status_table[_JOB_STATUS_MAX] = {
         [JOB_RUNNING] = "running",
         [JOB_EXITED] = "exited",
@@ -119,8 +129,9 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (!o)
                 return -ENOMEM;
 
+        int r = json_add_u64(o, "format", RECORD_FORMAT);
         json_object *env = json_object_new_array();
-        int r = json_add(o, "environment", env);
+        if (r >= 0) r = json_add(o, "environment", env);
         for (char **e = s->environment; r >= 0 && e && *e; e++)
                 r = json_object_array_add(env, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
 
@@ -164,7 +175,8 @@ int job_run_to_json(const JobRun *run, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
-        int r = json_add_u64(o, "pid", (uint64_t) run->pid);
+        int r = json_add_u64(o, "format", RECORD_FORMAT);
+        if (r >= 0) r = json_add_u64(o, "pid", (uint64_t) run->pid);
         if (r >= 0) r = json_add_str(o, "start_token", run->start_token);
         if (r >= 0) r = json_add_u64(o, "supervisor_pid", (uint64_t) run->supervisor_pid);
         if (r >= 0) r = json_add_str(o, "supervisor_token", run->supervisor_token);
@@ -184,7 +196,8 @@ int job_result_to_json(const JobResult *res, char **ret) {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
                 return -ENOMEM;
-        int r = json_add_str(o, "status", job_status_to_string(res->status));
+        int r = json_add_u64(o, "format", RECORD_FORMAT);
+        if (r >= 0) r = json_add_str(o, "status", job_status_to_string(res->status));
         if (r >= 0) r = json_add_i64(o, "exit_code", res->exit_code);
         if (r >= 0) r = json_add_i64(o, "signal", res->signal);
         if (r >= 0) r = json_add_bool(o, "timed_out", res->timed_out);
@@ -215,7 +228,8 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         uint64_t u;
         _cleanup_free_ char *mech = NULL;
 
-        r = json_get_str_buf(o, "id", s.id, sizeof s.id);
+        r = record_format_check(o);
+        if (r >= 0) r = json_get_str_buf(o, "id", s.id, sizeof s.id);
         if (r >= 0 && !job_id_is_valid(s.id)) r = -EBADMSG;
         if (r >= 0) r = json_get_str(o, "session_id", &s.session_id);
         if (r >= 0) r = json_get_str(o, "command", &s.command);
@@ -332,7 +346,8 @@ int job_run_from_json(const char *json, JobRun *ret) {
 
         _cleanup_(job_run_done) JobRun run = {};
         uint64_t u;
-        r = json_get_u64(o, "pid", INT32_MAX, &u), run.pid = (pid_t) u;
+        r = record_format_check(o);
+        if (r >= 0) r = json_get_u64(o, "pid", INT32_MAX, &u), run.pid = (pid_t) u;
         if (r >= 0) r = json_get_str_buf(o, "start_token", run.start_token, sizeof run.start_token);
         if (r >= 0) r = json_get_u64(o, "supervisor_pid", INT32_MAX, &u), run.supervisor_pid = (pid_t) u;
         if (r >= 0) r = json_get_str_buf(o, "supervisor_token", run.supervisor_token, sizeof run.supervisor_token);
@@ -369,7 +384,8 @@ int job_result_from_json(const char *json, JobResult *ret) {
 
         JobResult res = {};
         _cleanup_free_ char *status = NULL, *method = NULL;
-        r = json_get_str(o, "status", &status);
+        r = record_format_check(o);
+        if (r >= 0) r = json_get_str(o, "status", &status);
         if (r >= 0) {
                 int s = job_status_from_string(status);
                 if (s < 0 || s == JOB_RUNNING)

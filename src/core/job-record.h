@@ -7,7 +7,16 @@
  *   JobRun     written by the supervisor once the command is running
  *   JobResult  written by the supervisor (or, for a lost supervisor, by the
  *              reaper in bgrund) once the job ended and its teardown is known
- * Each part is a small JSON file; every key is type-checked on load. */
+ * Each part is a small JSON file; every key is type-checked on load.
+ *
+ * Every record file (spec.json, run.json, result.json, grant.json) carries
+ * "format": RECORD_FORMAT. A file without it is format 0, as bgrun wrote
+ * them before records were versioned (a supervisor of that version still
+ * writes them after an upgrade): read as format 1, whose keys are a superset
+ * with defaults. A file of a newer format is refused with -EPROTONOSUPPORT,
+ * never guessed at: bgrund then treats it as a damaged record (the job is
+ * shown, its supervisor found by name and kept, never killed for it). A
+ * format that changes the meaning of a key bumps RECORD_FORMAT. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +25,14 @@
 #include "mechanism.h"
 #include "job-id.h"
 #include "pidref.h"
+
+/* The record format this build writes and the newest it reads. */
+#define RECORD_FORMAT 1U
+
+struct json_object;
+/* 0 if the parsed record o is of a format this build reads (none = 0),
+ * -EPROTONOSUPPORT if newer, -EBADMSG if "format" is not an integer. */
+int record_format_check(struct json_object *o);
 
 typedef enum JobStatus {
         JOB_RUNNING,
@@ -164,7 +181,8 @@ int job_run_to_json(const JobRun *r, char **ret);
 int job_result_to_json(const JobResult *r, char **ret);
 
 /* Parse; -EBADMSG on malformed JSON or a key of the wrong type or a missing
- * required key. Outputs are written only on success. */
+ * required key, -EPROTONOSUPPORT on a newer format. Outputs are written only
+ * on success. */
 int job_spec_from_json(const char *json, JobSpec *ret);
 int job_run_from_json(const char *json, JobRun *ret);
 int job_result_from_json(const char *json, JobResult *ret);

@@ -74,3 +74,67 @@ Test(job_record, status_names) {
                 cr_assert_eq(job_status_from_string(job_status_to_string(i)), i);
         cr_assert_eq(job_status_from_string("paused"), -EINVAL);
 }
+
+/* Record formats: every file written says its format; one without it (as
+ * bgrun wrote them before formats, and an old supervisor still does after an
+ * upgrade) reads as before; a newer one is refused, not guessed at. */
+Test(job_record, records_carry_their_format) {
+        JobRun run = { .pid = 5, .start_token = "t", .supervisor_pid = 4, .supervisor_token = "s", .cgroup = (char *) "" };
+        JobResult res = { .status = JOB_EXITED, .method = TEARDOWN_CGROUP_KILL, .dead = true };
+        _cleanup_free_ char *run_json = NULL, *res_json = NULL;
+        cr_assert_eq(job_run_to_json(&run, &run_json), 0);
+        cr_assert_eq(job_result_to_json(&res, &res_json), 0);
+        cr_assert_not_null(strstr(run_json, "\"format\":1"), "%s", run_json);
+        cr_assert_not_null(strstr(res_json, "\"format\":1"), "%s", res_json);
+}
+
+Test(job_record, unversioned_records_are_read) {
+        JobRun run = {};
+        cr_assert_eq(job_run_from_json("{\"pid\":7,\"start_token\":\"a\",\"supervisor_pid\":6,"
+                                       "\"supervisor_token\":\"b\",\"cgroup\":\"x\",\"started_at\":3}", &run), 0);
+        cr_assert_eq(run.pid, 7);
+        job_run_done(&run);
+        JobResult res = {};
+        cr_assert_eq(job_result_from_json("{\"status\":\"exited\",\"exit_code\":3,\"signal\":0,\"timed_out\":false,"
+                                          "\"executed\":true,\"contained\":true,\"finished_at\":1,\"dead\":true,"
+                                          "\"method\":\"cgroup.kill\",\"confirmed_at\":2,\"reason\":\"\"}", &res), 0);
+        cr_assert_eq(res.exit_code, 3);
+        JobSpec spec = {};
+        cr_assert_eq(job_spec_from_json("{\"id\":\"abc0123456\",\"session_id\":\"\",\"command\":\"true\",\"cwd\":\"/\","
+                                        "\"owner\":0,\"uid\":0,\"gid\":0,\"user\":\"root\",\"home\":\"/root\","
+                                        "\"shell\":\"/bin/sh\",\"max_runtime_usec\":0,\"mechanism\":\"systemd\","
+                                        "\"unit\":\"u\",\"created_at\":1,\"environment\":[],\"groups\":[0]}", &spec), 0);
+        cr_assert_str_eq(spec.command, "true");
+        job_spec_done(&spec);
+}
+
+Test(job_record, newer_format_is_refused) {
+        JobResult res = {};
+        cr_assert_eq(job_result_from_json("{\"format\":2,\"status\":\"exited\",\"exit_code\":3,\"signal\":0,"
+                                          "\"timed_out\":false,\"executed\":true,\"contained\":true,\"finished_at\":1,"
+                                          "\"dead\":true,\"method\":\"cgroup.kill\",\"confirmed_at\":2,\"reason\":\"\"}", &res),
+                     -EPROTONOSUPPORT);
+        JobRun run = {};
+        cr_assert_eq(job_run_from_json("{\"format\":99}", &run), -EPROTONOSUPPORT);
+        cr_assert_eq(job_run_from_json("{\"format\":\"1\"}", &run), -EBADMSG);
+        cr_assert_eq(job_run_from_json("{\"format\":-1}", &run), -EBADMSG);
+        JobSpec spec = {};
+        cr_assert_eq(job_spec_from_json("{\"format\":2,\"id\":\"abc0123456\"}", &spec), -EPROTONOSUPPORT);
+}
+
+#include "grant.h"
+
+Test(job_record, grant_format) {
+        Grant g = { .state = GRANT_OPEN, .mechanism = MECHANISM_SYSTEMD, .unit = (char *) "u", .cgroup = (char *) "c" };
+        _cleanup_free_ char *json = NULL;
+        cr_assert_eq(grant_to_json(&g, &json), 0);
+        cr_assert_not_null(strstr(json, "\"format\":1"), "%s", json);
+        Grant t = {};
+        cr_assert_eq(grant_from_json("{\"state\":\"open\",\"mechanism\":\"systemd\",\"unit\":\"u\",\"cgroup\":\"c\","
+                                     "\"opened_at\":1,\"dead\":false,\"method\":\"\",\"released_at\":0}", &t), 0);
+        cr_assert_eq(t.state, GRANT_OPEN);
+        grant_done(&t);
+        cr_assert_eq(grant_from_json("{\"format\":2,\"state\":\"open\",\"mechanism\":\"systemd\",\"unit\":\"u\","
+                                     "\"cgroup\":\"c\",\"opened_at\":1,\"dead\":false,\"method\":\"\",\"released_at\":0}", &t),
+                     -EPROTONOSUPPORT);
+}
