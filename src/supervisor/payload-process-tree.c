@@ -8,6 +8,7 @@
  */
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "payload-containment.h"
 #include "process-tree.h"
@@ -26,8 +27,13 @@ static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader)
         if (leader->fd >= 0)
                 (void) pidref_kill(leader, SIGKILL);
         /* As a subreaper every process the job forked, even one that left
-         * the process group with setsid(), is still below us. */
-        (void) process_tree_kill_descendants();
+         * the process group with setsid(), is still below us. A process
+         * whose parent is dying is in no children list until it has been
+         * handed to us, so one pass can miss it: pass again while a pass
+         * still finds a process not yet dead (a zombie has handed its
+         * children over). confirm_empty() still makes sure afterwards. */
+        for (unsigned i = 0; i < 20 && process_tree_kill_descendants() > 0; i++)
+                usleep(1000);
 }
 
 static void payload_tree_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
