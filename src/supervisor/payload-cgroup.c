@@ -24,6 +24,13 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         int r = cgroup_path_of_pid(0, &c->job_cgroup);
         if (r < 0)
                 return r;
+        /* A job's cgroup is never the root of a hierarchy (nor of a cgroup
+         * namespace: cgroupfs jobs stand beside bgrund's leaf). Splitting
+         * the root would move whatever else lives there. */
+        if (streq(c->job_cgroup, "/")) {
+                *ret_step = "set up the job's cgroup: the supervisor is in the root cgroup";
+                return -EPERM;
+        }
         /* Never split a cgroup that is not the job's own, the one its grant
          * names (bgrund's, say, had the move into the scope not happened). */
         _cleanup_(grant_done) Grant g = {};
@@ -56,7 +63,7 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         r = cgroup_create_child(job_fd, "payload", &c->payload_fd);
         if (r < 0)
                 return r;
-        if (asprintf(&c->payload, "%s/payload", streq(c->job_cgroup, "/") ? "" : c->job_cgroup) < 0) {
+        if (asprintf(&c->payload, "%s/payload", c->job_cgroup) < 0) {
                 c->payload = NULL;
                 return -ENOMEM;
         }
