@@ -24,13 +24,6 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         int r = cgroup_path_of_pid(0, &c->job_cgroup);
         if (r < 0)
                 return r;
-        /* A job's cgroup is never the root of a hierarchy (nor of a cgroup
-         * namespace: cgroupfs jobs stand beside bgrund's leaf). Splitting
-         * the root would move whatever else lives there. */
-        if (streq(c->job_cgroup, "/")) {
-                *ret_step = "set up the job's cgroup: the supervisor is in the root cgroup";
-                return -EPERM;
-        }
         /* Never split a cgroup that is not the job's own, the one its grant
          * names (bgrund's, say, had the move into the scope not happened). */
         _cleanup_(grant_done) Grant g = {};
@@ -39,6 +32,13 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
                 return r;
         if (!g.cgroup || !streq(g.cgroup, c->job_cgroup)) {
                 *ret_step = "set up the job's cgroup: the supervisor is not in the job's scope";
+                return -EPERM;
+        }
+        /* Not even the root when a grant names it: a job's cgroup never is
+         * one (cgroupfs jobs stand beside bgrund's leaf), and splitting the
+         * root would move whatever else lives there. */
+        if (streq(c->job_cgroup, "/")) {
+                *ret_step = "set up the job's cgroup: the supervisor is in the root cgroup";
                 return -EPERM;
         }
 
