@@ -93,7 +93,8 @@ static int make_temp_name(const char *base, char **ret) {
         return 0;
 }
 
-int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode) {
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+                         WriteFileFlags flags) {
         _cleanup_close_ int parent_fd = -EBADF, fd = -EBADF;
         _cleanup_free_ char *tmp = NULL;
         const char *base;
@@ -137,32 +138,28 @@ int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t l
                 goto fail;
         }
 
-        if (fsync(fd) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-
         if (renameat(dfd, tmp, dfd, base) < 0) {
                 r = negative_errno();
                 goto fail;
         }
 
-        /* The rename itself is only durable once the directory is. The new
-         * content is in place already, so a failure here is reported but
-         * there is nothing to undo. */
-        if (dfd == AT_FDCWD) {
-                _cleanup_close_ int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-                if (cwd < 0 || fsync(cwd) < 0)
-                        return negative_errno();
-        } else if (fsync(dfd) < 0)
+        /* After the rename, so that one commit makes both the content and
+         * the name durable. The new content is in place already: a failure
+         * is reported, and there is nothing to undo. */
+        if ((flags & WRITE_FILE_DURABLE) && fsync(fd) < 0)
                 return negative_errno();
-
         return 0;
 
 fail:
         (void) unlinkat(dfd, tmp, 0);
         return r;
+}
+
+int sync_file_at(int dirfd, const char *name) {
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return fsync(fd) < 0 ? negative_errno() : 0;
 }
 
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len) {

@@ -7,10 +7,24 @@
 /* Write all of data to fd, retrying short writes and EINTR. */
 int loop_write(int fd, const void *data, size_t len);
 
-/* Crash-safe replace of dirfd/name: write a temp file in the same directory,
- * fsync it, rename it over name, fsync the directory. A reader sees either the
- * old or the new content, never a torn one. Returns 0 or -errno. */
-int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
+typedef enum WriteFileFlags {
+        /* Also on disk when the call returns, through a power loss: one
+         * fsync of the file, after its rename. On a journaling file system
+         * (ext4, xfs, btrfs) that one commit carries every metadata change
+         * made before it: the rename, and the directories it is in. */
+        WRITE_FILE_DURABLE = 1 << 0,
+} WriteFileFlags;
+
+/* Replace dirfd/name atomically: write a temp file in the same directory and
+ * rename it over name. A reader, and anyone after a crash of any process,
+ * sees either the old or the new content, never a torn one. Without
+ * WRITE_FILE_DURABLE nothing is synced: the page cache survives every crash
+ * but a power loss. Returns 0 or -errno. */
+int write_file_atomic_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+                         WriteFileFlags flags);
+
+/* fsync dirfd/name (a file written before, e.g. without WRITE_FILE_DURABLE). */
+int sync_file_at(int dirfd, const char *name);
 
 /* Read all of dirfd/name (opened O_NOFOLLOW|O_CLOEXEC, regular files only)
  * into a NUL-terminated malloc'd buffer. Fails with -EFBIG past max bytes.

@@ -77,7 +77,8 @@ int grant_from_json(const char *json, Grant *ret) {
 static int grant_write(int dir_fd, const Grant *g) {
         _cleanup_free_ char *json = NULL;
         int r = grant_to_json(g, &json);
-        return r < 0 ? r : write_file_atomic_at(dir_fd, GRANT_FILE, json, strlen(json), 0600);
+        /* Never synced: what it grants, a power loss ends (job-store.h). */
+        return r < 0 ? r : write_file_atomic_at(dir_fd, GRANT_FILE, json, strlen(json), 0600, 0);
 }
 
 int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cgroup, uid_t owner) {

@@ -49,7 +49,7 @@ static int populate_job_dir(int jobs_fd, const char *id, const char *spec_json, 
         if (out < 0)
                 return negative_errno();
 
-        int r = write_file_atomic_at(dir_fd, JOB_SPEC_FILE, spec_json, strlen(spec_json), 0600);
+        int r = write_file_atomic_at(dir_fd, JOB_SPEC_FILE, spec_json, strlen(spec_json), 0600, 0);
         if (r < 0)
                 return r;
 
@@ -100,19 +100,23 @@ int job_store_read_result(int dir_fd, JobResult *ret) {
 int job_store_write_spec(int dir_fd, const JobSpec *spec) {
         _cleanup_free_ char *json = NULL;
         int r = job_spec_to_json(spec, &json);
-        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600);
+        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_SPEC_FILE, json, strlen(json), 0600, 0);
 }
 
 int job_store_write_run(int dir_fd, const JobRun *run) {
         _cleanup_free_ char *json = NULL;
         int r = job_run_to_json(run, &json);
-        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_RUN_FILE, json, strlen(json), 0600);
+        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_RUN_FILE, json, strlen(json), 0600, 0);
 }
 
 int job_store_write_result(int dir_fd, const JobResult *res) {
         _cleanup_free_ char *json = NULL;
         int r = job_result_to_json(res, &json);
-        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_RESULT_FILE, json, strlen(json), 0600);
+        return r < 0 ? r : write_file_atomic_at(dir_fd, JOB_RESULT_FILE, json, strlen(json), 0600, WRITE_FILE_DURABLE);
+}
+
+int job_store_sync_spec(int dir_fd) {
+        return sync_file_at(dir_fd, JOB_SPEC_FILE);
 }
 
 int job_store_settle_grant(int dir_fd, const JobResult *res) {

@@ -9,7 +9,18 @@
  *                                  relays it (output-store.h: with output.state
  *                                  and output.tail once past OutputMaxBytes=)
  * Each event rewrites one small file of one job, crash-safe; nothing ever
- * rewrites the state of all jobs. Paths are only built from validated ids. */
+ * rewrites the state of all jobs. Paths are only built from validated ids.
+ *
+ * The crash model, and what it costs on disk. A SIGKILL of bgrund or of a
+ * supervisor leaves the page cache: every file written before it is there,
+ * whole (written by rename), so no write needs an fsync for it. A power loss
+ * leaves every job dead and every containment gone, so what must survive it
+ * is only what an answer already told: that a job exists once Launch
+ * answered (spec.json), and how it ended once an end was reported
+ * (result.json). Hence one fsync before Launch answers, the spec's, made by
+ * the supervisor while the command execs (job_store_sync_spec), and one
+ * before an end is reported, the result's. run.json and grant.json speak of
+ * processes and cgroups that a power loss takes with it: never synced. */
 
 #include <stdint.h>
 
@@ -36,7 +47,11 @@ int job_store_read_run(int dir_fd, JobRun *ret);       /* -ENOENT until written 
 int job_store_read_result(int dir_fd, JobResult *ret); /* -ENOENT while running */
 int job_store_write_spec(int dir_fd, const JobSpec *spec); /* a changed mechanism */
 int job_store_write_run(int dir_fd, const JobRun *run);
-int job_store_write_result(int dir_fd, const JobResult *res);
+int job_store_write_result(int dir_fd, const JobResult *res); /* durable */
+
+/* Make spec.json, and the job's directory with it, durable (the crash model
+ * above): before anyone is told the job runs. */
+int job_store_sync_spec(int dir_fd);
 
 /* The one way a job's record is finished: result.json first, then, only when
  * the teardown was confirmed (res->dead), the grant released. A reader that

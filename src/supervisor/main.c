@@ -108,6 +108,12 @@ static int run(int argc, char **argv) {
         r = job_store_read_spec(s.dir_fd, &s.spec);
         if (r < 0)
                 return publish_setup_failure(s.dir_fd, &s.spec, r, "read the job's spec");
+        /* The one fsync before Launch answers (job-store.h), made while
+         * bgrund readies the containment, and before anything runs: a job
+         * whose record a power loss could take must not run. */
+        r = job_store_sync_spec(s.dir_fd);
+        if (r < 0)
+                return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's record durable");
 
         if (go_fd >= 0) {
                 r = wait_for_go(go_fd);

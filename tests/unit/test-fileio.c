@@ -7,7 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -61,7 +66,7 @@ Test(fileio, roundtrip) {
         char *s = NULL;
         size_t len = 0;
 
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "hello\n", 6, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "hello\n", 6, 0600, 0), 0);
         cr_assert_eq(read_file_at(dfd, "f", 1024, &s, &len), 0);
         cr_assert_eq(len, 6);
         cr_assert_str_eq(s, "hello\n");
@@ -78,7 +83,7 @@ Test(fileio, empty_file) {
         char *s = NULL;
         size_t len = 99;
 
-        cr_assert_eq(write_file_atomic_at(dfd, "empty", NULL, 0, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "empty", NULL, 0, 0600, 0), 0);
         cr_assert_eq(read_file_at(dfd, "empty", 0, &s, &len), 0);
         cr_assert_eq(len, 0);
         cr_assert_str_eq(s, "");
@@ -88,8 +93,8 @@ Test(fileio, empty_file) {
 Test(fileio, replace) {
         char *s = NULL;
 
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "old old old", 11, 0600), 0);
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "new", 3, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "old old old", 11, 0600, 0), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "new", 3, 0600, 0), 0);
         cr_assert_eq(read_file_at(dfd, "f", 1024, &s, NULL), 0);
         cr_assert_str_eq(s, "new");
         cr_assert_eq(count_entries(dfd), 1, "temp file left behind");
@@ -105,7 +110,7 @@ Test(fileio, large_roundtrip) {
         for (size_t i = 0; i < n; i++)
                 data[i] = (char) ('a' + i % 26);
 
-        cr_assert_eq(write_file_atomic_at(dfd, "big", data, n, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "big", data, n, 0600, 0), 0);
         cr_assert_eq(read_file_at(dfd, "big", n, &s, &len), 0);
         cr_assert_eq(len, n);
         cr_assert_eq(memcmp(s, data, n), 0);
@@ -118,12 +123,12 @@ Test(fileio, mode_ignores_umask) {
         struct stat st;
 
         umask(0077);
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "x", 1, 0644), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "x", 1, 0644, 0), 0);
         cr_assert_eq(fstatat(dfd, "f", &st, 0), 0);
         cr_assert_eq(st.st_mode & 07777, 0644, "mode is %o", st.st_mode & 07777);
 
         /* Replacing takes the new mode, not the old file's. */
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "y", 1, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "y", 1, 0600, 0), 0);
         cr_assert_eq(fstatat(dfd, "f", &st, 0), 0);
         cr_assert_eq(st.st_mode & 07777, 0600, "mode is %o", st.st_mode & 07777);
 }
@@ -132,7 +137,7 @@ Test(fileio, subdirectory_name) {
         char *s = NULL;
 
         cr_assert_eq(mkdirat(dfd, "sub", 0700), 0);
-        cr_assert_eq(write_file_atomic_at(dfd, "sub/f", "in sub", 6, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "sub/f", "in sub", 6, 0600, 0), 0);
         cr_assert_eq(read_file_at(dfd, "sub/f", 100, &s, NULL), 0);
         cr_assert_str_eq(s, "in sub");
         free(s);
@@ -145,16 +150,16 @@ Test(fileio, failed_write_leaves_no_temp) {
 
         /* rename() of a file over a directory fails after the temp file was
          * written; the temp must be cleaned up. */
-        cr_assert_lt(write_file_atomic_at(dfd, "d", "data", 4, 0600), 0);
+        cr_assert_lt(write_file_atomic_at(dfd, "d", "data", 4, 0600, 0), 0);
         cr_assert_eq(count_entries(dfd), 1, "temp file left behind");
 }
 
 Test(fileio, invalid_arguments) {
         char *s = (char *) "untouched";
 
-        cr_assert_eq(write_file_atomic_at(dfd, "", "x", 1, 0600), -EINVAL);
-        cr_assert_eq(write_file_atomic_at(dfd, NULL, "x", 1, 0600), -EINVAL);
-        cr_assert_eq(write_file_atomic_at(dfd, "f", NULL, 1, 0600), -EINVAL);
+        cr_assert_eq(write_file_atomic_at(dfd, "", "x", 1, 0600, 0), -EINVAL);
+        cr_assert_eq(write_file_atomic_at(dfd, NULL, "x", 1, 0600, 0), -EINVAL);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", NULL, 1, 0600, 0), -EINVAL);
         cr_assert_eq(read_file_at(dfd, NULL, 10, &s, NULL), -EINVAL);
         cr_assert_str_eq(s, "untouched");
 }
@@ -182,7 +187,7 @@ Test(fileio, write_replaces_symlink_not_target) {
         snprintf(path, sizeof(path), "%s/victim", outside);
         cr_assert_eq(symlinkat(path, dfd, "f"), 0);
 
-        cr_assert_eq(write_file_atomic_at(dfd, "f", "new", 3, 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "new", 3, 0600, 0), 0);
 
         cr_assert_eq(fstatat(dfd, "f", &st, AT_SYMLINK_NOFOLLOW), 0);
         cr_assert(S_ISREG(st.st_mode), "the symlink was written through");
@@ -190,6 +195,48 @@ Test(fileio, write_replaces_symlink_not_target) {
         cr_assert_str_eq(s, "original");
         free(s);
         close(ofd);
+}
+
+/* Every fsync() of this process fails with EIO from now on: a write that
+ * succeeds then did not sync, one that fails did. */
+static void fail_every_fsync(void) {
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = ELEMENTSOF(f), .filter = f };
+        cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        cr_assert_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0, "seccomp: %s", strerror(errno));
+}
+
+Test(fileio, only_a_durable_write_syncs) {
+        char *s = NULL;
+
+        fail_every_fsync();
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "plain", 5, 0600, 0), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "durable", 7, 0600, WRITE_FILE_DURABLE), -EIO);
+        /* Its content is in place all the same, whole; only not known durable. */
+        cr_assert_eq(read_file_at(dfd, "f", 100, &s, NULL), 0);
+        cr_assert_str_eq(s, "durable");
+        free(s);
+        cr_assert_eq(sync_file_at(dfd, "f"), -EIO);
+        cr_assert_eq(sync_file_at(dfd, "missing"), -ENOENT);
+
+        /* No temp file left behind by either. */
+        DIR *d = fdopendir(dup(dfd));
+        cr_assert_not_null(d);
+        unsigned n = 0;
+        for (struct dirent *de; (de = readdir(d));)
+                n += de->d_name[0] != '.' || (de->d_name[1] != '\0' && de->d_name[1] != '.');
+        closedir(d);
+        cr_assert_eq(n, 1);
+}
+
+Test(fileio, durable_write_and_sync) {
+        cr_assert_eq(write_file_atomic_at(dfd, "f", "x", 1, 0600, WRITE_FILE_DURABLE), 0);
+        cr_assert_eq(sync_file_at(dfd, "f"), 0);
 }
 
 Test(fileio, read_refuses_non_regular) {
@@ -216,7 +263,7 @@ Test(fileio, size_limit) {
         size_t len = 42;
 
         memset(data, 'z', sizeof(data));
-        cr_assert_eq(write_file_atomic_at(dfd, "f", data, sizeof(data), 0600), 0);
+        cr_assert_eq(write_file_atomic_at(dfd, "f", data, sizeof(data), 0600, 0), 0);
 
         cr_assert_eq(read_file_at(dfd, "f", 99, &s, &len), -EFBIG);
         cr_assert_null(s);
