@@ -69,6 +69,7 @@ struct Runtime {
         ReapCounts reaped;                  /* releases since start */
         Containment containments[_MECHANISM_MAX];
         struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
+        struct SupervisorPool *supervisor_pool; /* supervisors started ahead of time */
         uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
         RecordCache cache;
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cgroup.h"
 #include "job.h"
 #include "list.h"
 #include "log.h"
@@ -36,9 +37,41 @@ typedef struct SpawnedChild {
         sd_event_source *source;
         char job_id[JOB_ID_MAX];
         bool pinned, exited;
+        /* Idle in the pool, with no job yet: its pid and the two pipes'
+         * ends that the job takes over. */
+        bool pooled;
+        pid_t pid;
+        int ready_fd, go_fd;
 } SpawnedChild;
 
+/* Supervisors started ahead of time (bgrun-supervisor --pooled): exec'd and
+ * linked, each waits on its go pipe for the id of the job it is to run. One
+ * taken spares a Launch the supervisor's exec and dynamic linking, and its
+ * fsync of the spec then runs while the containment is readied. Started at
+ * the first Launch, refilled when the loop is idle; an idle one leaves on
+ * EOF of its go pipe, so none outlives bgrund. */
+#define SUPERVISOR_POOL_SIZE 4
+
+typedef struct SupervisorPool {
+        SpawnedChild *idle[SUPERVISOR_POOL_SIZE];
+        unsigned n_idle;
+        sd_event_source *refill;
+} SupervisorPool;
+
+static void pool_forget(SpawnedChild *c) {
+        SupervisorPool *p = c->runtime->supervisor_pool;
+        for (unsigned i = 0; p && i < p->n_idle; i++)
+                if (p->idle[i] == c) {
+                        p->idle[i] = p->idle[--p->n_idle];
+                        break;
+                }
+        c->pooled = false;
+        c->ready_fd = safe_close(c->ready_fd);
+        c->go_fd = safe_close(c->go_fd);
+}
+
 static void spawned_child_free(SpawnedChild *c) {
+        pool_forget(c);
         LIST_REMOVE(c->runtime->children, c);
         sd_event_source_disable_unref(c->source);
         free(c);
@@ -61,13 +94,14 @@ static int on_child_exit(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-static int watch_child(Runtime *rt, int pidfd, const char *job_id, bool pin) {
+static int watch_child(Runtime *rt, int pidfd, const char *job_id, bool pin, SpawnedChild **ret) {
         _cleanup_close_ int fd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return negative_errno();
         SpawnedChild *c = calloc(1, sizeof(SpawnedChild));
         if (!c)
                 return -ENOMEM;
+        c->ready_fd = c->go_fd = -EBADF;
         int r = sd_event_add_io(rt->event, &c->source, fd, EPOLLIN, on_child_exit, c);
         if (r < 0) {
                 free(c);
@@ -79,6 +113,8 @@ static int watch_child(Runtime *rt, int pidfd, const char *job_id, bool pin) {
         strcpy(c->job_id, job_id);
         c->pinned = pin;
         LIST_PREPEND(rt->children, c);
+        if (ret)
+                *ret = c;
         return 0;
 }
 
@@ -93,6 +129,20 @@ void supervisor_unpin(Runtime *rt, const char *job_id) {
 }
 
 void supervisor_children_free(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        /* An idle one holds nothing of any job: gone with us, and reaped. */
+        while (p && p->n_idle > 0) {
+                SpawnedChild *c = p->idle[0];
+                int pidfd = sd_event_source_get_io_fd(c->source);
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t) {}, WEXITED);
+                spawned_child_free(c);
+        }
+        if (p) {
+                sd_event_source_disable_unref(p->refill);
+                free(p);
+                rt->supervisor_pool = NULL;
+        }
         while (rt->children)
                 spawned_child_free(rt->children);
 }
@@ -202,8 +252,17 @@ static const char *const forwarded_environment[] = {
         "SYSTEMD_LOG_LEVEL", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
 };
 
-int supervisor_spawn(Job *j, const SpawnPlan *plan) {
-        Runtime *rt = j->runtime;
+/* What a pooled supervisor shows as its job until it gets one: as long as
+ * an id, so that the id can take its place in its command line. */
+static const char pool_placeholder[JOB_ID_MAX] = "----------";
+_Static_assert(sizeof(pool_placeholder) == JOB_ID_LEN + 1, "the placeholder is as long as an id");
+
+/* A new supervisor, held, with its two pipes: for job_id, or for the pool
+ * (job_id NULL). Born in cgroup_fd when that is not -EBADF. On success the
+ * caller owns *ret_pidfd, *ret_ready_fd (the readiness pipe's read end) and
+ * *ret_go_fd (the go pipe's write end). */
+static int spawn_supervisor(Runtime *rt, const char *job_id, int cgroup_fd, pid_t *ret_pid, int *ret_pidfd,
+                            int *ret_ready_fd, int *ret_go_fd) {
         int ready[2], go[2];
         int r;
 
@@ -218,10 +277,10 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         snprintf(ready_arg, sizeof ready_arg, "%d", ready_write);
         snprintf(go_arg, sizeof go_arg, "%d", go_read);
         snprintf(nofile_arg, sizeof nofile_arg, "%" PRIu64, rt->nofile_soft);
-        char *argv[] = { (char *) rt->supervisor_path, (char *) "--job", j->id,
+        char *argv[] = { (char *) rt->supervisor_path, (char *) "--job", (char *) (job_id ?: pool_placeholder),
                          (char *) "--state-dir", (char *) rt->state_dir,
                          (char *) "--ready-fd", ready_arg, (char *) "--go-fd", go_arg,
-                         (char *) "--nofile-soft", nofile_arg, NULL };
+                         (char *) "--nofile-soft", nofile_arg, job_id ? NULL : (char *) "--pooled", NULL };
         _cleanup_strv_free_ char **envp = calloc(ELEMENTSOF(forwarded_environment) + 1, sizeof(char *));
         if (!envp)
                 return -ENOMEM;
@@ -235,8 +294,8 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
 
         pid_t pid = 0;
         _cleanup_close_ int pidfd = -EBADF;
-        if (plan->cgroup_fd >= 0) {
-                r = spawn_into_cgroup(plan->cgroup_fd, rt->supervisor_path, argv, envp, ready_write, go_read, &pidfd);
+        if (cgroup_fd >= 0) {
+                r = spawn_into_cgroup(cgroup_fd, rt->supervisor_path, argv, envp, ready_write, go_read, &pidfd);
                 if (r < 0)
                         return r;
                 pid = r;
@@ -257,12 +316,125 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
                         return r;
                 }
         }
-        r = watch_child(rt, pidfd, j->id, plan->pin);
+        *ret_pid = pid;
+        *ret_pidfd = TAKE_FD(pidfd);
+        *ret_ready_fd = TAKE_FD(ready_read);
+        *ret_go_fd = TAKE_FD(go_write);
+        return 0;
+}
+
+static int pool_fill_one(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        pid_t pid;
+        int pidfd, ready_fd, go_fd;
+        int r = spawn_supervisor(rt, NULL, -EBADF, &pid, &pidfd, &ready_fd, &go_fd);
+        if (r < 0)
+                return r;
+        SpawnedChild *c;
+        r = watch_child(rt, pidfd, "", false, &c);
         if (r < 0) {
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
                 (void) waitpid(pid, NULL, 0);
+                safe_close(pidfd);
+                safe_close(ready_fd);
+                safe_close(go_fd);
                 return r;
         }
+        safe_close(pidfd);
+        c->pooled = true;
+        c->pid = pid;
+        c->ready_fd = ready_fd;
+        c->go_fd = go_fd;
+        p->idle[p->n_idle++] = c;
+        return 0;
+}
+
+/* One at a time, when nothing else waits: the bus goes first. */
+static int on_pool_refill(sd_event_source *s, void *userdata) {
+        Runtime *rt = userdata;
+        SupervisorPool *p = rt->supervisor_pool;
+        int r = p->n_idle < SUPERVISOR_POOL_SIZE ? pool_fill_one(rt) : 0;
+        if (r < 0)
+                log_debug_errno(r, "Cannot start a supervisor ahead of time: %m");
+        if (r < 0 || p->n_idle >= SUPERVISOR_POOL_SIZE)
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        return 0;
+}
+
+static void pool_schedule_refill(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        if (!p) {
+                p = rt->supervisor_pool = calloc(1, sizeof(SupervisorPool));
+                if (!p)
+                        return; /* no pool: every Launch spawns its own */
+        }
+        if (!p->refill) {
+                if (sd_event_add_defer(rt->event, &p->refill, on_pool_refill, rt) < 0)
+                        return;
+                (void) sd_event_source_set_priority(p->refill, SD_EVENT_PRIORITY_IDLE);
+        }
+        (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ON);
+}
+
+/* Hand an idle supervisor job j: the job's id down its go pipe, and, for a
+ * mechanism whose supervisor must be in the job's cgroup before it is let
+ * go, into that cgroup. It has run nothing yet, so failing here costs only
+ * this supervisor. */
+static int pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
+                     int *ret_go_fd) {
+        Runtime *rt = j->runtime;
+        SupervisorPool *p = rt->supervisor_pool;
+        if (!p || p->n_idle == 0)
+                return -EAGAIN;
+        SpawnedChild *c = p->idle[p->n_idle - 1];
+
+        _cleanup_close_ int pidfd = fcntl(sd_event_source_get_io_fd(c->source), F_DUPFD_CLOEXEC, 3);
+        if (pidfd < 0)
+                return negative_errno();
+        char msg[JOB_ID_MAX + 1];
+        int n = snprintf(msg, sizeof msg, "%s\n", j->id);
+        ssize_t k = write(c->go_fd, msg, (size_t) n);
+        int r = k == n ? 0 : k < 0 ? negative_errno() : -EIO;
+        if (r >= 0 && plan->cgroup_fd >= 0)
+                r = cgroup_attach(plan->cgroup_fd, c->pid);
+        if (r < 0) {
+                /* Unpinned still: reaped as soon as it is seen to die. */
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                pool_forget(c);
+                return r;
+        }
+        *ret_pid = c->pid;
+        *ret_ready_fd = TAKE_FD(c->ready_fd);
+        *ret_go_fd = TAKE_FD(c->go_fd);
+        *ret_pidfd = TAKE_FD(pidfd);
+        pool_forget(c);
+        strcpy(c->job_id, j->id);
+        c->pinned = plan->pin;
+        return 0;
+}
+
+int supervisor_spawn(Job *j, const SpawnPlan *plan) {
+        Runtime *rt = j->runtime;
+        pid_t pid = 0;
+        int r;
+
+        _cleanup_close_ int pidfd = -EBADF, ready_read = -EBADF, go_write = -EBADF;
+        r = pool_take(j, plan, &pid, &pidfd, &ready_read, &go_write);
+        if (r < 0 && r != -EAGAIN)
+                log_debug_errno(r, "Job %s: the supervisor started ahead of time could not take it (%m); "
+                                "starting one", j->id);
+        if (r < 0) {
+                r = spawn_supervisor(rt, j->id, plan->cgroup_fd, &pid, &pidfd, &ready_read, &go_write);
+                if (r < 0)
+                        return r;
+                r = watch_child(rt, pidfd, j->id, plan->pin, NULL);
+                if (r < 0) {
+                        (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                        (void) waitpid(pid, NULL, 0);
+                        return r;
+                }
+        }
+        pool_schedule_refill(rt);
 
         r = sd_event_add_io(rt->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r >= 0) {

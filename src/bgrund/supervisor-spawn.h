@@ -8,6 +8,10 @@
  * once the command was exec'd and run.json written (job_started()), EOF
  * without it when setup failed (job_start_failed()).
  *
+ * Most Launches take a supervisor started ahead of time from a small pool
+ * (bgrun-supervisor --pooled, told its job over the go pipe): the same
+ * process and pipes, minus its exec on the Launch's path.
+ *
  * A pinned supervisor (the systemd mechanism moves it by PID) is bgrund's
  * unreaped child until supervisor_unpin(), so its PID cannot be recycled
  * while systemd moves it. */
@@ -40,5 +44,6 @@ void supervisor_abort(Job *j);
  * 0 when there is none. For a job whose run.json is lost. */
 int supervisor_find(Runtime *rt, const char *job_id, PidRef *ret);
 
-/* Reaping of spawned supervisors that are still bgrund's children. */
+/* Reaping of spawned supervisors that are still bgrund's children; the
+ * pool's idle ones are killed. */
 void supervisor_children_free(Runtime *rt);

@@ -8,7 +8,8 @@
  *
  * bgrund spawns it (supervisor-spawn.c) with a readiness pipe: one byte once
  * the command was exec'd and run.json written, EOF without it when setup
- * failed. SIGTERM means "kill the job", SIGUSR1 "stop it gracefully"
+ * failed. Started ahead of time (--pooled), it first reads its job's id
+ * from the go pipe. SIGTERM means "kill the job", SIGUSR1 "stop it gracefully"
  * (supervisor-protocol.h), and the supervisor's own exit (seen through its
  * pidfd) means result.json is final. A job with input has a control socket
  * in its directory (input-control.c).
@@ -56,6 +57,36 @@ static int wait_for_go(int go_fd) {
         return -ECANCELED;
 }
 
+/* Started ahead of time (bgrund's pool): the job comes as "ID\n" on the go
+ * pipe, before the go byte. Its id then takes the placeholder's place in our
+ * command line, where bgrund finds a supervisor by its job (when a record
+ * is damaged) and where ps shows it. 0 and the id; -ECANCELED on EOF: bgrund
+ * is gone or needs no more of us, and there is no job to say anything of. */
+static int wait_for_job(int go_fd, char *placeholder, char ret[static JOB_ID_MAX]) {
+        size_t n = 0;
+        for (;;) {
+                char c;
+                ssize_t k = read(go_fd, &c, 1);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        return -ECANCELED;
+                if (c == '\n')
+                        break;
+                if (n >= JOB_ID_LEN)
+                        return -EINVAL;
+                ret[n++] = c;
+        }
+        ret[n] = '\0';
+        if (!job_id_is_valid(ret))
+                return -EINVAL;
+        if (placeholder && strlen(placeholder) == JOB_ID_LEN)
+                memcpy(placeholder, ret, JOB_ID_LEN);
+        return 0;
+}
+
 static int run(int argc, char **argv) {
         static const struct option options[] = {
                 { "job", required_argument, NULL, 'j' },
@@ -63,10 +94,13 @@ static int run(int argc, char **argv) {
                 { "ready-fd", required_argument, NULL, 'r' },
                 { "go-fd", required_argument, NULL, 'g' },
                 { "nofile-soft", required_argument, NULL, 'n' },
+                { "pooled", no_argument, NULL, 'p' },
                 {}
         };
-        const char *id = NULL, *state_dir = BGRUN_STATE_DIR;
+        const char *state_dir = BGRUN_STATE_DIR;
+        char *id = NULL, pooled_id[JOB_ID_MAX];
         int ready_fd = -EBADF, go_fd = -EBADF;
+        bool pooled = false;
         int c;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
@@ -83,11 +117,20 @@ static int run(int argc, char **argv) {
                         }
                         break;
                 }
+                case 'p': pooled = true; break;
                 default: return -EINVAL;
                 }
+        if (pooled && go_fd >= 0) {
+                int r = wait_for_job(go_fd, id, pooled_id);
+                if (r == -ECANCELED)
+                        return 0;
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read the job this supervisor is to run: %m");
+                id = pooled_id;
+        }
         if (!job_id_is_valid(id))
                 return log_error_errno(-EINVAL,
-                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N]");
+                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N] [--pooled]");
 
         _cleanup_(supervisor_done) Supervisor s = SUPERVISOR_NULL;
         s.ready_fd = ready_fd >= 0 ? ready_fd : -EBADF;
