@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+# What a job costs on disk, and the supervisors bgrund starts ahead of time
+# (issue #14). The crash model (src/core/job-store.h): a SIGKILL of anyone
+# leaves the page cache, a power loss leaves every job dead; so what must be
+# synced is only what an answer told. One fsync before Launch answers, of the
+# job's spec.json, by its supervisor; one before its end is told, of its
+# result.json; never grant.json or run.json.
+
+# Idle: with no job yet, its command line holds the placeholder where an id goes.
+pooled_supervisors() { pgrep -f 'bgrun-supervisor --job -{10} ' || true; }
+
+# fsync_trace OUT: follow bgrund and its idle supervisors with strace
+# (fsync-like calls, with their files) while one `bgrun run -- sleep 1` (its
+# end well after Launch's answer) and its wait run. OUT gets the trace; OUT.answered the time `bgrun run` returned
+# (Launch's answer), OUT.id the job.
+fsync_trace() {
+	local out=$1 sp
+	command -v strace >/dev/null || skip "no strace on this host"
+	bgrun run --wait -q true || fail "warm-up job failed" # fills the pool
+	wait_until 5 test "$(pooled_supervisors | wc -l)" -ge 1 || fail "no supervisor was started ahead of time"
+	strace -f -qq -y -ttt -e trace=fsync,fdatasync,sync_file_range,syncfs,sync -o "$out" \
+		-p "$(bgrund_pid) $(pooled_supervisors | tr '\n' ' ')" &
+	sp=$!
+	sleep 1 # attached
+	bgrun run -q -- sleep 1 >"$out.id" || fail "launch failed"
+	echo "$EPOCHREALTIME" >"$out.answered"
+	bgrun wait "$(cat "$out.id")" >/dev/null || fail "wait failed"
+	sleep 0.5
+	kill "$sp"
+	wait "$sp" 2>/dev/null || true
+}
+
+test_one_fsync_before_launch_answers_and_one_before_the_end() {
+	local t=/tmp/durability.trace id answered before after
+	fsync_trace "$t"
+	id=$(cat "$t.id")
+	answered=$(cat "$t.answered")
+	# The calls that concern this job, "TIME FILE" each.
+	grep -v 'resumed>' "$t" | grep -F "/jobs/$id/" |
+		sed -E 's/^[0-9]+ +([0-9.]+) [a-z_]+\([0-9]+<([^>]*)>.*/\1 \2/' >"$t.job"
+	before=$(awk -v a="$answered" '$1 <= a { print $2 }' "$t.job")
+	after=$(awk -v a="$answered" '$1 > a { print $2 }' "$t.job")
+	assert_eq "/var/lib/bgrun/jobs/$id/spec.json" "$before" "what was synced before Launch answered"
+	assert_eq "/var/lib/bgrun/jobs/$id/result.json" "$after" "what was synced after it"
+	! grep -qE 'grant\.json|run\.json' "$t" || fail "a grant or run record was synced: $(grep -E 'grant|run\.json' "$t")"
+	rm -f "$t" "$t".*
+}
+
+test_a_launch_takes_a_supervisor_started_ahead_of_time() {
+	bgrun run --wait -q true || fail "warm-up job failed"
+	# Refilled when bgrund is idle, never past its size (4).
+	wait_until 5 test "$(pooled_supervisors | wc -l)" -eq 4 ||
+		fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
+	idle=$(pooled_supervisors)
+	id=$(bgrun run -- sleep 300) || fail "launch failed"
+	sup=$(supervisor_pid "$id")
+	grep -qx "$sup" <<<"$idle" || fail "the job's supervisor $sup was not one of the idle ones: $idle"
+	# It names its job now, where ps and bgrund's search for it look.
+	assert_contains "$(tr '\0' ' ' <"/proc/$sup/cmdline")" "--job $id " "the supervisor's command line"
+	assert_eq running "$(job_status "$id")" "status"
+	wait_until 5 test "$(pooled_supervisors | wc -l)" -eq 4 || fail "the pool was not refilled"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
+
+test_idle_supervisors_leave_with_bgrund_and_jobs_stay() {
+	id=$(bgrun run -- sleep 300) || fail "launch failed"
+	sup=$(supervisor_pid "$id")
+	wait_until 5 test "$(pooled_supervisors | wc -l)" -ge 1 || fail "no supervisor was started ahead of time"
+	idle=$(pooled_supervisors)
+	systemctl stop bgrund.service || fail "bgrund did not stop"
+	for p in $idle; do
+		wait_until 5 bash -c "! [[ -e /proc/$p ]]" || fail "idle supervisor $p outlived bgrund"
+	done
+	pid_alive "$sup" || fail "the running job's supervisor died with bgrund"
+	systemctl start bgrund.service || fail "bgrund did not start again"
+	assert_eq running "$(job_status "$id")" "status after the restart"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
