@@ -72,17 +72,57 @@ static void client_free(BusClient *c) {
                         break;
                 }
         LIST_REMOVE(s->clients, c);
-        sd_bus_track_unref(c->track);
+        sd_bus_slot_unref(c->gone_match);
+        sd_bus_slot_unref(c->owner_check);
         free(c->name);
         free(c);
 }
 
 /* The connection is gone: nothing of it stays. */
-static int on_client_gone(sd_bus_track *track, void *userdata) {
-        BusClient *c = userdata;
+static void client_gone(BusClient *c) {
         log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
         client_free(c);
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *name, *old_owner, *new_owner;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && (!new_owner || !*new_owner))
+                client_gone(userdata);
         return 0;
+}
+
+static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusClient *c = userdata;
+        /* Untracked, it still goes once it holds nothing (bus_client_release). */
+        if (sd_bus_message_is_method_error(m, NULL))
+                log_warning("Cannot watch connection %s for its end: %s", c->name,
+                            sd_bus_message_get_error(m)->message);
+        return 0;
+}
+
+static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusClient *c = userdata;
+        c->owner_check = sd_bus_slot_unref(c->owner_check);
+        if (sd_bus_error_has_name(sd_bus_message_get_error(m), SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                client_gone(c); /* gone before the match was there */
+        return 0;
+}
+
+/* Learn when c's connection leaves, without waiting on the bus daemon: the
+ * match on its NameOwnerChanged goes out first, then a check that it is
+ * still there. The daemon handles them in that order, so a connection that
+ * leaves after the check is caught by the match. (sd_bus_track would wait
+ * for that check, holding up every other caller.) */
+static int client_watch(BusClient *c) {
+        char match[256 + 160];
+        snprintf(match, sizeof match,
+                 "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                 "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'", c->name);
+        int r = sd_bus_add_match_async(c->bus, &c->gone_match, match, on_name_owner_changed, on_match_installed, c);
+        if (r < 0)
+                return r;
+        return sd_bus_call_method_async(c->bus, &c->owner_check, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                        "org.freedesktop.DBus", "GetNameOwner", on_owner_checked, c, "s", c->name);
 }
 
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
@@ -106,11 +146,10 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         int r = c->name ? 0 : -ENOMEM;
         /* A direct connection's end is told by bus-listen.c. */
         if (r >= 0 && !direct)
-                r = sd_bus_track_new(s->bus, &c->track, on_client_gone, c);
-        if (r >= 0 && !direct)
-                r = sd_bus_track_add_sender(c->track, m);
+                r = client_watch(c);
         if (r < 0) {
-                sd_bus_track_unref(c->track);
+                sd_bus_slot_unref(c->gone_match);
+                sd_bus_slot_unref(c->owner_check);
                 free(c->name);
                 free(c);
                 return r;
@@ -131,18 +170,29 @@ void bus_client_connection_gone(BusService *s, const char *name) {
         }
 }
 
-int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
-        UidTally *t = tally(c->service, c->uid);
+static int may_wait(BusService *s, const BusClient *c, uid_t uid, sd_bus_error *error) {
+        UidTally *t = tally(s, uid);
         if (!t)
                 return -ENOMEM;
-        if (c->n_pending >= BUS_CLIENT_PENDING_MAX)
+        if (c && c->n_pending >= BUS_CLIENT_PENDING_MAX)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "This connection has %d calls waiting already, the most it may", BUS_CLIENT_PENDING_MAX);
         if (t->pending >= BUS_UID_PENDING_MAX)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "uid %u has %d calls waiting already, the most it may", (unsigned) c->uid,
+                                         "uid %u has %d calls waiting already, the most it may", (unsigned) uid,
                                          BUS_UID_PENDING_MAX);
         return 0;
+}
+
+int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
+        return may_wait(c->service, c, c->uid, error);
+}
+
+int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_error *error) {
+        const char *name = sd_bus_message_get_sender(m);
+        if (!name && bus_listen_peer(sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
+                return -ENXIO;
+        return may_wait(s, client_find(s, name), uid, error);
 }
 
 void bus_client_count_pending(BusClient *c, int delta) {

@@ -2,10 +2,11 @@
 #pragma once
 
 /* What bgrund holds for one caller's connection: the calls it has waiting
- * (bus-pending.c) and whether it subscribed to signals. It is tracked with
- * sd_bus_track (a --listen connection: by bus-listen.c), so when the connection goes, so does all of it: a caller
- * that leaves leaves nothing behind. Each connection and each uid may hold
- * only so much. */
+ * (bus-pending.c) and whether it subscribed to signals. Its connection is
+ * watched (NameOwnerChanged; a --listen connection: by bus-listen.c), so
+ * when the connection goes, so does all of it: a caller that leaves leaves
+ * nothing behind. A client that holds nothing is dropped at once. Each
+ * connection and each uid may hold only so much. */
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
@@ -29,7 +30,8 @@ typedef struct BusClient {
         sd_bus *bus;                       /* the connection its signals go out on */
         bool direct;                       /* a --listen connection: no bus daemon between */
         uid_t uid;
-        sd_bus_track *track;
+        sd_bus_slot *gone_match;           /* its NameOwnerChanged to "" */
+        sd_bus_slot *owner_check;          /* GetNameOwner, once, after the match */
         PendingCall *pending;              /* its calls waiting on jobs */
         unsigned n_pending;
         bool subscribed;
@@ -43,6 +45,9 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
 /* Whether one more pending call is allowed for c; LimitExceeded in error
  * when not. */
 int bus_client_may_wait(BusClient *c, sd_bus_error *error);
+
+/* The same for m's sender, without making a client of it. */
+int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_error *error);
 
 /* Count a call that starts (+1) or stops (-1) waiting on c's behalf. */
 void bus_client_count_pending(BusClient *c, int delta);

@@ -256,12 +256,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
 
         /* Launch waits for the job to run: the caller must have room. */
-        BusClient *c;
-        r = bus_client_get(s, m, uid, &c);
-        if (r < 0)
-                return r;
-        r = bus_client_may_wait(c, error);
-        bus_client_release(c);
+        r = bus_caller_may_wait(s, m, uid, error);
         if (r < 0)
                 return r;
 
