@@ -540,6 +540,7 @@ void job_started(Job *j) {
         if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
         job_log_started(j);
+        supervisor_pool_refill(rt);
 
         if (j->live && j->live->kill_requested && !j->live->releasing)
                 job_tell_supervisor(j);

@@ -47,9 +47,10 @@ typedef struct SpawnedChild {
 /* Supervisors started ahead of time (bgrun-supervisor --pooled): exec'd and
  * linked, each waits on its go pipe for the id of the job it is to run. One
  * taken spares a Launch the supervisor's exec and dynamic linking, and its
- * fsync of the spec then runs while the containment is readied. Started at
- * the first Launch, refilled when the loop is idle; an idle one leaves on
- * EOF of its go pipe, so none outlives bgrund. */
+ * fsync of the spec then runs while the containment is readied. Filled once
+ * a job runs (supervisor_pool_refill()), not when one is taken: a start of a
+ * supervisor then competes for the CPU with no job's start. An idle one
+ * leaves on EOF of its go pipe, so none outlives bgrund. */
 #define SUPERVISOR_POOL_SIZE 4
 
 typedef struct SupervisorPool {
@@ -361,7 +362,7 @@ static int on_pool_refill(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-static void pool_schedule_refill(Runtime *rt) {
+void supervisor_pool_refill(Runtime *rt) {
         SupervisorPool *p = rt->supervisor_pool;
         if (!p) {
                 p = rt->supervisor_pool = calloc(1, sizeof(SupervisorPool));
@@ -434,7 +435,6 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
                         return r;
                 }
         }
-        pool_schedule_refill(rt);
 
         r = sd_event_add_io(rt->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r >= 0) {

@@ -28,6 +28,10 @@ typedef struct Job Job;
 /* Spawn j's supervisor, held, as plan says; its pid in j->live->spawned_pid. */
 int supervisor_spawn(Job *j, const SpawnPlan *plan);
 
+/* Start supervisors ahead of time, when the loop is idle, until the pool is
+ * full: called once a job runs. */
+void supervisor_pool_refill(Runtime *rt);
+
 /* The mechanism is done with the PID of job_id's supervisor. */
 void supervisor_unpin(Runtime *rt, const char *job_id);
 
