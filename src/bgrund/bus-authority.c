@@ -106,7 +106,7 @@ int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {
                 return uid == served_only;
         if (uid == 0)
                 return 1;
-        int r = bus_polkit_check(s, m, BGRUN_POLKIT_MANAGE_ANY);
+        int r = bus_polkit_check(s, m, uid, BGRUN_POLKIT_MANAGE_ANY);
         if (r == -EINPROGRESS)
                 return r;
         return r > 0; /* a failed query grants nothing */

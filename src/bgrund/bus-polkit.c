@@ -10,6 +10,7 @@ struct PolkitQuery {
         sd_bus_message *request; /* the caller's message, re-dispatched on answer */
         sd_bus_slot *slot;       /* the CheckAuthorization call in flight */
         char *action;
+        uid_t uid;               /* the sender's */
         int result;              /* -EINPROGRESS until polkit answered */
 };
 
@@ -57,7 +58,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 0;
 }
 
-int bus_polkit_check(BusService *s, sd_bus_message *m, const char *action) {
+int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *action) {
         for (PolkitQuery *q = s->polkit_queries; q; q = q->next) {
                 if (q->request != m || !streq(q->action, action))
                         continue;
@@ -73,10 +74,22 @@ int bus_polkit_check(BusService *s, sd_bus_message *m, const char *action) {
         if (!sender)
                 return 0;
 
+        unsigned all = 0, of_uid = 0;
+        for (PolkitQuery *q = s->polkit_queries; q; q = q->next) {
+                all++;
+                of_uid += q->uid == uid;
+        }
+        if (of_uid >= BUS_POLKIT_QUERIES_PER_UID_MAX || all >= BUS_POLKIT_QUERIES_MAX) {
+                log_debug("polkit: uid %u has %u queries in flight (%u in all): not asking again", (unsigned) uid,
+                          of_uid, all);
+                return 0;
+        }
+
         PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
         if (!q)
                 return -ENOMEM;
         q->service = s;
+        q->uid = uid;
         q->request = sd_bus_message_ref(m);
         q->result = -EINPROGRESS;
         q->action = strdup(action);

@@ -8,15 +8,23 @@
  * (sd_bus_enqueue_for_read) and the second call returns the answer. */
 
 #include <systemd/sd-bus.h>
+#include <sys/types.h>
 
 typedef struct BusService BusService;
 typedef struct PolkitQuery PolkitQuery;
 
 #define BGRUN_POLKIT_MANAGE_ANY "org.bgrun.manage-any"
 
-/* 1 granted, 0 not granted (also when polkit is not running or fails),
- * -EINPROGRESS while asking, other -errno when the query cannot start. */
-int bus_polkit_check(BusService *s, sd_bus_message *m, const char *action);
+/* Queries in flight at once, for one uid and in all: a caller that floods
+ * bgrund with calls that need polkit holds no more than this, and past it
+ * is not granted (it asks for nothing it could not ask for again later). */
+#define BUS_POLKIT_QUERIES_PER_UID_MAX 32
+#define BUS_POLKIT_QUERIES_MAX 512
+
+/* 1 granted, 0 not granted (also when polkit is not running or fails, or
+ * when uid, the sender's, has too many queries in flight), -EINPROGRESS
+ * while asking, other -errno when the query cannot start. */
+int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *action);
 
 /* Drop every pending query (on shutdown). */
 void bus_polkit_queries_free(BusService *s);

@@ -169,3 +169,25 @@ test_garbage_calls_from_an_ordinary_user_cannot_hurt_bgrund() {
 	busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping || fail "bgrund does not answer"
 	bgrun kill "$keep" >/dev/null
 }
+
+test_a_flood_of_calls_that_need_polkit_holds_a_bounded_number() {
+	setup_users
+	systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
+	pk=$(systemctl show -P MainPID polkit.service)
+	[[ $pk -gt 0 ]] || fail "polkitd has no pid"
+	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
+	# polkitd stopped: every query bgrund starts stays in flight.
+	trap 'kill -CONT '"$pk"'' EXIT
+	kill -STOP "$pk"
+	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
+	kill -CONT "$pk"
+	trap - EXIT
+	# Past 32 in flight for bob, bgrund asks polkit no more: those calls
+	# are answered at once, as for any caller who is no admin.
+	answered=$(jq -r .answered <<<"$out")
+	assert_eq 68 "$answered" "calls answered while polkit could not answer: $out"
+	assert_eq '["org.bgrun.Runtime1.Error.NoSuchJob"]' "$(jq -c .errors <<<"$out")" "their answer"
+	# The 32 held ones are answered once polkit is back, and bgrund serves on.
+	assert_eq running "$(job_status "$id")" "alice's job"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
