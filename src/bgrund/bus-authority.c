@@ -4,6 +4,7 @@
 #include "bus-listen.h"
 #include "bus-service.h"
 #include "job-id.h"
+#include "log.h"
 #include "macro.h"
 #include "bus-polkit.h"
 
@@ -35,6 +36,111 @@ static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
         strcpy(creds_cache[i].sender, sender);
         creds_cache[i].uid = uid;
         creds_cache[i].pid = pid;
+}
+
+/* Asked for in a method handler, a new sender's credentials would hold up
+ * every other caller for that round trip. So a filter sees each method call
+ * first: one from a sender not in the cache is held while its credentials
+ * are asked for asynchronously, and dispatched again once they are in (or
+ * the daemon failed to say: its handler then asks itself, and reports). The
+ * daemon answers in order, so one sender's calls keep their order. Past
+ * CREDS_QUERIES_MAX held calls, handlers ask for themselves. */
+#define CREDS_QUERIES_MAX 256
+
+typedef struct CredsQuery {
+        struct CredsQuery *next;
+        sd_bus_message *request;
+        sd_bus_slot *slot; /* GetConnectionCredentials in flight; NULL once answered */
+} CredsQuery;
+
+static CredsQuery *creds_queries;
+static unsigned n_creds_queries;
+
+static void creds_query_free(CredsQuery *q) {
+        for (CredsQuery **p = &creds_queries; *p; p = &(*p)->next)
+                if (*p == q) {
+                        *p = q->next;
+                        break;
+                }
+        n_creds_queries--;
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        free(q);
+}
+
+static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CredsQuery *q = userdata;
+        q->slot = sd_bus_slot_unref(q->slot);
+        const char *sender = sd_bus_message_get_sender(q->request);
+        uint32_t uid = UID_INVALID, pid = 0;
+        const char *key;
+        int r = sd_bus_message_is_method_error(reply, NULL) ? -EIO : sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(reply, "s", &key);
+                if (r >= 0 && streq(key, "UnixUserID"))
+                        r = sd_bus_message_read(reply, "v", "u", &uid);
+                else if (r >= 0 && streq(key, "ProcessID"))
+                        r = sd_bus_message_read(reply, "v", "u", &pid);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(reply, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r >= 0 && uid != UID_INVALID)
+                creds_cache_put(sender, (uid_t) uid, (pid_t) pid);
+
+        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot dispatch a call again after its caller's credentials: %m");
+                (void) sd_bus_reply_method_errnof(q->request, r, "Cannot establish the caller's identity: %m");
+                creds_query_free(q);
+        }
+        return 0;
+}
+
+static int creds_prefetch(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        uid_t uid;
+        pid_t pid;
+        if (!sd_bus_message_is_method_call(m, NULL, NULL))
+                return 0;
+        const char *sender = sd_bus_message_get_sender(m), *iface = sd_bus_message_get_interface(m);
+        if (!sender || sender[0] != ':' || creds_cache_get(sender, &uid, &pid))
+                return 0;
+        if (iface && (streq(iface, "org.freedesktop.DBus.Peer") || streq(iface, "org.freedesktop.DBus.Introspectable")))
+                return 0; /* answered without an identity */
+        for (CredsQuery *q = creds_queries; q; q = q->next)
+                if (q->request == m) {
+                        /* Back from its query: dispatched now, whatever came of it. */
+                        creds_query_free(q);
+                        return 0;
+                }
+        if (n_creds_queries >= CREDS_QUERIES_MAX)
+                return 0;
+
+        CredsQuery *q = calloc(1, sizeof(CredsQuery));
+        if (!q)
+                return 0;
+        int r = sd_bus_call_method_async(sd_bus_message_get_bus(m), &q->slot, "org.freedesktop.DBus",
+                                         "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
+                                         on_creds, q, "s", sender);
+        if (r < 0) {
+                free(q);
+                return 0;
+        }
+        q->request = sd_bus_message_ref(m);
+        q->next = creds_queries;
+        creds_queries = q;
+        n_creds_queries++;
+        return 1; /* held */
+}
+
+int bus_authority_prefetch_creds(sd_bus *bus) {
+        return sd_bus_add_filter(bus, NULL, creds_prefetch, NULL);
+}
+
+void bus_authority_prefetch_done(void) {
+        while (creds_queries)
+                creds_query_free(creds_queries);
 }
 
 static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {

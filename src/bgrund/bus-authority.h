@@ -15,6 +15,11 @@ typedef struct Job Job;
  * any other caller's identity is AccessDenied. */
 void bus_authority_serve_only(uid_t uid);
 
+/* Have each method call's sender credentials asked for before its handler
+ * runs, without blocking (a filter on bus); and drop what is in flight. */
+int bus_authority_prefetch_creds(sd_bus *bus);
+void bus_authority_prefetch_done(void);
+
 /* The caller's effective uid from bus credentials; AccessDenied into error
  * when it cannot be established (or is not the one served). */
 int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error);

@@ -210,6 +210,8 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 r = sd_bus_set_exit_on_disconnect(s->bus, true);
                 if (r >= 0)
                         r = sd_bus_attach_event(s->bus, rt->event, 0);
+                if (r >= 0)
+                        r = bus_authority_prefetch_creds(s->bus);
                 if (r < 0)
                         return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
                 r = bus_service_add_objects(s, s->bus);
@@ -237,6 +239,7 @@ BusService *bus_service_free(BusService *s) {
         bus_listen_free(s->listen);
         bus_clients_free(s);
         bus_polkit_queries_free(s);
+        bus_authority_prefetch_done();
         sd_bus_flush_close_unref(s->bus);
         free(s);
         return NULL;
