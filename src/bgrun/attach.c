@@ -67,7 +67,7 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 if (r < 0)
                         return log_error_errno(r, "Failed to build WriteInput call: %m");
 
-                r = sd_bus_call(bus, m, 0, &error, NULL);
+                r = manager_call_raw(bus, m, 0, &error, NULL);
                 if (r >= 0)
                         return 0;
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_INPUT_FULL)) {

@@ -763,7 +763,7 @@ static int forget_one(sd_bus *bus, const char *id, bool quiet_if_gone) {
         if (r < 0)
                 return log_error_errno(r, "Failed to build Forget call: %m");
 
-        r = sd_bus_call(bus, m, 0, &error, NULL);
+        r = manager_call_raw(bus, m, 0, &error, NULL);
         if (r >= 0)
                 return 1;
         /* Gone meanwhile (retention, another forget): nothing to do. */

@@ -330,6 +330,33 @@ test_bad_config_fails_within_5s() {
 	fi
 }
 
+test_run_with_a_bad_config_fails_within_5s_and_runs_nothing() {
+	# Launch goes out at once, and only while it waits for a bgrund that was
+	# not there does bgrun look at bgrund.service: a bad configuration is
+	# still said at once, and the Launch, held by the bus daemon for the
+	# activation, goes with bgrun's connection (nothing of it runs later).
+	local session=cli-bad-config-$$
+	mkdir -p /etc/bgrun/bgrund.conf.d
+	trap 'rm -f /etc/bgrun/bgrund.conf.d/90-test-bad.conf; systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
+	printf '[Runtime]\nContainmentMode=sometimes\n' >/etc/bgrun/bgrund.conf.d/90-test-bad.conf
+	systemctl stop bgrund.service
+	systemctl reset-failed bgrund.service 2>/dev/null
+	start=$(date +%s%N)
+	expect_fail bgrun run -s "$session" --wait -q -- 'true'
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_le "$ms" 5000 "ms until bgrun run --wait failed"
+	assert_contains "$ERR_OUT" "ContainmentMode" "the error names the key"
+	assert_contains "$ERR_OUT" "journalctl -u bgrund" "the error says where to look"
+	assert_eq 1 "$(wc -l <<<"$ERR_OUT")" "one line: $ERR_OUT"
+	echo "NOTE: bgrun run --wait with a bad configuration failed after $ms ms"
+	rm -f /etc/bgrun/bgrund.conf.d/90-test-bad.conf
+	systemctl reset-failed bgrund.service
+	systemctl restart bgrund.service || fail "bgrund did not start with a fixed configuration"
+	sleep 0.5
+	out=$(bgrun list -s "$session" --json) || fail "list: $out"
+	assert_eq 0 "$(jq length <<<"$out")" "jobs of the failed run: $out"
+}
+
 test_stdin_is_forwarded() {
 	launch_option_known Stdin s pipe || skip "bgrund has no Stdin= launch option (WriteInput: branch jobctl)"
 	out=$(bgrun run --stdin --wait -- 'read x; echo got $x' <<<hello) || fail "run --stdin --wait: $out"
