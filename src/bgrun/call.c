@@ -677,8 +677,8 @@ int call_dict(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id, 
         return 0;
 }
 
-int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
-                 uint64_t call_timeout, json_object **ret) {
+static int new_id_call(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                       sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -691,6 +691,18 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
         if (r < 0)
                 return log_error_errno(r, "Failed to build %s call: %m", method);
 
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                 uint64_t call_timeout, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_id_call(bus, method, id, wait_timeout, &m);
+        if (r < 0)
+                return r;
         return call_dict(bus, m, call_timeout, id, ret);
 }
 
@@ -698,15 +710,39 @@ int get_record(sd_bus *bus, const char *id, json_object **ret) {
         return call_id_dict(bus, "Get", id, NULL, 0, ret);
 }
 
-int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
-        uint64_t call_timeout;
-
+/* The call's own timeout: the wait's, and time for the answer to come. */
+static uint64_t wait_call_timeout(uint64_t timeout) {
         if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - CALL_MARGIN_USEC - 1)
-                call_timeout = USEC_INFINITY;
-        else
-                call_timeout = timeout + CALL_MARGIN_USEC;
+                return USEC_INFINITY;
+        return timeout + CALL_MARGIN_USEC;
+}
 
-        return call_id_dict(bus, "Wait", id, &timeout, call_timeout, ret);
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
+        return call_id_dict(bus, "Wait", id, &timeout, wait_call_timeout(timeout), ret);
+}
+
+int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_id_call(bus, "Wait", id, &timeout, &m);
+        if (r < 0)
+                return r;
+        return manager_call_send(bus, m, wait_call_timeout(timeout), ret);
+}
+
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = pending_call_reply(bus, c, &error, &reply);
+        if (r < 0)
+                return log_call_error("Wait", id, &error, r);
+        r = read_dict(reply, ret);
+        if (r < 0)
+                return log_parse_error("Wait", r);
+        return 0;
 }
 
 int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {

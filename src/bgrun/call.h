@@ -90,6 +90,10 @@ int get_record(sd_bus *bus, const char *id, json_object **ret);
 /* One Wait call; the daemon may answer before the job ended or timeout passed. */
 int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
 
+/* wait_record() in two halves, so that the Wait travels with other calls. */
+int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret);
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret);
+
 /* Like wait_record(), but keeps waiting if the daemon returns early (it may
  * cap how long one Wait call blocks) until the job ended or timeout passed. */
 int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);

@@ -272,9 +272,10 @@ int verb_status(sd_bus *bus, const Args *args) {
 
 int verb_logs(sd_bus *bus, const Args *args) {
         _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
+        _cleanup_json_ json_object *first = NULL, *rec = NULL;
         int r;
 
-        r = output_open(bus, args->words[1], &src);
+        r = output_open(bus, args->words[1], 0, &src, args->follow ? &first : NULL);
         if (r < 0)
                 return r;
 
@@ -284,11 +285,9 @@ int verb_logs(sd_bus *bus, const Args *args) {
                         return r;
         }
 
-        if (args->follow) {
-                _cleanup_json_ json_object *rec = NULL;
-
-                r = output_follow(bus, &src, NULL, &rec);
-        } else
+        if (args->follow)
+                r = output_follow(bus, &src, NULL, TAKE_PTR(first), &rec);
+        else
                 r = output_pump(bus, &src, 0);
         if (r < 0)
                 return r;
