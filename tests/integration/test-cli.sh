@@ -357,6 +357,35 @@ test_run_with_a_bad_config_fails_within_5s_and_runs_nothing() {
 	assert_eq 0 "$(jq length <<<"$out")" "jobs of the failed run: $out"
 }
 
+# cli_round_trips FILE COMMAND...: COMMAND's round trips on the bus, one line
+# each (round-trips.py), into FILE.
+cli_round_trips() {
+	local out=$1
+	shift
+	strace -xx -s 4096 -e trace=sendmsg,recvmsg -o "$out.trace" "$@" >/dev/null || fail "$* failed"
+	python3 "$TESTS_DIR/round-trips.py" "$out.trace" >"$out" || fail "round-trips.py failed"
+}
+
+test_run_wait_takes_three_round_trips() {
+	command -v strace >/dev/null || skip "strace is not installed in this sandbox"
+	bgrun run -q true >/dev/null || fail "launch"
+	# The authentication; Hello with NameHasOwner (the diagnostic of a
+	# bgrund that cannot start, never awaited on its own) and Launch; then
+	# OpenOutput with the Wait that is also the record read after it. The
+	# job may outlast that first Wait on a busy machine: more Waits then.
+	cli_round_trips wait.trips bgrun run --wait -q true
+	assert_eq $'AUTH\nHello NameHasOwner Launch\nOpenOutput Wait' "$(head -3 wait.trips)" "round trips of run --wait"
+	assert_eq "" "$(tail -n +4 wait.trips | grep -vx Wait)" "after the third, only Waits"
+	cli_round_trips run.trips bgrun run -q true
+	assert_eq $'AUTH\nHello NameHasOwner Launch' "$(cat run.trips)" "round trips of run"
+	# logs: OpenOutput and the record that says how to read it, together
+	# (once Hello is answered: whether descriptors pass is known then).
+	id=$(bgrun run -q -- 'echo hi') || fail "launch"
+	bgrun wait "$id" >/dev/null
+	cli_round_trips logs.trips bgrun logs "$id"
+	assert_eq $'AUTH\nHello NameHasOwner\nOpenOutput Wait' "$(cat logs.trips)" "round trips of logs"
+}
+
 test_stdin_is_forwarded() {
 	launch_option_known Stdin s pipe || skip "bgrund has no Stdin= launch option (WriteInput: branch jobctl)"
 	out=$(bgrun run --stdin --wait -- 'read x; echo got $x' <<<hello) || fail "run --stdin --wait: $out"
