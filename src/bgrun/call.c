@@ -434,6 +434,9 @@ static int daemon_check_failed_call(const sd_bus_error *error) {
 static int on_call_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         PendingCall *c = userdata;
 
+        /* bgrund answered: nothing more to watch for. */
+        if (!bus_error_means_daemon_missing(sd_bus_message_get_error(m)))
+                daemon_check.missing = false;
         c->reply = sd_bus_message_ref(m);
         return 0;
 }

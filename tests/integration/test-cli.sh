@@ -386,6 +386,19 @@ test_run_wait_takes_three_round_trips() {
 	assert_eq $'AUTH\nHello NameHasOwner\nOpenOutput Wait' "$(cat logs.trips)" "round trips of logs"
 }
 
+test_run_wait_that_starts_bgrund_asks_systemd_only_until_it_answers() {
+	command -v strace >/dev/null || skip "strace is not installed in this sandbox"
+	# bgrund stopped: the Launch starts it, and bgrun looks at bgrund.service
+	# (Properties.Get on systemd) while the Launch waits, and never once
+	# bgrund answered, however long the job runs.
+	systemctl stop bgrund.service
+	cli_round_trips start.trips bgrun run --wait -q -- 'sleep 1'
+	n=$(grep -n -x 'OpenOutput Wait' start.trips | cut -d: -f1)
+	[[ -n $n ]] || fail "no OpenOutput with its Wait: $(cat start.trips)"
+	assert_le 1 "$(head -n "$n" start.trips | grep -c -w Get)" "looks at bgrund.service while bgrund starts: $(cat start.trips)"
+	assert_eq "" "$(tail -n +$((n + 1)) start.trips | grep -vx Wait)" "calls after bgrund answered: $(cat start.trips)"
+}
+
 test_stdin_is_forwarded() {
 	launch_option_known Stdin s pipe || skip "bgrund has no Stdin= launch option (WriteInput: branch jobctl)"
 	out=$(bgrun run --stdin --wait -- 'read x; echo got $x' <<<hello) || fail "run --stdin --wait: $out"
