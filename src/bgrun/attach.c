@@ -67,7 +67,7 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 if (r < 0)
                         return log_error_errno(r, "Failed to build WriteInput call: %m");
 
-                r = sd_bus_call(bus, m, 0, &error, NULL);
+                r = manager_call_raw(bus, m, 0, &error, NULL);
                 if (r >= 0)
                         return 0;
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_INPUT_FULL)) {
@@ -429,10 +429,12 @@ int attach_job(sd_bus *bus, const char *id, const AttachOptions *o, json_object 
         }
 
         if (o->output) {
-                r = output_open(bus, id, &src);
+                _cleanup_json_ json_object *first = NULL;
+
+                r = output_open(bus, id, a.hooks.wait_usec, &src, &first);
                 if (r < 0)
                         return r;
-                r = output_follow(bus, &src, &a.hooks, &rec);
+                r = output_follow(bus, &src, &a.hooks, TAKE_PTR(first), &rec);
         } else
                 r = attach_wait(bus, &a, &rec);
         attach_restore_terminal(&a);

@@ -64,6 +64,22 @@ static enum {
 } reached = REACHED_SYSTEM_BUS;
 static const char *reached_where = NULL; /* the host or the address */
 
+/* Whether bgrund is there, asked of the bus with the first call (NameHasOwner,
+ * sent with it, never awaited on its own): only while a call is unanswered
+ * and bgrund was not there does the wait ask the service manager how
+ * bgrund.service is doing, so that one that cannot start is said at once,
+ * with the reason, rather than after the bus' activation timeout. Only on a
+ * bus with a service manager (the system or the user bus). */
+static struct {
+        bool missing;            /* nobody owned the name: the first call starts bgrund */
+        bool reported;           /* why it cannot start was said: nothing more to say */
+        bool reason_known;
+        char *reason;            /* bgrund --check-config's reason, if it gives one */
+        uint64_t since;          /* when bgrund.service last changed state, before this start */
+        uint64_t started;        /* when the name was found missing */
+        uint64_t next_check;     /* 0: not looked at yet */
+} daemon_check;
+
 static void log_daemon_missing(void) {
         switch (reached) {
         case REACHED_SYSTEM_BUS:
@@ -89,6 +105,10 @@ static void log_daemon_missing(void) {
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r) {
         if (r >= 0)
                 r = -EIO;
+
+        /* Why bgrund cannot start was said instead. */
+        if (daemon_check.reported)
+                return r;
 
         if (bus_error_means_daemon_missing(error)) {
                 log_daemon_missing();
@@ -340,94 +360,137 @@ static void log_cannot_start(const char *reason, bool stale) {
                           "bgrund%s --check-config)", u, u);
 }
 
-static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        sd_bus_message **reply = userdata;
+static int on_name_has_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        int has_owner = 0;
 
-        *reply = sd_bus_message_ref(m);
+        if (sd_bus_message_is_method_error(m, NULL) || sd_bus_message_read(m, "b", &has_owner) < 0 || has_owner)
+                return 0; /* there, or we cannot tell: the call itself will say */
+        daemon_check.missing = true;
+        daemon_check.started = now_monotonic_usec();
         return 0;
 }
 
-/* On a bus with a service manager: if bgrund is not there, it is started
- * (by activation) now, and one that cannot start is said at once, with the
- * reason, rather than after the bus' activation timeout. */
-static int ensure_daemon(sd_bus *bus) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        _cleanup_free_ char *reason = NULL;
-        uint64_t next_check = 0, since, started = now_monotonic_usec();
-        bool reason_known = false;
-        int has_owner = 0, r;
+/* A floating slot: the bus owns it, and the answer may never be read. */
+static int daemon_check_start(sd_bus *bus) {
+        return sd_bus_call_method_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                        "org.freedesktop.DBus", "NameHasOwner", on_name_has_owner, NULL, "s",
+                                        BGRUN_BUS_NAME);
+}
 
-        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                               "NameHasOwner", NULL, &m, "s", BGRUN_BUS_NAME);
-        if (r < 0 || sd_bus_message_read(m, "b", &has_owner) < 0 || has_owner)
-                return 0; /* there, or we cannot tell: the call itself will say */
-        m = sd_bus_message_unref(m);
+static int daemon_cannot_start(const char *reason, bool stale) {
+        log_cannot_start(reason, stale);
+        daemon_check.reported = true;
+        return -ENOTCONN;
+}
 
-        since = bgrund_unit_changed_at(bus);
-        r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Peer",
-                                           "Ping");
-        if (r >= 0)
-                r = sd_bus_call_async(bus, &slot, m, on_ping_reply, &reply, 0);
-        if (r < 0)
+/* One look at bgrund.service while a call waits for a bgrund that was not
+ * there: -ENOTCONN once it is known not to come (and said), else 0. */
+static int daemon_check_step(sd_bus *bus) {
+        uint64_t now = now_monotonic_usec();
+        UnitHealth health;
+
+        if (now < daemon_check.next_check)
                 return 0;
+        /* Read once the name was found missing, which is after the first
+         * call went out: a start that failed in that moment is taken for
+         * an old failure, and said 2 s later. */
+        if (daemon_check.next_check == 0)
+                daemon_check.since = bgrund_unit_changed_at(bus);
+        daemon_check.next_check = now + 250 * USEC_PER_MSEC;
 
-        while (!reply) {
-                uint64_t now = now_monotonic_usec();
+        health = bgrund_unit_health(bus);
+        if (health != UNIT_FINE && !daemon_check.reason_known) {
+                daemon_check.reason = check_config_reason(reached == REACHED_USER_BUS);
+                daemon_check.reason_known = true;
+        }
+        /* The configuration says why: said at once. */
+        if (health != UNIT_FINE && daemon_check.reason)
+                return daemon_cannot_start(daemon_check.reason, false);
+        if (health == UNIT_FAILED) {
+                /* Failed since our call: this start failed. */
+                if (bgrund_unit_changed_at(bus) > daemon_check.since)
+                        return daemon_cannot_start(NULL, false);
+                /* Failed before, and still, though asked to start (the bus
+                 * daemon waits for an activation that does not come): say
+                 * so rather than wait for its timeout. */
+                if (now - daemon_check.started >= STALE_FAILURE_USEC)
+                        return daemon_cannot_start(NULL, true);
+        }
+        return 0;
+}
 
+/* A call answered that bgrund is missing, while it was not there before:
+ * if its configuration says why, that is the line to print. */
+static int daemon_check_failed_call(const sd_bus_error *error) {
+        if (!daemon_check.missing || !bus_error_means_daemon_missing(error))
+                return 0;
+        if (!daemon_check.reason_known) {
+                daemon_check.reason = check_config_reason(reached == REACHED_USER_BUS);
+                daemon_check.reason_known = true;
+        }
+        return daemon_check.reason ? daemon_cannot_start(daemon_check.reason, false) : 0;
+}
+
+static int on_call_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        PendingCall *c = userdata;
+
+        /* bgrund answered: nothing more to watch for. */
+        if (!bus_error_means_daemon_missing(sd_bus_message_get_error(m)))
+                daemon_check.missing = false;
+        c->reply = sd_bus_message_ref(m);
+        return 0;
+}
+
+int manager_call_send(sd_bus *bus, sd_bus_message *m, uint64_t timeout, PendingCall *ret) {
+        int r;
+
+        *ret = (PendingCall) {};
+        r = sd_bus_call_async(bus, &ret->slot, m, on_call_reply, ret, timeout);
+        if (r < 0)
+                return log_error_errno(r, "Failed to send %s call: %m", sd_bus_message_get_member(m));
+        return 0;
+}
+
+void pending_call_done(PendingCall *c) {
+        c->slot = sd_bus_slot_unref(c->slot);
+        c->reply = sd_bus_message_unref(c->reply);
+}
+
+int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply) {
+        int r;
+
+        while (!c->reply) {
                 r = sd_bus_process(bus, NULL);
                 if (r < 0)
-                        return 0;
+                        return r;
                 if (r > 0)
                         continue;
 
-                if (now >= next_check) {
-                        UnitHealth health = bgrund_unit_health(bus);
-
-                        next_check = now + 250 * USEC_PER_MSEC;
-                        if (health != UNIT_FINE && !reason_known) {
-                                reason = check_config_reason(reached == REACHED_USER_BUS);
-                                reason_known = true;
-                        }
-                        /* The configuration says why: said at once. */
-                        if (health != UNIT_FINE && reason) {
-                                log_cannot_start(reason, false);
-                                return -ENOTCONN;
-                        }
-                        if (health == UNIT_FAILED) {
-                                /* Failed since our call: this start failed. */
-                                if (bgrund_unit_changed_at(bus) > since) {
-                                        log_cannot_start(NULL, false);
-                                        return -ENOTCONN;
-                                }
-                                /* Failed before, and still, though asked to start
-                                 * (the bus daemon waits for an activation that does
-                                 * not come): say so rather than wait for its timeout. */
-                                if (now - started >= STALE_FAILURE_USEC) {
-                                        log_cannot_start(NULL, true);
-                                        return -ENOTCONN;
-                                }
-                        }
+                if (daemon_check.missing) {
+                        r = daemon_check_step(bus);
+                        if (r < 0)
+                                return r;
                 }
 
-                r = sd_bus_wait(bus, 100 * USEC_PER_MSEC);
+                r = sd_bus_wait(bus, daemon_check.missing ? 100 * USEC_PER_MSEC : UINT64_MAX);
                 if (r < 0 && r != -EINTR)
-                        return 0;
+                        return r;
         }
 
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                const sd_bus_error *e = sd_bus_message_get_error(reply);
-
-                if (bus_error_means_daemon_missing(e)) {
-                        if (!reason_known)
-                                reason = check_config_reason(reached == REACHED_USER_BUS);
-                        if (reason) {
-                                log_cannot_start(reason, false);
-                                return -ENOTCONN;
-                        }
+        if (sd_bus_message_is_method_error(c->reply, NULL)) {
+                r = sd_bus_error_copy(error, sd_bus_message_get_error(c->reply));
+                /* What sd-bus answers for every call when the connection
+                 * closes: the connection went, not the time. */
+                if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) && sd_bus_is_open(bus) <= 0) {
+                        sd_bus_error_free(error);
+                        return -ECONNRESET;
                 }
+                return daemon_check_failed_call(error) ?: r;
         }
-        return 0; /* up, or the first call tells what is wrong */
+
+        if (ret_reply)
+                *ret_reply = sd_bus_message_ref(c->reply);
+        return 0;
 }
 
 int bus_caller_uid(sd_bus *bus, uid_t *ret) {
@@ -510,9 +573,9 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 r = sd_bus_open_system(&bus);
         }
         if (r >= 0) {
-                r = ensure_daemon(bus);
+                r = daemon_check_start(bus);
                 if (r < 0)
-                        return r;
+                        return log_error_errno(r, "Failed to send NameHasOwner call: %m");
                 *ret = TAKE_PTR(bus);
                 return 0;
         }
@@ -559,12 +622,23 @@ int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret) {
         return 0;
 }
 
+int manager_call_raw(sd_bus *bus, sd_bus_message *m, uint64_t timeout, sd_bus_error *error,
+                     sd_bus_message **ret_reply) {
+        _cleanup_(pending_call_done) PendingCall c = {};
+        int r;
+
+        r = sd_bus_call_async(bus, &c.slot, m, on_call_reply, &c, timeout);
+        if (r < 0)
+                return r;
+        return pending_call_reply(bus, &c, error, ret_reply);
+}
+
 int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id,
                  sd_bus_message **ret_reply) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_call(bus, m, timeout, &error, ret_reply);
+        r = manager_call_raw(bus, m, timeout, &error, ret_reply);
         if (r < 0)
                 return log_call_error(sd_bus_message_get_member(m), id, &error, r);
         return 0;
@@ -606,8 +680,8 @@ int call_dict(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id, 
         return 0;
 }
 
-int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
-                 uint64_t call_timeout, json_object **ret) {
+static int new_id_call(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                       sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -620,6 +694,18 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
         if (r < 0)
                 return log_error_errno(r, "Failed to build %s call: %m", method);
 
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                 uint64_t call_timeout, json_object **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_id_call(bus, method, id, wait_timeout, &m);
+        if (r < 0)
+                return r;
         return call_dict(bus, m, call_timeout, id, ret);
 }
 
@@ -627,15 +713,39 @@ int get_record(sd_bus *bus, const char *id, json_object **ret) {
         return call_id_dict(bus, "Get", id, NULL, 0, ret);
 }
 
-int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
-        uint64_t call_timeout;
-
+/* The call's own timeout: the wait's, and time for the answer to come. */
+static uint64_t wait_call_timeout(uint64_t timeout) {
         if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - CALL_MARGIN_USEC - 1)
-                call_timeout = USEC_INFINITY;
-        else
-                call_timeout = timeout + CALL_MARGIN_USEC;
+                return USEC_INFINITY;
+        return timeout + CALL_MARGIN_USEC;
+}
 
-        return call_id_dict(bus, "Wait", id, &timeout, call_timeout, ret);
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {
+        return call_id_dict(bus, "Wait", id, &timeout, wait_call_timeout(timeout), ret);
+}
+
+int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = new_id_call(bus, "Wait", id, &timeout, &m);
+        if (r < 0)
+                return r;
+        return manager_call_send(bus, m, wait_call_timeout(timeout), ret);
+}
+
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = pending_call_reply(bus, c, &error, &reply);
+        if (r < 0)
+                return log_call_error("Wait", id, &error, r);
+        r = read_dict(reply, ret);
+        if (r < 0)
+                return log_parse_error("Wait", r);
+        return 0;
 }
 
 int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {

@@ -45,13 +45,35 @@ bool bus_target_is_remote(const BusTarget *target);
 /* A new call of method on bgrund's Manager. */
 int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret);
 
+/* A call sent whose answer is read later: calls sent one after another go
+ * out together, one round trip for all. It must stay where it is (the
+ * answer is stored in it) until pending_call_done(). */
+typedef struct PendingCall {
+        sd_bus_slot *slot;
+        sd_bus_message *reply;
+} PendingCall;
+
+/* Sends m without waiting; logs a failure to send. */
+int manager_call_send(sd_bus *bus, sd_bus_message *m, uint64_t timeout, PendingCall *ret);
+/* Waits for c's answer. On a failed call returns the negative error with
+ * *error set, unlogged (log_call_error() says it). While bgrund is being
+ * started, says at once if it cannot start (and returns -ENOTCONN). */
+int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply);
+void pending_call_done(PendingCall *c);
+
+/* manager_call_send() and pending_call_reply() in one: a call whose failure
+ * the caller tells itself. */
+int manager_call_raw(sd_bus *bus, sd_bus_message *m, uint64_t timeout, sd_bus_error *error,
+                     sd_bus_message **ret_reply);
+
 /* Calls m; on failure logs one line (about job id, if not NULL) and returns
  * the negative error. timeout 0 is sd-bus' default, USEC_INFINITY none. */
 int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id,
                  sd_bus_message **ret_reply);
 
-/* One line for a failed method call. id may be NULL if the call is not about
- * one job. Returns r (negative). */
+/* One line for a failed method call (none if why bgrund cannot start was
+ * said already). id may be NULL if the call is not about one job. Returns r
+ * (negative). */
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r);
 int log_parse_error(const char *method, int r);
 
@@ -67,6 +89,10 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
 int get_record(sd_bus *bus, const char *id, json_object **ret);
 /* One Wait call; the daemon may answer before the job ended or timeout passed. */
 int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
+
+/* wait_record() in two halves, so that the Wait travels with other calls. */
+int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret);
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret);
 
 /* Like wait_record(), but keeps waiting if the daemon returns early (it may
  * cap how long one Wait call blocks) until the job ended or timeout passed. */

@@ -58,12 +58,9 @@ static bool error_means_no_fd_passing(const sd_bus_error *error, int r) {
                 (!sd_bus_error_is_set(error) && (r == -EOPNOTSUPP || r == -EBADMSG));
 }
 
-/* One OpenOutput call: 1 with a descriptor of our own, 0 where there is
- * none to be had (ReadOutput it is). */
-static int open_output_fd(sd_bus *bus, const char *id, int *ret_fd) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r, bus_fd;
+static int open_output_send(sd_bus *bus, const char *id, PendingCall *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
 
         r = manager_new_call(bus, "OpenOutput", &m);
         if (r < 0)
@@ -71,8 +68,17 @@ static int open_output_fd(sd_bus *bus, const char *id, int *ret_fd) {
         r = sd_bus_message_append_basic(m, 's', id);
         if (r < 0)
                 return log_error_errno(r, "Failed to build OpenOutput call: %m");
+        return manager_call_send(bus, m, 0, ret);
+}
 
-        r = sd_bus_call(bus, m, 0, &error, &reply);
+/* OpenOutput's answer: 1 with a descriptor of our own, 0 where there is
+ * none to be had (ReadOutput it is). */
+static int open_output_finish(sd_bus *bus, PendingCall *c, const char *id, int *ret_fd) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r, bus_fd;
+
+        r = pending_call_reply(bus, c, &error, &reply);
         if (r < 0) {
                 if (error_means_no_fd_passing(&error, r))
                         return 0;
@@ -90,43 +96,75 @@ static int open_output_fd(sd_bus *bus, const char *id, int *ret_fd) {
         return 1;
 }
 
-int output_open(sd_bus *bus, const char *id, OutputSource *ret) {
+static int open_output_fd(sd_bus *bus, const char *id, int *ret_fd) {
+        _cleanup_(pending_call_done) PendingCall c = {};
+        int r;
+
+        r = open_output_send(bus, id, &c);
+        if (r < 0)
+                return r;
+        return open_output_finish(bus, &c, id, ret_fd);
+}
+
+int output_open(sd_bus *bus, const char *id, uint64_t wait_usec, OutputSource *ret, json_object **ret_record) {
+        _cleanup_(pending_call_done) PendingCall open = {}, wait = {};
         _cleanup_json_ json_object *rec = NULL;
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
+        bool fds;
         int r;
 
         *ret = (OutputSource) { .id = id, .fd = -EBADF };
 
-        r = sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD);
-        if (r <= 0)
-                return 0; /* ReadOutput it is */
-
-        r = open_output_fd(bus, id, &fd);
-        if (r <= 0)
-                return r;
-
         /* bgrund hands a running job's output file as the job wrote it, and
          * an ended job's kept output in its final form (with the marker).
-         * A record read after the call tells which this is: running now
-         * means running then. An ended job may have ended after the call,
-         * and the file then be the one as written: take the final one. */
-        r = get_record(bus, id, &rec);
-        if (r < 0)
-                return r;
-        if (record_is_running(rec))
-                ret->live = true;
-        else if (record_truncated(rec)) {
-                fd = safe_close(fd);
-                r = open_output_fd(bus, id, &fd);
-                if (r <= 0)
+         * A record read after the call tells which this is: running then
+         * means running at the call. So a Wait goes right behind OpenOutput
+         * (bgrund answers it after OpenOutput; one round trip for both),
+         * and is a follower's first round too. */
+        fds = sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD) > 0; /* else ReadOutput it is */
+        if (fds) {
+                r = open_output_send(bus, id, &open);
+                if (r < 0)
+                        return r;
+        }
+        if (fds || ret_record) {
+                r = wait_record_send(bus, id, wait_usec, &wait);
+                if (r < 0)
+                        return r;
+        }
+        if (fds) {
+                r = open_output_finish(bus, &open, id, &fd);
+                if (r < 0)
+                        return r;
+        }
+        if (fds || ret_record) {
+                r = wait_record_finish(bus, &wait, id, &rec);
+                if (r < 0)
                         return r;
         }
 
-        if (fstat(fd, &st) < 0)
-                return log_error_errno(errno, "Failed to stat output descriptor: %m");
-        ret->fd = TAKE_FD(fd);
-        ret->regular = S_ISREG(st.st_mode);
+        if (fd >= 0) {
+                /* An ended job may have ended after the call, and the file
+                 * then be the one as written: take the final one. */
+                if (record_is_running(rec))
+                        ret->live = true;
+                else if (record_truncated(rec)) {
+                        fd = safe_close(fd);
+                        r = open_output_fd(bus, id, &fd);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        if (fd >= 0) {
+                if (fstat(fd, &st) < 0)
+                        return log_error_errno(errno, "Failed to stat output descriptor: %m");
+                ret->fd = TAKE_FD(fd);
+                ret->regular = S_ISREG(st.st_mode);
+        }
+        if (ret_record)
+                *ret_record = TAKE_PTR(rec);
         return 0;
 }
 
@@ -296,7 +334,8 @@ static int output_follow_step(sd_bus *bus, OutputSource *src) {
         return output_pump_read(bus, src, true);
 }
 
-int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object **ret) {
+int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object *first, json_object **ret) {
+        _cleanup_json_ json_object *next = first;
         int r;
 
         for (;;) {
@@ -315,10 +354,15 @@ int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_objec
                         }
                 }
 
-                /* Blocks in the daemon for a moment: this is our pacing. */
-                r = wait_record(bus, src->id, hooks ? hooks->wait_usec : FOLLOW_POLL_USEC, &rec);
-                if (r < 0)
-                        return r;
+                /* Blocks in the daemon for a moment: this is our pacing.
+                 * The first round's came with OpenOutput. */
+                if (next)
+                        rec = TAKE_PTR(next);
+                else {
+                        r = wait_record(bus, src->id, hooks ? hooks->wait_usec : FOLLOW_POLL_USEC, &rec);
+                        if (r < 0)
+                                return r;
+                }
 
                 if (src->fd >= 0 && src->live && record_truncated(rec)) {
                         r = leave_live_fd(src);

@@ -31,8 +31,10 @@ typedef struct OutputSource {
 } OutputSource;
 
 /* Sets up reading the output of job id: its descriptor, or ReadOutput where
- * fd passing does not work. */
-int output_open(sd_bus *bus, const char *id, OutputSource *ret);
+ * fd passing does not work. With ret_record, also the record from a Wait
+ * of wait_usec sent with it (no round trip of its own): a follower's first
+ * round, for output_follow(). */
+int output_open(sd_bus *bus, const char *id, uint64_t wait_usec, OutputSource *ret, json_object **ret_record);
 void output_source_done(OutputSource *src);
 
 /* Copies all output there is now (of a running job: what it had written
@@ -49,9 +51,10 @@ typedef struct FollowHooks {
 } FollowHooks;
 
 /* Streams the job's output until the job has ended and every byte was
- * written; the final record goes to ret. hooks may be NULL. Returns 0, or
- * what hooks->step returned when not 0. */
-int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object **ret);
+ * written; the final record goes to ret. hooks may be NULL. first (may be
+ * NULL; taken over) is the first round's record, from output_open().
+ * Returns 0, or what hooks->step returned when not 0. */
+int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object *first, json_object **ret);
 
 /* Makes src start at the last `lines` lines of the output there is now
  * (0: at its end), as tail -n does. */

@@ -272,9 +272,10 @@ int verb_status(sd_bus *bus, const Args *args) {
 
 int verb_logs(sd_bus *bus, const Args *args) {
         _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
+        _cleanup_json_ json_object *first = NULL, *rec = NULL;
         int r;
 
-        r = output_open(bus, args->words[1], &src);
+        r = output_open(bus, args->words[1], 0, &src, args->follow ? &first : NULL);
         if (r < 0)
                 return r;
 
@@ -284,11 +285,9 @@ int verb_logs(sd_bus *bus, const Args *args) {
                         return r;
         }
 
-        if (args->follow) {
-                _cleanup_json_ json_object *rec = NULL;
-
-                r = output_follow(bus, &src, NULL, &rec);
-        } else
+        if (args->follow)
+                r = output_follow(bus, &src, NULL, TAKE_PTR(first), &rec);
+        else
                 r = output_pump(bus, &src, 0);
         if (r < 0)
                 return r;
@@ -763,7 +762,7 @@ static int forget_one(sd_bus *bus, const char *id, bool quiet_if_gone) {
         if (r < 0)
                 return log_error_errno(r, "Failed to build Forget call: %m");
 
-        r = sd_bus_call(bus, m, 0, &error, NULL);
+        r = manager_call_raw(bus, m, 0, &error, NULL);
         if (r >= 0)
                 return 1;
         /* Gone meanwhile (retention, another forget): nothing to do. */

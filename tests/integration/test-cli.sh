@@ -330,6 +330,75 @@ test_bad_config_fails_within_5s() {
 	fi
 }
 
+test_run_with_a_bad_config_fails_within_5s_and_runs_nothing() {
+	# Launch goes out at once, and only while it waits for a bgrund that was
+	# not there does bgrun look at bgrund.service: a bad configuration is
+	# still said at once, and the Launch, held by the bus daemon for the
+	# activation, goes with bgrun's connection (nothing of it runs later).
+	local session=cli-bad-config-$$
+	mkdir -p /etc/bgrun/bgrund.conf.d
+	trap 'rm -f /etc/bgrun/bgrund.conf.d/90-test-bad.conf; systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
+	printf '[Runtime]\nContainmentMode=sometimes\n' >/etc/bgrun/bgrund.conf.d/90-test-bad.conf
+	systemctl stop bgrund.service
+	systemctl reset-failed bgrund.service 2>/dev/null
+	start=$(date +%s%N)
+	expect_fail bgrun run -s "$session" --wait -q -- 'true'
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_le "$ms" 5000 "ms until bgrun run --wait failed"
+	assert_contains "$ERR_OUT" "ContainmentMode" "the error names the key"
+	assert_contains "$ERR_OUT" "journalctl -u bgrund" "the error says where to look"
+	assert_eq 1 "$(wc -l <<<"$ERR_OUT")" "one line: $ERR_OUT"
+	echo "NOTE: bgrun run --wait with a bad configuration failed after $ms ms"
+	rm -f /etc/bgrun/bgrund.conf.d/90-test-bad.conf
+	systemctl reset-failed bgrund.service
+	systemctl restart bgrund.service || fail "bgrund did not start with a fixed configuration"
+	sleep 0.5
+	out=$(bgrun list -s "$session" --json) || fail "list: $out"
+	assert_eq 0 "$(jq length <<<"$out")" "jobs of the failed run: $out"
+}
+
+# cli_round_trips FILE COMMAND...: COMMAND's round trips on the bus, one line
+# each (round-trips.py), into FILE.
+cli_round_trips() {
+	local out=$1
+	shift
+	strace -xx -s 4096 -e trace=sendmsg,recvmsg -o "$out.trace" "$@" >/dev/null || fail "$* failed"
+	python3 "$TESTS_DIR/round-trips.py" "$out.trace" >"$out" || fail "round-trips.py failed"
+}
+
+test_run_wait_takes_three_round_trips() {
+	command -v strace >/dev/null || skip "strace is not installed in this sandbox"
+	bgrun run -q true >/dev/null || fail "launch"
+	# The authentication; Hello with NameHasOwner (the diagnostic of a
+	# bgrund that cannot start, never awaited on its own) and Launch; then
+	# OpenOutput with the Wait that is also the record read after it. The
+	# job may outlast that first Wait on a busy machine: more Waits then.
+	cli_round_trips wait.trips bgrun run --wait -q true
+	assert_eq $'AUTH\nHello NameHasOwner Launch\nOpenOutput Wait' "$(head -3 wait.trips)" "round trips of run --wait"
+	assert_eq "" "$(tail -n +4 wait.trips | grep -vx Wait)" "after the third, only Waits"
+	cli_round_trips run.trips bgrun run -q true
+	assert_eq $'AUTH\nHello NameHasOwner Launch' "$(cat run.trips)" "round trips of run"
+	# logs: OpenOutput and the record that says how to read it, together
+	# (once Hello is answered: whether descriptors pass is known then).
+	id=$(bgrun run -q -- 'echo hi') || fail "launch"
+	bgrun wait "$id" >/dev/null
+	cli_round_trips logs.trips bgrun logs "$id"
+	assert_eq $'AUTH\nHello NameHasOwner\nOpenOutput Wait' "$(cat logs.trips)" "round trips of logs"
+}
+
+test_run_wait_that_starts_bgrund_asks_systemd_only_until_it_answers() {
+	command -v strace >/dev/null || skip "strace is not installed in this sandbox"
+	# bgrund stopped: the Launch starts it, and bgrun looks at bgrund.service
+	# (Properties.Get on systemd) while the Launch waits, and never once
+	# bgrund answered, however long the job runs.
+	systemctl stop bgrund.service
+	cli_round_trips start.trips bgrun run --wait -q -- 'sleep 1'
+	n=$(grep -n -x 'OpenOutput Wait' start.trips | cut -d: -f1)
+	[[ -n $n ]] || fail "no OpenOutput with its Wait: $(cat start.trips)"
+	assert_le 1 "$(head -n "$n" start.trips | grep -c -w Get)" "looks at bgrund.service while bgrund starts: $(cat start.trips)"
+	assert_eq "" "$(tail -n +$((n + 1)) start.trips | grep -vx Wait)" "calls after bgrund answered: $(cat start.trips)"
+}
+
 test_stdin_is_forwarded() {
 	launch_option_known Stdin s pipe || skip "bgrund has no Stdin= launch option (WriteInput: branch jobctl)"
 	out=$(bgrun run --stdin --wait -- 'read x; echo got $x' <<<hello) || fail "run --stdin --wait: $out"
