@@ -47,10 +47,10 @@ typedef struct SpawnedChild {
 /* Supervisors started ahead of time (bgrun-supervisor --pooled): exec'd and
  * linked, each waits on its go pipe for the id of the job it is to run. One
  * taken spares a Launch the supervisor's exec and dynamic linking, and its
- * fsync of the spec then runs while the containment is readied. Filled once
- * a job runs (supervisor_pool_refill()), not when one is taken: a start of a
- * supervisor then competes for the CPU with no job's start. An idle one
- * leaves on EOF of its go pipe, so none outlives bgrund. */
+ * fsync of the spec then runs while the containment is readied. Refilled
+ * only when Launches pause (supervisor_pool_refill()); a burst of them
+ * empties the pool and spawns the rest as before. An idle one leaves on EOF
+ * of its go pipe, so none outlives bgrund. */
 #define SUPERVISOR_POOL_SIZE 4
 
 typedef struct SupervisorPool {
@@ -350,15 +350,21 @@ static int pool_fill_one(Runtime *rt) {
         return 0;
 }
 
-/* One at a time, when nothing else waits: the bus goes first. */
-static int on_pool_refill(sd_event_source *s, void *userdata) {
+/* Started one at a time, each once bgrund has neither started nor answered
+ * a Launch for a while: a supervisor's start (its exec, its linking) then
+ * competes for the CPU with no job's start or end. */
+#define POOL_QUIET_USEC (20 * USEC_PER_MSEC)
+
+static int on_pool_refill(sd_event_source *s, uint64_t usec, void *userdata) {
         Runtime *rt = userdata;
         SupervisorPool *p = rt->supervisor_pool;
         int r = p->n_idle < SUPERVISOR_POOL_SIZE ? pool_fill_one(rt) : 0;
         if (r < 0)
                 log_debug_errno(r, "Cannot start a supervisor ahead of time: %m");
-        if (r < 0 || p->n_idle >= SUPERVISOR_POOL_SIZE)
-                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (r >= 0 && p->n_idle < SUPERVISOR_POOL_SIZE) {
+                (void) sd_event_source_set_time_relative(s, POOL_QUIET_USEC);
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
         return 0;
 }
 
@@ -370,11 +376,12 @@ void supervisor_pool_refill(Runtime *rt) {
                         return; /* no pool: every Launch spawns its own */
         }
         if (!p->refill) {
-                if (sd_event_add_defer(rt->event, &p->refill, on_pool_refill, rt) < 0)
+                if (sd_event_add_time_relative(rt->event, &p->refill, CLOCK_MONOTONIC, POOL_QUIET_USEC, 0,
+                                               on_pool_refill, rt) < 0)
                         return;
-                (void) sd_event_source_set_priority(p->refill, SD_EVENT_PRIORITY_IDLE);
-        }
-        (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ON);
+        } else
+                (void) sd_event_source_set_time_relative(p->refill, POOL_QUIET_USEC);
+        (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ONESHOT);
 }
 
 /* Hand an idle supervisor job j: the job's id down its go pipe, and, for a
@@ -424,6 +431,7 @@ int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         if (r < 0 && r != -EAGAIN)
                 log_debug_errno(r, "Job %s: the supervisor started ahead of time could not take it (%m); "
                                 "starting one", j->id);
+        supervisor_pool_refill(rt); /* not while this Launch is under way */
         if (r < 0) {
                 r = spawn_supervisor(rt, j->id, plan->cgroup_fd, &pid, &pidfd, &ready_read, &go_write);
                 if (r < 0)

@@ -28,8 +28,9 @@ typedef struct Job Job;
 /* Spawn j's supervisor, held, as plan says; its pid in j->live->spawned_pid. */
 int supervisor_spawn(Job *j, const SpawnPlan *plan);
 
-/* Start supervisors ahead of time, when the loop is idle, until the pool is
- * full: called once a job runs. */
+/* Start supervisors ahead of time until the pool is full, once Launches
+ * pause: called when one starts a supervisor and when its job runs, each
+ * call putting the refill off again. */
 void supervisor_pool_refill(Runtime *rt);
 
 /* The mechanism is done with the PID of job_id's supervisor. */
