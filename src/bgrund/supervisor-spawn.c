@@ -376,8 +376,8 @@ void supervisor_pool_refill(Runtime *rt) {
                         return; /* no pool: every Launch spawns its own */
         }
         if (!p->refill) {
-                if (sd_event_add_time_relative(rt->event, &p->refill, CLOCK_MONOTONIC, POOL_QUIET_USEC, 0,
-                                               on_pool_refill, rt) < 0)
+                if (sd_event_add_time_relative(rt->event, &p->refill, CLOCK_MONOTONIC, POOL_QUIET_USEC,
+                                               USEC_PER_MSEC, on_pool_refill, rt) < 0)
                         return;
         } else
                 (void) sd_event_source_set_time_relative(p->refill, POOL_QUIET_USEC);

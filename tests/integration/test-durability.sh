@@ -8,6 +8,7 @@
 
 # Idle: with no job yet, its command line holds the placeholder where an id goes.
 pooled_supervisors() { pgrep -f 'bgrun-supervisor --job -{10} ' || true; }
+pool_holds() { test "$(pooled_supervisors | wc -l)" "$@"; } # pool_holds -ge 1
 
 # fsync_trace OUT SECONDS [END]: follow bgrund and its idle supervisors with
 # strace (fsync-like calls, with their files) over `bgrun run -- sleep
@@ -18,7 +19,8 @@ fsync_trace() {
 	local out=$1 seconds=$2 to_end=${3:-} sp
 	command -v strace >/dev/null || skip "no strace on this host"
 	bgrun run --wait -q true || fail "warm-up job failed" # fills the pool
-	wait_until 5 test "$(pooled_supervisors | wc -l)" -ge 1 || fail "no supervisor was started ahead of time"
+	# Full: none is started while strace attaches to those there.
+	wait_until 5 pool_holds -eq 4 || fail "the pool was not filled"
 	strace -f -qq -y -ttt -e trace=fsync,fdatasync,sync_file_range,syncfs,sync -o "$out" \
 		-p "$(bgrund_pid) $(pooled_supervisors | tr '\n' ' ')" &
 	sp=$!
@@ -70,7 +72,7 @@ test_one_fsync_before_the_end_is_told() {
 test_a_launch_takes_a_supervisor_started_ahead_of_time() {
 	bgrun run --wait -q true || fail "warm-up job failed"
 	# Refilled when bgrund is idle, never past its size (4).
-	wait_until 5 test "$(pooled_supervisors | wc -l)" -eq 4 ||
+	wait_until 5 pool_holds -eq 4 ||
 		fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
 	idle=$(pooled_supervisors)
 	id=$(bgrun run -- sleep 300) || fail "launch failed"
@@ -79,14 +81,14 @@ test_a_launch_takes_a_supervisor_started_ahead_of_time() {
 	# It names its job now, where ps and bgrund's search for it look.
 	assert_contains "$(tr '\0' ' ' <"/proc/$sup/cmdline")" "--job $id " "the supervisor's command line"
 	assert_eq running "$(job_status "$id")" "status"
-	wait_until 5 test "$(pooled_supervisors | wc -l)" -eq 4 || fail "the pool was not refilled"
+	wait_until 5 pool_holds -eq 4 || fail "the pool was not refilled"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
 }
 
 test_idle_supervisors_leave_with_bgrund_and_jobs_stay() {
 	id=$(bgrun run -- sleep 300) || fail "launch failed"
 	sup=$(supervisor_pid "$id")
-	wait_until 5 test "$(pooled_supervisors | wc -l)" -ge 1 || fail "no supervisor was started ahead of time"
+	wait_until 5 pool_holds -ge 1 || fail "no supervisor was started ahead of time"
 	idle=$(pooled_supervisors)
 	systemctl stop bgrund.service || fail "bgrund did not stop"
 	for p in $idle; do
