@@ -63,23 +63,23 @@ static int wait_for_go(int go_fd) {
  * is damaged) and where ps shows it. 0 and the id; -ECANCELED on EOF: bgrund
  * is gone or needs no more of us, and there is no job to say anything of. */
 static int wait_for_job(int go_fd, char *placeholder, char ret[static JOB_ID_MAX]) {
+        /* Exactly an id and its newline: what follows (the go byte) stays. */
+        char buf[JOB_ID_LEN + 1];
         size_t n = 0;
-        for (;;) {
-                char c;
-                ssize_t k = read(go_fd, &c, 1);
+        while (n < sizeof buf) {
+                ssize_t k = read(go_fd, buf + n, sizeof buf - n);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
                         return negative_errno();
                 if (k == 0)
                         return -ECANCELED;
-                if (c == '\n')
-                        break;
-                if (n >= JOB_ID_LEN)
-                        return -EINVAL;
-                ret[n++] = c;
+                n += (size_t) k;
         }
-        ret[n] = '\0';
+        if (buf[JOB_ID_LEN] != '\n')
+                return -EINVAL;
+        memcpy(ret, buf, JOB_ID_LEN);
+        ret[JOB_ID_LEN] = '\0';
         if (!job_id_is_valid(ret))
                 return -EINVAL;
         if (placeholder && strlen(placeholder) == JOB_ID_LEN)
