@@ -43,8 +43,8 @@ void bench_output(void) {
         for (unsigned i = 0; i < 2 * S.output_reps; i++) {
                 if ((i + i / 2) % 2 == 0) {
                         /* The reference: the command as a plain child of
-                         * ours, writing the file itself (tmpfs, as the state
-                         * directory is in the sandbox). */
+                         * ours, writing the file itself, on the file system
+                         * of bgrund's state directory. */
                         double ms = run_timed(argv);
                         struct stat st;
                         last_d = -1;
@@ -84,7 +84,7 @@ void bench_output(void) {
                  "%.2fx (median of %zu pairs)", b, best(&sb), d, best(&sd), pr, pairs.n);
         row(fmt("Output: a job writing %.0f MiB to stdout, Launch → Wait returns; median (best) of %zu", mb, sb.n),
             b > 0 ? fmt("%.0f MiB/s (%.0f)", b, best(&sb)) : fmt("n/a"),
-            d > 0 ? fmt("`%s > FILE` as a plain child, both on tmpfs: %.0f MiB/s (%.0f)", cmd, d, best(&sd))
+            d > 0 ? fmt("`%s > FILE` as a plain child, both on %s: %.0f MiB/s (%.0f)", cmd, state_fs(), d, best(&sd))
                   : fmt("n/a"),
             pr > 0 ? fmt("%.2fx (median of %zu back-to-back pairs; of medians %s, of bests %s)", pr, pairs.n,
                          ratio_str(b, d), ratio_str(best(&sb), best(&sd)))

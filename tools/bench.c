@@ -124,7 +124,9 @@ void cleanup(void) {
 static void setup(void) {
         snprintf(session, sizeof session, "bgrun-bench-%d", (int) getpid());
         snprintf(unit_prefix, sizeof unit_prefix, "bgrun-bench-%d-", (int) getpid());
-        snprintf(out_file, sizeof out_file, "/var/tmp/bgrun-bench-%d.out", (int) getpid());
+        /* Beside bgrund's state, where a job's output goes: the same file
+         * system for both sides of the output row. */
+        snprintf(out_file, sizeof out_file, "/var/lib/bgrun/bgrun-bench-%d.out", (int) getpid());
 
         bus_connect();
 
