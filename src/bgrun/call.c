@@ -356,8 +356,11 @@ static void log_cannot_start(const char *reason, bool stale) {
                 log_error("bgrund.service failed before and is not started again (start it with: systemctl%s "
                           "restart bgrund.service; see: journalctl%s -u bgrund)", u, u);
         else
+                /* Failed just now: after too many tries systemd will not
+                 * start it again by itself, so say how to. */
                 log_error("bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
-                          "bgrund%s --check-config)", u, u);
+                          "bgrund%s --check-config; then start it with: systemctl%s restart bgrund.service)",
+                          u, u, u);
 }
 
 static int on_name_has_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
