@@ -96,7 +96,7 @@ static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *e
         /* Untracked, it still goes once it holds nothing (bus_client_release). */
         if (sd_bus_message_is_method_error(m, NULL))
                 log_warning("Cannot watch connection %s for its end: %s", c->name,
-                            sd_bus_message_get_error(m)->message);
+                            sd_bus_message_get_error(m)->message ?: sd_bus_message_get_error(m)->name);
         return 0;
 }
 

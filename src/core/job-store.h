@@ -18,8 +18,8 @@
  * is only what an answer already told: that a job exists once Launch
  * answered (spec.json), and how it ended once an end was reported
  * (result.json). Hence one fsync before Launch answers, the spec's, made by
- * the supervisor while the command execs (job_store_sync_spec), and one
- * before an end is reported, the result's. run.json and grant.json speak of
+ * the supervisor while it is held and bgrund readies the containment
+ * (job_store_sync_spec), and one before an end is reported, the result's. run.json and grant.json speak of
  * processes and cgroups that a power loss takes with it: never synced. */
 
 #include <stdint.h>
