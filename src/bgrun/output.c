@@ -220,35 +220,45 @@ static int leave_live_fd(OutputSource *src) {
         return 0;
 }
 
+/* One ReadOutput call: up to max bytes of job id's output from offset. The
+ * bytes point into *ret_reply, which the caller unrefs. */
+static int call_read_output(sd_bus *bus, const char *id, uint64_t offset, size_t max, sd_bus_message **ret_reply,
+                            const void **ret_data, size_t *ret_size, uint64_t *ret_next, int *ret_complete) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r = manager_new_call(bus, "ReadOutput", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "stu", id, offset, (uint32_t) max);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build ReadOutput call: %m");
+        r = manager_call(bus, m, 0, id, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_array(reply, 'y', ret_data, ret_size);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tb", ret_next, ret_complete);
+        if (r < 0)
+                return log_parse_error("ReadOutput", r);
+        *ret_reply = TAKE_PTR(reply);
+        return 0;
+}
+
 /* One ReadOutput call at src->offset. What comes starts at next - size:
  * past offset when offset was dropped, and the marker says how much. With
  * stop_at_gap nothing after a gap is printed: src->skipping is set instead.
  * Returns 1 when the daemon says the output is complete, else 0; *ret_size
  * is how many bytes were printed. */
 static int output_read_chunk(sd_bus *bus, OutputSource *src, bool stop_at_gap, size_t *ret_size) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const void *data;
         size_t size;
         uint64_t next, start;
         int complete, r;
 
         *ret_size = 0;
-        r = manager_new_call(bus, "ReadOutput", &m);
+        r = call_read_output(bus, src->id, src->offset, READ_OUTPUT_CHUNK, &reply, &data, &size, &next, &complete);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "stu", src->id, src->offset, (uint32_t) READ_OUTPUT_CHUNK);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build ReadOutput call: %m");
-
-        r = manager_call(bus, m, 0, src->id, &reply);
-        if (r < 0)
-                return r;
-
-        r = sd_bus_message_read_array(reply, 'y', &data, &size);
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "tb", &next, &complete);
-        if (r < 0)
-                return log_parse_error("ReadOutput", r);
 
         /* Trust "next" only if it moves forward; else count what we got. */
         start = next >= src->offset + size ? next - size : src->offset;
@@ -457,27 +467,16 @@ typedef struct ReadOutputAt {
 } ReadOutputAt;
 
 static ssize_t read_at_bus(void *userdata, void *buf, size_t n, uint64_t offset) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ReadOutputAt *a = userdata;
         const void *data;
         size_t size;
         uint64_t next;
-        int complete, r;
+        int complete;
 
-        r = manager_new_call(a->bus, "ReadOutput", &m);
+        int r = call_read_output(a->bus, a->id, offset, n, &reply, &data, &size, &next, &complete);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "stu", a->id, offset, (uint32_t) n);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build ReadOutput call: %m");
-        r = manager_call(a->bus, m, 0, a->id, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_array(reply, 'y', &data, &size);
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "tb", &next, &complete);
-        if (r < 0)
-                return log_parse_error("ReadOutput", r);
         /* Bytes from elsewhere than offset (a dropped middle): treat as short. */
         if (next != offset + size)
                 return 0;
