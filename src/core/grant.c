@@ -99,16 +99,18 @@ int grant_read(int dir_fd, Grant *ret) {
         return r < 0 ? r : grant_from_json(json, ret);
 }
 
+int grant_release_read(int dir_fd, Grant *g, TeardownMethod method) {
+        if (g->state == GRANT_RELEASED)
+                return 0;
+        g->state = GRANT_RELEASED;
+        g->dead = true;
+        g->method = method;
+        g->released_at = now_realtime_usec();
+        return grant_write(dir_fd, g);
+}
+
 int grant_release(int dir_fd, TeardownMethod method) {
         _cleanup_(grant_done) Grant g = {};
         int r = grant_read(dir_fd, &g);
-        if (r < 0)
-                return r;
-        if (g.state == GRANT_RELEASED)
-                return 0;
-        g.state = GRANT_RELEASED;
-        g.dead = true;
-        g.method = method;
-        g.released_at = now_realtime_usec();
-        return grant_write(dir_fd, &g);
+        return r < 0 ? r : grant_release_read(dir_fd, &g, method);
 }

@@ -45,6 +45,9 @@ int grant_open(int dir_fd, Mechanism mechanism, const char *unit, const char *cg
  * idempotent. -ENOENT when there is no grant. */
 int grant_release(int dir_fd, TeardownMethod method);
 
+/* The same for a grant already read from dir_fd (g is updated). */
+int grant_release_read(int dir_fd, Grant *g, TeardownMethod method);
+
 int grant_read(int dir_fd, Grant *ret);
 
 int grant_to_json(const Grant *g, char **ret);

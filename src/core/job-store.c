@@ -120,13 +120,12 @@ int job_store_sync_spec(int dir_fd) {
 }
 
 int job_store_settle_grant(int dir_fd, const JobResult *res) {
-        Grant g = {};
+        _cleanup_(grant_done) Grant g = {};
         int r = grant_read(dir_fd, &g);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         bool release = reap_release_grant(g.state == GRANT_OPEN, res->dead);
-        grant_done(&g);
-        return release ? grant_release(dir_fd, res->method) : 0;
+        return release ? grant_release_read(dir_fd, &g, res->method) : 0;
 }
 
 int job_store_finish(int dir_fd, const JobResult *res) {
