@@ -17,26 +17,12 @@ void bench_launch_cgroupfs(void) {
                  S.launches, S.warmup);
         for (unsigned i = 0; i < S.warmup + S.launches; i++) {
                 bool keep = i >= S.warmup;
-                JobId id;
                 double ms;
                 Rec rec;
 
                 /* Launch returns once the job runs (the same interval as the
-                 * systemd rows); its end and Forget are untimed. */
-                uint64_t rt0 = now_rt_usec();
-                if (launch("true", &id, &ms)) {
-                        uint64_t rt1 = now_rt_usec();
-                        if (keep)
-                                sample_add(&sb, ms);
-                        if (record("Wait", id.s, 30 * USEC_PER_SEC, &rec) &&
-                            (!streq(rec.status, "exited") || strncmp(rec.cgroup, "/bgrun-job-", 11) != 0))
-                                bad++;
-                        if (keep && rec.started_at >= rt0 && rec.started_at <= rt1) {
-                                sample_add(&s_exec, (double) (rec.started_at - rt0) / 1000);
-                                sample_add(&s_reply, (double) (rt1 - rec.started_at) / 1000);
-                        }
-                        forget(id.s);
-                } else
+                 * systemd rows). */
+                if (!launch_round(keep, &sb, &s_exec, &s_reply, &rec) || strncmp(rec.cgroup, "/bgrun-job-", 11) != 0)
                         bad++;
 
                 /* An agent's pause between commands, untimed: bgrund starts

@@ -138,6 +138,11 @@ int read_rec(sd_bus_message *m, Rec *rec);
 bool launch(const char *command, JobId *ret, double *ret_ms);
 bool record(const char *member, const char *id, uint64_t timeout_usec, Rec *rec);
 bool forget(const char *id);
+/* One timed Launch of `true`, then its end (Wait) and Forget, untimed, so
+ * rounds do not overlap. With keep, the Launch's time goes to s_launch and
+ * its split at the record's started_at to s_exec and s_reply. False when it
+ * failed or did not exit cleanly; *ret_rec is its final record. */
+bool launch_round(bool keep, Samples *s_launch, Samples *s_exec, Samples *s_reply, Rec *ret_rec);
 size_t batch(const char *member, const JobId *ids, size_t n, unsigned par);
 double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool wait_end,
                    size_t *ret_failed);

@@ -99,6 +99,25 @@ bool record(const char *member, const char *id, uint64_t timeout_usec, Rec *rec)
         return true;
 }
 
+bool launch_round(bool keep, Samples *s_launch, Samples *s_exec, Samples *s_reply, Rec *ret_rec) {
+        JobId id;
+        double ms;
+        *ret_rec = (Rec) {};
+        uint64_t rt0 = now_rt_usec();
+        if (!launch("true", &id, &ms))
+                return false;
+        uint64_t rt1 = now_rt_usec();
+        if (keep)
+                sample_add(s_launch, ms);
+        bool ok = record("Wait", id.s, 30 * USEC_PER_SEC, ret_rec) && streq(ret_rec->status, "exited");
+        if (ok && keep && ret_rec->started_at >= rt0 && ret_rec->started_at <= rt1) {
+                sample_add(s_exec, (double) (ret_rec->started_at - rt0) / 1000);
+                sample_add(s_reply, (double) (rt1 - ret_rec->started_at) / 1000);
+        }
+        forget(id.s);
+        return ok;
+}
+
 bool forget(const char *id) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = bgrun_call("Forget", CALL_TIMEOUT, &e, "s", id);

@@ -109,25 +109,10 @@ static void launch_phase(Phase *ph) {
                  "(interleaved, %u warm-up rounds)", ph->fs, S.launches, S.warmup);
         for (unsigned i = 0; i < S.warmup + S.launches; i++) {
                 bool keep = i >= S.warmup;
-                JobId id;
-                double ms;
                 Rec rec;
 
-                /* bgrun: Launch returns once the job runs; then let it end
-                 * and forget it, untimed, so rounds do not overlap. */
-                uint64_t rt0 = now_rt_usec();
-                if (launch("true", &id, &ms)) {
-                        uint64_t rt1 = now_rt_usec();
-                        if (keep)
-                                sample_add(&ph->launch, ms);
-                        if (record("Wait", id.s, 30 * USEC_PER_SEC, &rec) && !streq(rec.status, "exited"))
-                                ph->bad++;
-                        if (keep && rec.started_at >= rt0 && rec.started_at <= rt1) {
-                                sample_add(&ph->to_exec, (double) (rec.started_at - rt0) / 1000);
-                                sample_add(&ph->exec_to_reply, (double) (rt1 - rec.started_at) / 1000);
-                        }
-                        forget(id.s);
-                } else
+                /* bgrun: Launch returns once the job runs. */
+                if (!launch_round(keep, &ph->launch, &ph->to_exec, &ph->exec_to_reply, &rec))
                         ph->bad++;
 
                 struct {
