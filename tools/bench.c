@@ -155,15 +155,33 @@ static void on_signal(int sig) {
         _exit(130);
 }
 
+/* The full run's phases, in order; --only runs one. */
+static const struct {
+        const char *name;
+        void (*run)(void);
+} phases[] = {
+        { "launch", bench_launch }, { "throughput", bench_throughput }, { "kill", bench_kill },
+        { "output", bench_output }, { "memory", bench_running_memory }, { "records", bench_records },
+};
+
+static bool phase_known(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(phases); i++)
+                if (streq(name, phases[i].name))
+                        return true;
+        return false;
+}
+
 int main(int argc, char *argv[]) {
         static const struct option opts[] = {
                 { "quick", no_argument, NULL, 'q' },
                 { "cgroupfs", no_argument, NULL, 'c' },
+                { "only", required_argument, NULL, 'o' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         int c;
-        while ((c = getopt_long(argc, argv, "qch", opts, NULL)) >= 0)
+        const char *only = NULL;
+        while ((c = getopt_long(argc, argv, "qco:h", opts, NULL)) >= 0)
                 switch (c) {
                 case 'q':
                         quick = true;
@@ -171,20 +189,29 @@ int main(int argc, char *argv[]) {
                 case 'c':
                         cgroupfs_mode = true;
                         break;
+                case 'o':
+                        only = optarg;
+                        break;
                 case 'h':
-                        printf("usage: %s [--quick] [--cgroupfs]\n"
+                        printf("usage: %s [--quick] [--cgroupfs] [--only PHASE]\n"
                                "Runs bgrun's benchmarks against references measured in the same run and prints\n"
                                "a Markdown table. Needs root and a bgrund on the system bus: use tools/benchmark.\n"
                                "--cgroupfs: only the launch row, against bgrund --listen where there is no\n"
-                               "systemd (tools/sandbox --no-systemd, the cgroupfs mechanism).\n",
+                               "systemd (tools/sandbox --no-systemd, the cgroupfs mechanism).\n"
+                               "--only PHASE: one phase of the full run, to work on it: launch, throughput,\n"
+                               "kill, output, memory or records.\n",
                                argv[0]);
                         return 0;
                 default:
-                        fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+                        fprintf(stderr, "usage: %s [--quick] [--cgroupfs] [--only PHASE]\n", argv[0]);
                         return 2;
                 }
         if (optind < argc) {
                 fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+                return 2;
+        }
+        if (only && !phase_known(only)) {
+                fprintf(stderr, "%s: no phase '%s' (launch, throughput, kill, output, memory, records)\n", argv[0], only);
                 return 2;
         }
         S = quick ? quick_sizes : full_sizes;
@@ -228,12 +255,9 @@ int main(int argc, char *argv[]) {
         progress("bgrun %s (%s), systemd %s, bgrund pid %d, RSS %.1f MiB; %s run", version, mode, sd_version,
                  (int) dpid, rss_fresh / KIB, quick ? "quick" : "full-size");
 
-        bench_launch();
-        bench_throughput();
-        bench_kill();
-        bench_output();
-        bench_running_memory();
-        bench_records();
+        for (size_t i = 0; i < ELEMENTSOF(phases); i++)
+                if (!only || streq(only, phases[i].name))
+                        phases[i].run();
         cleanup();
 
         struct utsname u;
