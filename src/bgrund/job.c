@@ -435,7 +435,10 @@ static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
 /* The supervisor does the teardown (a stop's signal and grace, cgroup.kill,
  * confirm empty) and its exit tells the end. The signal goes through the
  * pidfd that was verified against the supervisor's start token; the
- * watchdog covers one that does not answer. */
+ * watchdog covers one that does not answer. Measured and dropped (#14): a
+ * cgroup.kill of the payload by bgrund itself beside the signal, and the
+ * supervisor telling its end on the readiness pipe before its exit; neither
+ * made a Kill's answer come sooner. */
 static void job_tell_supervisor(Job *j) {
         JobLive *l = j->live;
         assert(j->phase == JOB_PHASE_RUNNING);

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         int r = job_spec_from_json(json, &s);
         if (r < 0) {
-                FUZZ_CHECK(r == -EBADMSG, "job_spec_from_json: %d", r);
+                /* Malformed, or of a newer format than this build reads. */
+                FUZZ_CHECK(r == -EBADMSG || r == -EPROTONOSUPPORT, "job_spec_from_json: %d", r);
                 FUZZ_CHECK(!s.command && !s.environment && !s.groups && !s.id[0], "a failed load wrote its output");
                 free(json);
                 return 0;
