@@ -103,17 +103,18 @@ static int creds_prefetch(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         pid_t pid;
         if (!sd_bus_message_is_method_call(m, NULL, NULL))
                 return 0;
+        /* Back from its query: dispatched now, whatever came of it. First,
+         * as its sender is usually in the cache by now. */
+        for (CredsQuery *q = creds_queries; q; q = q->next)
+                if (q->request == m) {
+                        creds_query_free(q);
+                        return 0;
+                }
         const char *sender = sd_bus_message_get_sender(m), *iface = sd_bus_message_get_interface(m);
         if (!sender || sender[0] != ':' || creds_cache_get(sender, &uid, &pid))
                 return 0;
         if (iface && (streq(iface, "org.freedesktop.DBus.Peer") || streq(iface, "org.freedesktop.DBus.Introspectable")))
                 return 0; /* answered without an identity */
-        for (CredsQuery *q = creds_queries; q; q = q->next)
-                if (q->request == m) {
-                        /* Back from its query: dispatched now, whatever came of it. */
-                        creds_query_free(q);
-                        return 0;
-                }
         if (n_creds_queries >= CREDS_QUERIES_MAX)
                 return 0;
 

@@ -586,6 +586,26 @@ test_waits_from_a_connection_gone_before_they_are_handled_are_not_kept() {
 		"Waits refused at once, per connection of 9 (1,024 fit)"
 }
 
+# The first call of a connection bgrund does not know is held while the bus
+# says who sent it, then dispatched again: the hold must end there, message
+# and descriptors with it, whatever the call was (here a Get of the wrong
+# signature, carrying a descriptor). 300 connections: more than the 256 held
+# calls there may be at once, past which bgrund would stop holding any.
+test_a_call_held_for_its_callers_credentials_is_not_kept() {
+	setup_users
+	local pid fds_before fds_after out
+	pid=$(bgrund_pid)
+	# Warm: bgrund's own descriptors (journal, bus) opened before counting.
+	as_user alice "$PY" "$TESTS_DIR/sharing-first-calls.py" 3 >/dev/null || fail "the first calls failed"
+	fds_before=$(ls "/proc/$pid/fd" | wc -l)
+	out=$(as_user alice "$PY" "$TESTS_DIR/sharing-first-calls.py" 300) || fail "the first calls failed: $out"
+	assert_eq 300 "$(jq -r .answered <<<"$out")" "calls answered: $out"
+	assert_eq '["org.freedesktop.DBus.Error.InvalidArgs"]' "$(jq -c .errors <<<"$out")" "their answer"
+	fds_after=$(ls "/proc/$pid/fd" | wc -l)
+	assert_le "$fds_after" $((fds_before + 8)) "bgrund's open descriptors after 300 first calls (before: $fds_before)"
+	assert_eq "$pid" "$(bgrund_pid)" "bgrund's pid"
+}
+
 # Subscriptions are held per connection too: at most 64 per uid.
 test_subscriptions_are_bounded_per_uid_and_dropped_with_their_connection() {
 	setup_users
