@@ -58,17 +58,37 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 0;
 }
 
+/* An answered query leaves the list when its message comes back, for that
+ * one dispatch: its handler may ask for the answer, or may not any more
+ * (what it was about changed meanwhile, as a job forgotten), and either way
+ * it is gone with the next message. Kept in the list, one no handler asked
+ * for again would hold its message, and a slot of its uid's, for good. */
+static int polkit_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        BusService *s = userdata;
+        s->polkit_answer = query_free(s->polkit_answer);
+        for (PolkitQuery *q = s->polkit_queries; q; q = q->next)
+                if (q->request == m && q->result != -EINPROGRESS) {
+                        query_unlink(s, q);
+                        s->polkit_answer = q;
+                        break;
+                }
+        return 0;
+}
+
+int bus_polkit_attach(BusService *s, sd_bus *bus) {
+        return sd_bus_add_filter(bus, NULL, polkit_filter, s);
+}
+
 int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *action) {
-        for (PolkitQuery *q = s->polkit_queries; q; q = q->next) {
-                if (q->request != m || !streq(q->action, action))
-                        continue;
-                if (q->result == -EINPROGRESS)
-                        return -EINPROGRESS;
-                int result = q->result;
-                query_unlink(s, q);
-                query_free(q);
+        PolkitQuery *a = s->polkit_answer;
+        if (a && a->request == m && streq(a->action, action)) {
+                int result = a->result;
+                s->polkit_answer = query_free(a);
                 return result;
         }
+        for (PolkitQuery *q = s->polkit_queries; q; q = q->next)
+                if (q->request == m && streq(q->action, action))
+                        return -EINPROGRESS;
 
         const char *sender = sd_bus_message_get_sender(m);
         if (!sender)
@@ -117,6 +137,7 @@ int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *ac
 }
 
 void bus_polkit_queries_free(BusService *s) {
+        s->polkit_answer = query_free(s->polkit_answer);
         while (s->polkit_queries) {
                 PolkitQuery *q = s->polkit_queries;
                 s->polkit_queries = q->next;

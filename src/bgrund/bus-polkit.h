@@ -5,7 +5,9 @@
  * ever blocking bgrund. The first call for a message starts the query and
  * returns -EINPROGRESS; the method handler then returns without replying.
  * When polkit answers, the message is queued for dispatch again
- * (sd_bus_enqueue_for_read) and the second call returns the answer. */
+ * (sd_bus_enqueue_for_read) and the second call returns the answer; an
+ * answer its handler does not ask for again is dropped after that dispatch
+ * (bus_polkit_attach()'s filter). */
 
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
@@ -25,6 +27,10 @@ typedef struct PolkitQuery PolkitQuery;
  * when uid, the sender's, has too many queries in flight), -EINPROGRESS
  * while asking, other -errno when the query cannot start. */
 int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *action);
+
+/* The filter that hands an answer to its message's next dispatch: on the
+ * bus the queries are made on, after any filter that may hold a message. */
+int bus_polkit_attach(BusService *s, sd_bus *bus);
 
 /* Drop every pending query (on shutdown). */
 void bus_polkit_queries_free(BusService *s);

@@ -212,6 +212,8 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                         r = sd_bus_attach_event(s->bus, rt->event, 0);
                 if (r >= 0)
                         r = bus_authority_prefetch_creds(s->bus);
+                if (r >= 0)
+                        r = bus_polkit_attach(s, s->bus);
                 if (r < 0)
                         return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
                 r = bus_service_add_objects(s, s->bus);

@@ -19,6 +19,7 @@ typedef struct BusService {
         struct BusListen *listen;
         Runtime *runtime;
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
+        struct PolkitQuery *polkit_answer;  /* the answer for the message being dispatched */
         struct BusClient *clients;          /* connections holding calls or subscriptions */
         struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
         struct BusClient *subscribers;      /* connections that called Subscribe */

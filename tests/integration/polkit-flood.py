@@ -3,7 +3,9 @@
 """Send N Get calls for a job that is not the caller's, at once, on one
 connection: each needs polkit's answer (is the caller an admin?). Prints how
 many were answered within SECONDS, and the distinct error names.
-    polkit-flood.py JOB N SECONDS"""
+    polkit-flood.py JOB N SECONDS [MARK]
+MARK: a file made once bgrund has handled all N (a Peer.Ping sent after
+them is answered: bgrund handles one connection's calls in order)."""
 import asyncio, json, sys
 from dbus_next.aio import MessageBus
 from dbus_next import BusType, Message, MessageType
@@ -11,7 +13,7 @@ from dbus_next import BusType, Message, MessageType
 DEST, PATH, IFACE = "org.bgrun.Runtime1", "/org/bgrun/Runtime1", "org.bgrun.Runtime1.Manager"
 
 
-async def main(job, n, seconds):
+async def main(job, n, seconds, mark):
     bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
     serials, answers = set(), []
 
@@ -24,6 +26,9 @@ async def main(job, n, seconds):
         m = Message(destination=DEST, path=PATH, interface=IFACE, member="Get", signature="s", body=[job])
         bus.send(m)
         serials.add(m.serial)  # given by send
+    if mark:
+        await bus.call(Message(destination=DEST, path=PATH, interface="org.freedesktop.DBus.Peer", member="Ping"))
+        open(mark, "w").close()
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
     while len(answers) < n and loop.time() < end:
@@ -33,4 +38,4 @@ async def main(job, n, seconds):
     bus.disconnect()
 
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3])))
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None))
