@@ -60,6 +60,17 @@ static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint
                         return r;
                 LaunchOptions o = {};
                 _cleanup_free_ char *message = NULL;
+                const char *want = streq(key, "Signal") ? "i" : streq(key, "GraceUSec") ? "t" : NULL, *type = NULL;
+                if (!want)
+                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
+                                                 "Unknown Stop option '%.64s' (Signal and GraceUSec are known)", key);
+                r = sd_bus_message_peek_type(m, NULL, &type);
+                if (r < 0)
+                        return r;
+                if (!type || !streq(type, want))
+                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
+                                                 "Stop option %s must be of type '%s', not '%.16s'", key, want,
+                                                 type ?: "");
                 if (streq(key, "Signal")) {
                         int32_t v;
                         r = sd_bus_message_read(m, "v", "i", &v);
@@ -75,9 +86,7 @@ static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint
                                 r = launch_options_set(&o, launch_options[LAUNCH_OPTION_STOP_GRACE_USEC].name,
                                                        &(LaunchValue) { .signature = "t", .u64 = v }, &message);
                         grace = o.stop_grace_usec;
-                } else
-                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
-                                                 "Unknown Stop option (Signal and GraceUSec are known)");
+                }
                 if (r == -EINVAL && message)
                         return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS, "%s", message);
                 if (r >= 0)

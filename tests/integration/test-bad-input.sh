@@ -27,6 +27,23 @@ test_option_of_wrong_type() { launch_fails_with $INVALID "MaxRuntimeUSec must be
 test_zero_max_runtime() { launch_fails_with $INVALID "MaxRuntimeUSec must be greater than 0" "'true'" "''" "'/'" "{'MaxRuntimeUSec': <uint64 0>}"; }
 test_bad_environment() { launch_fails_with $INVALID "NAME=VALUE" "'true'" "''" "'/'" "{'Environment': <['NOEQUALS']>}"; }
 
+# Stop's options: a wrong type or an unknown key is named, and the job runs on.
+test_stop_options_of_wrong_type_or_unknown() {
+	local id pid
+	id=$(bgrun run -q -- 'sleep 300') || fail "cannot launch"
+	pid=$(bgrund_pid)
+	expect_fail gcall Stop "'$id'" "{'Signal': <'TERM'>}"
+	assert_contains "$ERR_OUT" $INVALID "error name"
+	assert_contains "$ERR_OUT" "Stop option Signal must be of type 'i', not 's'" "error message"
+	expect_fail gcall Stop "'$id'" "{'GraceUSec': <uint32 5>}"
+	assert_contains "$ERR_OUT" "Stop option GraceUSec must be of type 't', not 'u'" "error message"
+	expect_fail gcall Stop "'$id'" "{'Colour': <'red'>}"
+	assert_contains "$ERR_OUT" "Unknown Stop option 'Colour'" "error message"
+	assert_eq running "$(job_status "$id")" "the job after refused Stops"
+	assert_eq "$pid" "$(bgrund_pid)" "bgrund pid"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
+
 test_one_mib_command() {
 	head -c 1048576 /dev/zero | tr '\0' x >big
 	before=$(njobs)
