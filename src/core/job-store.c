@@ -155,5 +155,8 @@ int job_store_output_disk_size(int dir_fd, uint64_t *ret) {
 int job_store_remove(int jobs_fd, const char *id) {
         if (!job_id_is_valid(id))
                 return -ENOENT;
+        _cleanup_close_ int dir_fd = openat(jobs_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir_fd >= 0)
+                output_store_release(dir_fd);
         return rm_rf_at(jobs_fd, id);
 }

@@ -73,5 +73,6 @@ int job_store_output_counts(int dir_fd, uint64_t *ret_bytes, uint64_t *ret_dropp
  * counts. */
 int job_store_output_disk_size(int dir_fd, uint64_t *ret);
 
-/* Remove a job's directory and everything in it. */
+/* Remove a job's directory and everything in it, its output's room first
+ * (output_store_release()). */
 int job_store_remove(int jobs_fd, const char *id);

@@ -242,12 +242,14 @@ int output_store_open_kept(int dir_fd, int *ret_fd, OutputLayout *ret_layout) {
         return -EAGAIN;
 }
 
+/* The files that hold output bytes. */
+static const char *const output_files[] = { "output", JOB_OUTPUT_TAIL_FILE, JOB_OUTPUT_NEW_FILE };
+
 int output_store_disk_size(int dir_fd, uint64_t *ret) {
         uint64_t sum = 0;
-        static const char *const names[] = { "output", JOB_OUTPUT_TAIL_FILE, JOB_OUTPUT_NEW_FILE };
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(output_files); i++) {
                 struct stat st;
-                if (fstatat(dir_fd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (fstatat(dir_fd, output_files[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
                         if (errno == ENOENT)
                                 continue;
                         return negative_errno();
@@ -256,4 +258,14 @@ int output_store_disk_size(int dir_fd, uint64_t *ret) {
         }
         *ret = sum;
         return 0;
+}
+
+void output_store_release(int dir_fd) {
+        for (size_t i = 0; i < ELEMENTSOF(output_files); i++) {
+                _cleanup_close_ int fd = openat(dir_fd, output_files[i],
+                                                O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+                struct stat st;
+                if (fd >= 0 && fstat(fd, &st) >= 0 && S_ISREG(st.st_mode))
+                        (void) !ftruncate(fd, 0);
+        }
 }

@@ -48,3 +48,9 @@ int output_store_open_kept(int dir_fd, int *ret_fd, OutputLayout *ret_layout);
 
 /* The room the output takes on disk now (`output` and the ring). */
 int output_store_disk_size(int dir_fd, uint64_t *ret);
+
+/* Give the output's room back now, before its files are removed: a
+ * descriptor that OpenOutput handed out would keep them on disk, past
+ * every limit that counts them, for as long as its holder likes. Such a
+ * descriptor reads nothing more. */
+void output_store_release(int dir_fd);

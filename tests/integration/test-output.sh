@@ -109,6 +109,47 @@ test_open_output_reads_head_marker_and_tail() {
 	done
 }
 
+# A descriptor from OpenOutput keeps no room once its job is forgotten:
+# Forget (and every limit that forgets) frees the output's blocks first, so
+# a holder of old descriptors pins nothing the per-user limits no longer
+# count. The descriptor then reads nothing more.
+test_an_open_output_descriptor_keeps_no_room_after_forget() {
+	local id holder fd size
+	id=$(bgrun run -q -- 'head -c 8388608 /dev/zero') || fail "cannot launch"
+	bgrun wait "$id" >/dev/null || fail "the job failed"
+	/usr/bin/python3 - "$id" >holder.out 2>&1 <<-'EOF' &
+	import asyncio, os, sys, time
+	from dbus_next.aio import MessageBus
+	from dbus_next import BusType, Message, MessageType
+
+	async def main():
+	    bus = await MessageBus(bus_type=BusType.SYSTEM, negotiate_unix_fd=True).connect()
+	    reply = await bus.call(Message(destination="org.bgrun.Runtime1", path="/org/bgrun/Runtime1",
+	                                   interface="org.bgrun.Runtime1.Manager", member="OpenOutput",
+	                                   signature="s", body=[sys.argv[1]]))
+	    if reply.message_type == MessageType.ERROR:
+	        print("error", reply.error_name, flush=True)
+	        return
+	    fd = reply.unix_fds[reply.body[0]] if reply.unix_fds else reply.body[0]
+	    print(fd, flush=True)
+	    time.sleep(60)
+
+	asyncio.run(main())
+	EOF
+	holder=$!
+	trap 'kill '"$holder"' 2>/dev/null' EXIT
+	wait_until 10 grep -q . holder.out || fail "OpenOutput's holder said nothing"
+	fd=$(head -1 holder.out)
+	[[ $fd =~ ^[0-9]+$ ]] || fail "OpenOutput failed: $(cat holder.out)"
+	assert_eq 8388608 "$(stat -L -c %s "/proc/$holder/fd/$fd")" "the open output's size before Forget"
+	bgrun forget "$id" >/dev/null || fail "forget failed"
+	size=$(stat -L -c %s "/proc/$holder/fd/$fd") || fail "the descriptor is gone"
+	assert_eq 0 "$size" "the open output's size after Forget"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	trap - EXIT
+}
+
 test_followers_print_the_marker() {
 	with_limits OutputMaxBytes=1M
 	# Starts under the cap, with a follower reading it as it comes; goes
