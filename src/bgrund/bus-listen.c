@@ -32,6 +32,10 @@
 #define FEED_BUFFER_SIZE (64U * 1024U)
 #define AUTH_LINE_MAX 512U
 #define MESSAGE_HEADER_SIZE 16U
+/* A client's socket's send buffer (the kernel doubles it). */
+#define LISTEN_SNDBUF_SIZE (256 * 1024)
+/* How often to look whether a client that stopped reading has read. */
+#define UNREAD_RETRY_USEC (10 * USEC_PER_MSEC)
 /* How often, and how long, to look whether sd-bus has read BEGIN. */
 #define HELD_RETRY_USEC 50U
 #define HELD_RETRY_MAX 20000U
@@ -60,7 +64,7 @@ struct ListenConnection {
         sd_bus *bus;
         int fd;                 /* the client's socket (sd-bus writes to a dup of it) */
         int feed;               /* our end of the pair sd-bus reads */
-        sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source;
+        sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source, *unread_timer;
         /* What the client sent so far: the authentication lines, then
          * messages, each a header and the bytes it declares. */
         bool got_nul, authenticated, running; /* BEGIN sent; sd-bus read it */
@@ -111,6 +115,7 @@ static void connection_free(ListenConnection *c) {
         sd_event_source_disable_unref(c->auth_timer);
         sd_event_source_disable_unref(c->close_later);
         sd_event_source_disable_unref(c->held_source);
+        sd_event_source_disable_unref(c->unread_timer);
         sd_bus_close_unref(c->bus);
         safe_close(c->fd);
         safe_close(c->feed);
@@ -170,6 +175,45 @@ static const char *connection_check(ListenConnection *c, const uint8_t *p, size_
 }
 
 static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
+static int on_close_later(sd_event_source *src, void *userdata);
+
+/* Messages sd-bus holds for the client, not yet taken by its socket: what a
+ * client that does not read makes bgrund keep. */
+static uint64_t connection_unread(ListenConnection *c) {
+        uint64_t n = 0;
+        return sd_bus_get_n_queued_write(c->bus, &n) >= 0 ? n : 0;
+}
+
+static void connection_drop_later(ListenConnection *c, const char *why) {
+        if (c->close_later)
+                return;
+        log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
+        (void) sd_event_add_defer(c->listen->event, &c->close_later, on_close_later, c);
+}
+
+static int on_unread_retry(sd_event_source *src, uint64_t usec, void *userdata) {
+        ListenConnection *c = userdata;
+        if (connection_unread(c) > 0) {
+                (void) sd_event_source_set_time_relative(src, UNREAD_RETRY_USEC);
+                return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        }
+        c->unread_timer = sd_event_source_disable_unref(c->unread_timer);
+        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
+        return 0;
+}
+
+/* While it has not read what it was sent, read nothing more of what it
+ * sends: its calls wait in its socket, not in bgrund. */
+static bool connection_wait_for_reader(ListenConnection *c) {
+        if (!c->running || connection_unread(c) == 0)
+                return false;
+        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
+        if (!c->unread_timer &&
+            sd_event_add_time_relative(c->listen->event, &c->unread_timer, CLOCK_MONOTONIC, UNREAD_RETRY_USEC,
+                                       USEC_PER_MSEC, on_unread_retry, c) < 0)
+                connection_drop_later(c, "out of memory");
+        return true;
+}
 
 /* Pass what was read on to sd-bus; while it cannot take more, read no
  * more from the client. */
@@ -203,7 +247,8 @@ static void connection_feed(ListenConnection *c) {
         }
         c->buf_start = c->buf_end = c->buf_held = 0;
         (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
-        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
+        if (!connection_wait_for_reader(c))
+                (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
 }
 
 static int on_held(sd_event_source *src, uint64_t usec, void *userdata) {
@@ -235,6 +280,8 @@ static void close_received_fds(struct msghdr *mh) {
 
 static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         ListenConnection *c = userdata;
+        if (connection_wait_for_reader(c))
+                return 0;
         union {
                 struct cmsghdr align;
                 uint8_t buf[CMSG_SPACE(sizeof(int) * 253)];
@@ -308,6 +355,41 @@ static int refuse_filter(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 1;
 }
 
+/* Calls of a client that leaves bgrund's answers unread: refused while
+ * BUS_LISTEN_UNREAD_MAX are, and the client dropped past
+ * BUS_LISTEN_UNREAD_DROP (refusals are answers too). Those already read
+ * from its socket are all that can come meanwhile (on_client_readable). */
+static int unread_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ListenConnection *c = userdata;
+        if (!sd_bus_message_is_method_call(m, NULL, NULL))
+                return 0;
+        uint64_t n = connection_unread(c);
+        if (n >= BUS_LISTEN_UNREAD_DROP) {
+                connection_drop_later(c, "it does not read what it is sent");
+                return 1;
+        }
+        if (n < BUS_LISTEN_UNREAD_MAX)
+                return 0;
+        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                          "This connection has %" PRIu64 " answers it has not read, the most bgrund "
+                                          "keeps for it: read them first",
+                                          n);
+        return 1;
+}
+
+bool bus_listen_may_send(sd_bus *bus) {
+        if (!the_listener || !bus)
+                return true;
+        for (ListenConnection *c = the_listener->connections; c; c = c->next)
+                if (c->bus == bus) {
+                        if (connection_unread(c) < BUS_LISTEN_UNREAD_DROP)
+                                return true;
+                        connection_drop_later(c, "it does not read what it is sent");
+                        return false;
+                }
+        return true;
+}
+
 /* What a client library says to a bus before anything else: enough of the
  * bus daemon's interface that dbus-next, busctl and sd-bus clients in bus
  * mode work unchanged. On a direct connection every signal bgrund sends
@@ -358,8 +440,11 @@ static int connection_setup_bus(ListenConnection *c) {
                 return r;
         if (c->refusal)
                 r = sd_bus_add_filter(c->bus, NULL, refuse_filter, c);
-        else
-                r = bus_service_add_objects(l->service, c->bus);
+        else {
+                r = sd_bus_add_filter(c->bus, NULL, unread_filter, c);
+                if (r >= 0)
+                        r = bus_service_add_objects(l->service, c->bus);
+        }
         if (r >= 0)
                 r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                              bus_daemon_vtable, c);
@@ -370,6 +455,11 @@ static int connection_setup_bus(ListenConnection *c) {
                 r = sd_bus_attach_event(c->bus, l->event, 0);
         if (r >= 0)
                 r = sd_bus_start(c->bus);
+        /* sd-bus grows a socket's send buffer to 8 MiB (as root, past
+         * wmem_max): for a client that does not read, that much more kept
+         * for it than BUS_LISTEN_UNREAD_MAX says. */
+        if (r >= 0 && setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &(int) { LISTEN_SNDBUF_SIZE }, sizeof(int)) < 0)
+                r = -errno;
         return r;
 }
 

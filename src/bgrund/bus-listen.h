@@ -27,8 +27,21 @@ typedef struct BusListen BusListen;
 #define BUS_LISTEN_REFUSING_MAX 16
 /* The largest message a client may send; nothing it sends needs more. */
 #define BUS_LISTEN_MESSAGE_MAX (4U * 1024U * 1024U)
+/* What bgrund keeps for a client that does not read: past this many of its
+ * answers unread, its calls are refused (LimitExceeded) until it reads, and
+ * its socket is not read meanwhile; past BUS_LISTEN_UNREAD_DROP messages of
+ * any kind (signals too), it is dropped. An answer is 4 MiB at most
+ * (ReadOutput), so a connection holds about 8 MiB of bgrund's at most. */
+#define BUS_LISTEN_UNREAD_MAX 2U
+#define BUS_LISTEN_UNREAD_DROP 64U
 /* A connection that has not finished authenticating by then is dropped. */
 #define BUS_LISTEN_AUTH_TIMEOUT_USEC (5 * USEC_PER_SEC)
+
+/* Whether bgrund may send one more message (a signal) on bus: false for
+ * a peer-to-peer connection that left BUS_LISTEN_UNREAD_DROP unread, which
+ * is then dropped (soon, not now: its caller may be walking a list of
+ * connections). True for any other bus. */
+bool bus_listen_may_send(sd_bus *bus);
 
 /* Listen on address ("unix:path=PATH"): the directory is made if missing
  * (0755), the socket is 0666 (every local user may connect; what each may

@@ -69,6 +69,8 @@ static void emit(BusService *s, Job *j, const char *path, const char *interface,
         for (BusClient *c = s->subscribers; c; c = c->subscriber_next) {
                 if (j && !c->admin && c->uid != j->owner)
                         continue;
+                if (c->direct && !bus_listen_may_send(c->bus))
+                        continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 int r = sd_bus_message_new_signal(c->bus, &m, path, interface, member);
                 /* On a direct connection it reaches that peer only anyway. */

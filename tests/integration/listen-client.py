@@ -15,6 +15,12 @@ for tests/integration/test-listen.sh. Usage: listen-client.py ADDRESS MODE ...
                           prints the seconds until bgrund closed each
   garbage                 what a hostile client may send; prints one line
                           per attempt: "NAME closed" when bgrund hung up
+  unread ID N PID         N ReadOutput calls of up to 4 MiB of job ID's output
+                          on one connection that reads nothing for 3 s: then
+                          prints "rss KB" of process PID (bgrund), reads what
+                          came, and prints "closed" when bgrund hung up (or
+                          "open"), then how much came and how many
+                          LimitExceeded errors: "bytes B refused R"
 """
 import asyncio, json, os, socket, subprocess, sys, time
 from dbus_next.aio import MessageBus
@@ -183,6 +189,35 @@ def garbage(address):
     return 0
 
 
+def unread(address, job, n, pid):
+    s = authenticated(address)
+    calls = b"".join(
+        Message(destination=DEST, path=PATH, interface=IFACE, member="ReadOutput", signature="stu",
+                body=[job, 0, 4 << 20], serial=k + 1)._marshall()
+        for k in range(n))
+    s.sendall(calls)
+    time.sleep(3)
+    with open(f"/proc/{pid}/status") as f:
+        print("rss", next(line.split()[1] for line in f if line.startswith("VmRSS:")), flush=True)
+    data, closed = b"", False
+    s.settimeout(3)
+    try:
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    except (ConnectionResetError, BrokenPipeError):
+        closed = True
+    print("closed" if closed else "open")
+    # Each answer to ReadOutput carries its 4 MiB; each refusal names its error.
+    print("bytes", len(data), "refused", data.count(b"org.bgrun.Runtime1.Error.LimitExceeded"))
+    return 0
+
+
 def main():
     address, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     if mode == "launch":
@@ -197,6 +232,8 @@ def main():
         return idle(address)
     if mode == "garbage":
         return garbage(address)
+    if mode == "unread":
+        return unread(address, args[0], int(args[1]), int(args[2]))
     print(__doc__, file=sys.stderr)
     return 2
 

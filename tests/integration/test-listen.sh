@@ -127,3 +127,27 @@ test_listen_survives_a_flood_of_garbage() {
 	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'echo still') || fail "bgrund does not answer after the garbage"
 	assert_eq exited "$(jq -r .status <<<"$rec")" status
 }
+
+# A client that asks for much and reads nothing makes bgrund keep two answers
+# at most: its further calls are refused (LimitExceeded), its socket is not
+# read meanwhile, and past 64 unread messages it is dropped. 250 ReadOutputs
+# of 4 MiB each would otherwise be 1 GiB in bgrund.
+test_listen_keeps_little_for_a_client_that_does_not_read() {
+	listen_start
+	local pid rec id out
+	pid=$(listen_pid)
+	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'head -c 4194304 /dev/zero') || fail "launch failed: $rec"
+	id=$(jq -r .id <<<"$rec")
+	# 10 calls: two answered, eight refused, all of it read in the end.
+	out=$(/usr/bin/python3 "$CLIENT" "$LISTEN" unread "$id" 10 "$pid") || fail "client failed: $out"
+	assert_contains "$out" open "the client that read in the end"
+	assert_eq 8 "$(awk '$1 == "bytes" {print $4}' <<<"$out")" "calls refused of 10 ($out)"
+	[[ $(awk '$1 == "bytes" {print $2}' <<<"$out") -ge $((2 * 4194304)) ]] || fail "not two whole answers: $out"
+	# 250 calls: dropped once 64 were left unread, having cost little.
+	out=$(/usr/bin/python3 "$CLIENT" "$LISTEN" unread "$id" 250 "$pid") || fail "client failed: $out"
+	assert_le "$(awk '$1 == "rss" {print $2}' <<<"$out")" 65536 "bgrund's VmRSS in KiB with 250 calls unread ($out)"
+	assert_contains "$out" closed "bgrund dropped the client that does not read"
+	assert_eq "$pid" "$(listen_pid)" "bgrund's pid"
+	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'echo still') || fail "bgrund does not answer after it"
+	assert_eq exited "$(jq -r .status <<<"$rec")" status
+}
