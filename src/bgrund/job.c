@@ -215,7 +215,7 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
         j->finished_at = res ? res->finished_at : now_realtime_usec();
-        (void) job_store_output_disk_size(j->live->dir_fd, &j->output_size);
+        (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
         if (res) {
                 RecordCache *cache = &rt->cache;
                 runtime_cache_drop(rt, NULL);

@@ -92,8 +92,8 @@ struct Job {
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
-        uint64_t output_size;           /* the bytes an ended job's output keeps on disk (not what it
-                                         * wrote): what OutputMaxBytesPerUser= counts */
+        uint64_t disk_size;             /* the bytes an ended job keeps on disk, its output's (not what
+                                         * it wrote) and its record's: what OutputMaxBytesPerUser= counts */
         char *session_id;
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         JobLive *live;                  /* NULL once ended */

@@ -19,7 +19,7 @@ typedef struct Owner {
         uid_t uid;
         unsigned running;       /* starting and running jobs */
         unsigned records;       /* jobs in the store */
-        uint64_t output_bytes;  /* output on disk of its ended jobs */
+        uint64_t disk_bytes;    /* output and records on disk of its ended jobs */
         QUEUE(Job) jobs;        /* oldest first (Job.owner_next) */
 } Owner;
 

@@ -125,7 +125,7 @@ int runtime_add_job(Runtime *rt, Job *j) {
                 o->running++;
         } else {
                 QUEUE_APPEND(ended, rt->ended, j);
-                o->output_bytes += j->output_size;
+                o->disk_bytes += j->disk_size;
         }
         return 0;
 }
@@ -147,7 +147,7 @@ void runtime_remove_job(Runtime *rt, Job *j) {
                 o->running--;
         } else {
                 QUEUE_REMOVE(ended, rt->ended, j);
-                o->output_bytes -= j->output_size;
+                o->disk_bytes -= j->disk_size;
         }
         runtime_cache_drop(rt, j->id);
         j->account = NULL;
@@ -172,7 +172,7 @@ static Job *oldest_ended(Owner *o, Job *keep) {
 
 static void enforce_owner_limits(Runtime *rt, Owner *o, Job *keep) {
         const BgrunLimits *l = &rt->config.limits;
-        for (Job *j; (o->records > l->max_records || o->output_bytes > l->output_max_bytes_per_user) &&
+        for (Job *j; (o->records > l->max_records || o->disk_bytes > l->output_max_bytes_per_user) &&
                      (j = oldest_ended(o, keep));) {
                 bool records = o->records > l->max_records;
                 job_log_limit(j->owner, j, records ? "MaxRecords" : "OutputMaxBytesPerUser",
@@ -216,7 +216,7 @@ void runtime_job_ended(Runtime *rt, Job *j) {
         rt->n_running--;
         o->running--;
         QUEUE_APPEND(ended, rt->ended, j);
-        o->output_bytes += j->output_size;
+        o->disk_bytes += j->disk_size;
 }
 
 void runtime_apply_limits(Runtime *rt, Job *keep) {
@@ -359,7 +359,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 j->status = res.status;
                 j->phase = JOB_PHASE_ENDED;
                 j->finished_at = res.finished_at;
-                (void) job_store_output_disk_size(dir_fd, &j->output_size);
+                (void) job_store_disk_size(dir_fd, &j->disk_size);
                 r = job_store_settle_grant(dir_fd, &res);
                 if (r < 0)
                         log_warning_errno(r, "Job %s: cannot release its grant: %m", id);

@@ -148,8 +148,19 @@ int job_store_output_size(int dir_fd, uint64_t *ret) {
         return job_store_output_counts(dir_fd, ret, &dropped);
 }
 
-int job_store_output_disk_size(int dir_fd, uint64_t *ret) {
-        return output_store_disk_size(dir_fd, ret);
+int job_store_disk_size(int dir_fd, uint64_t *ret) {
+        static const char *const records[] = { JOB_SPEC_FILE, JOB_RUN_FILE, JOB_RESULT_FILE, GRANT_FILE };
+        uint64_t sum = 0;
+        int r = output_store_disk_size(dir_fd, &sum);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(records); i++) {
+                struct stat st;
+                if (fstatat(dir_fd, records[i], &st, AT_SYMLINK_NOFOLLOW) >= 0)
+                        sum += (uint64_t) st.st_size;
+        }
+        *ret = sum;
+        return 0;
 }
 
 int job_store_remove(int jobs_fd, const char *id) {

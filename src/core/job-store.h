@@ -68,10 +68,11 @@ int job_store_output_size(int dir_fd, uint64_t *ret);
 /* output_bytes, and output_dropped_bytes as the output's layout has them
  * now (what OutputMaxBytes= and KeepFree= dropped so far). */
 int job_store_output_counts(int dir_fd, uint64_t *ret_bytes, uint64_t *ret_dropped);
-/* What the output takes on disk now (what is kept, and while the job runs
- * past its cap, up to the cap's tail more): what OutputMaxBytesPerUser=
- * counts. */
-int job_store_output_disk_size(int dir_fd, uint64_t *ret);
+/* What the job takes on disk now: its output (what is kept, and while the
+ * job runs past its cap, up to the cap's tail more) and its record files,
+ * which a command and environment of control bytes can make a MiB or more
+ * (JSON writes each as six): what OutputMaxBytesPerUser= counts. */
+int job_store_disk_size(int dir_fd, uint64_t *ret);
 
 /* Remove a job's directory and everything in it, its output's room first
  * (output_store_release()). */

@@ -293,6 +293,27 @@ test_the_per_user_limit_counts_the_output_kept_not_what_was_written() {
 	bgrun status "$big2" >/dev/null || fail "the latest record was forgotten"
 }
 
+# A record counts too: JSON writes each control byte as six, so a command
+# and environment of them make a record of a MiB or more, and 10,000 such
+# (MaxRecords=) would fill a disk. Each record here takes about 600K, so
+# under OutputMaxBytesPerUser=1M only the latest is kept.
+test_the_per_user_limit_counts_the_records_too() {
+	ensure_user recquota
+	BGRUN=$(command -v bgrun)
+	with_limits OutputMaxBytesPerUser=1M
+	local cmd ids=() id
+	cmd="true #$(head -c 100000 /dev/zero | tr '\0' '\001')"
+	for _ in 1 2 3; do
+		id=$(as_user recquota "$BGRUN" run -C /home/recquota -- "$cmd") || fail "launch failed"
+		bgrun wait "$id" >/dev/null
+		ids+=("$id")
+	done
+	assert_le 500000 "$(stat -c %s "$STATE/jobs/${ids[2]}/spec.json")" "the size of a record of control bytes"
+	expect_fail bgrun status "${ids[0]}"
+	expect_fail bgrun status "${ids[1]}"
+	bgrun status "${ids[2]}" >/dev/null || fail "the latest record was forgotten"
+}
+
 # The real state directory back as it was, whatever failed: the test's
 # jobs ended (so no supervisor holds the tmpfs), bgrund stopped, unmounted.
 keep_free_cleanup() {

@@ -253,7 +253,7 @@ Test(output_relay, below_keep_free_output_is_dropped_and_counted) {
         uint64_t size, disk;
         cr_assert_eq(job_store_output_size(dir_fd, &size), 0);
         cr_assert_eq(size, 300000);
-        cr_assert_eq(job_store_output_disk_size(dir_fd, &disk), 0);
+        cr_assert_eq(output_store_disk_size(dir_fd, &disk), 0);
         cr_assert_eq(disk, kept, "nothing else written");
         /* No room to compact either: readers go by the ring's layout. */
         char buf[16];
