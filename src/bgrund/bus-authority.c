@@ -229,8 +229,11 @@ int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd
         if (!job_id_is_valid(id))
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB,
                                          "No such job: a job id is %d characters of [a-z0-9]", JOB_ID_LEN);
+        /* Asked for whatever id is not the caller's own, there or not: when
+         * only another owner's job made bgrund ask, the answer's delay would
+         * tell that it exists. */
         Job *j = runtime_find_job(s->runtime, id);
-        if (j && j->owner != uid) {
+        if (!j || j->owner != uid) {
                 r = caller_is_admin(s, m, uid);
                 if (r == -EINPROGRESS)
                         return r;

@@ -17,8 +17,9 @@ static bool filter_matches(const ListFilter *f, const Job *j) {
 }
 
 /* Who is asking, and whether they see other owners' jobs. polkit is asked
- * only when that would change the answer: some job in the session is
- * someone else's. -EINPROGRESS while polkit is being asked. */
+ * only when that could change the answer: some job is someone else's. Not
+ * only in the session asked for: the answer's delay would then tell which
+ * sessions other owners have. -EINPROGRESS while polkit is being asked. */
 static int read_filter(BusService *s, sd_bus_message *m, const char *session, ListFilter *ret,
                        sd_bus_error *error) {
         uid_t uid;
@@ -27,7 +28,7 @@ static int read_filter(BusService *s, sd_bus_message *m, const char *session, Li
                 return r;
         bool others = false;
         for (Job *j = s->runtime->all.head; j && !others; j = j->all_next)
-                others = j->owner != uid && (!*session || streq(session, j->session_id));
+                others = j->owner != uid;
         int admin = others ? caller_is_admin(s, m, uid) : 0;
         if (admin < 0)
                 return admin;

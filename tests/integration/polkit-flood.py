@@ -5,8 +5,10 @@ connection: each needs polkit's answer (is the caller an admin?). Prints how
 many were answered within SECONDS, and the distinct error names.
     polkit-flood.py JOB N SECONDS [MARK]
 MARK: a file made once bgrund has handled all N (a Peer.Ping sent after
-them is answered: bgrund handles one connection's calls in order)."""
-import asyncio, json, sys
+them is answered: bgrund handles one connection's calls in order).
+With FLOOD_METHOD=ListJobs in the environment, the calls are ListJobs of
+the session JOB instead."""
+import asyncio, json, os, sys
 from dbus_next.aio import MessageBus
 from dbus_next import BusType, Message, MessageType
 
@@ -23,7 +25,8 @@ async def main(job, n, seconds, mark):
 
     bus.add_message_handler(on_message)
     for _ in range(n):
-        m = Message(destination=DEST, path=PATH, interface=IFACE, member="Get", signature="s", body=[job])
+        m = Message(destination=DEST, path=PATH, interface=IFACE, member=os.environ.get("FLOOD_METHOD", "Get"),
+                    signature="s", body=[job])
         bus.send(m)
         serials.add(m.serial)  # given by send
     if mark:

@@ -192,6 +192,33 @@ test_a_flood_of_calls_that_need_polkit_holds_a_bounded_number() {
 	bgrun kill "$id" >/dev/null || fail "kill failed"
 }
 
+# Whether bgrund asks polkit must not depend on other owners' jobs, or its
+# delay tells bob what alice has: with polkitd stopped, bob's Get of an id
+# that does not exist waits like one of alice's would, and so does his
+# ListJobs of a session name she does not use.
+test_polkit_is_asked_whether_the_job_or_session_exists_or_not() {
+	setup_users
+	systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
+	pk=$(systemctl show -P MainPID polkit.service)
+	[[ $pk -gt 0 ]] || fail "polkitd has no pid"
+	id=$(as_user alice "$BGRUN" run -C /home/alice -s secretproj -- 'sleep 300') || fail "alice cannot launch"
+	trap 'kill -CONT '"$pk"'' EXIT
+	kill -STOP "$pk"
+	local nosuch=zzzzzzzzzz
+	[[ $id != "$nosuch" ]] || nosuch=yyyyyyyyyy
+	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$nosuch" 1 2) || fail "bob's Get failed: $out"
+	assert_eq 0 "$(jq -r .answered <<<"$out")" "bob's Get of an id that does not exist, answered while polkit cannot"
+	out=$(as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" nosuchsession 1 2) ||
+		fail "bob's ListJobs failed: $out"
+	assert_eq 0 "$(jq -r .answered <<<"$out")" "bob's ListJobs of a session no one has, answered while polkit cannot"
+	kill -CONT "$pk"
+	trap - EXIT
+	# Once polkit answers, both are answered as before: nothing of alice's.
+	expect_fail as_user bob "$BGRUN" status "$nosuch"
+	assert_eq "" "$(as_user bob "$BGRUN" list -s secretproj 2>/dev/null | grep -F "$id")" "bob's listing of alice's session"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
+
 # An answer from polkit is dropped once its call was dispatched again, also
 # when the handler no longer asks for it: bob's Gets for alice's job are
 # held while polkit cannot answer; meanwhile the job is forgotten, so each
