@@ -306,7 +306,9 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
                 connection_drop(c, bad);
                 return 0;
         }
-        if (c->authenticated)
+        /* A turned-down connection keeps its timer: it has that long to
+         * call and hear why, and holds a slot of BUS_LISTEN_REFUSING_MAX. */
+        if (c->authenticated && !c->refusal)
                 c->auth_timer = sd_event_source_disable_unref(c->auth_timer);
         c->buf_start = 0;
         c->buf_end = c->buf_held = (size_t) n;
@@ -323,7 +325,9 @@ static int on_feed_writable(sd_event_source *src, int fd, uint32_t revents, void
 
 static int on_auth_timeout(sd_event_source *src, uint64_t usec, void *userdata) {
         ListenConnection *c = userdata;
-        if (!c->authenticated || sd_bus_is_ready(c->bus) <= 0)
+        if (c->refusal)
+                connection_drop(c, "turned down, and gone quiet");
+        else if (!c->authenticated || sd_bus_is_ready(c->bus) <= 0)
                 connection_drop(c, "not authenticated in time");
         return 0;
 }

@@ -23,7 +23,8 @@ typedef struct BusListen BusListen;
 /* Connections one uid may have open (root's included), and everyone's. */
 #define BUS_LISTEN_UID_CONNECTIONS_MAX 64
 #define BUS_LISTEN_CONNECTIONS_MAX 1024
-/* Connections turned down, held until they heard why (LimitExceeded). */
+/* Connections turned down, held until they heard why (LimitExceeded), for
+ * BUS_LISTEN_AUTH_TIMEOUT_USEC at most. */
 #define BUS_LISTEN_REFUSING_MAX 16
 /* The largest message a client may send; nothing it sends needs more. */
 #define BUS_LISTEN_MESSAGE_MAX (4U * 1024U * 1024U)

@@ -15,6 +15,10 @@ for tests/integration/test-listen.sh. Usage: listen-client.py ADDRESS MODE ...
                           prints the seconds until bgrund closed each
   garbage                 what a hostile client may send; prints one line
                           per attempt: "NAME closed" when bgrund hung up
+  quiet-refused N          holds N connections, then 16 more (as many as bgrund
+                          holds turned down) that authenticate but never
+                          call: prints "held N", then how many of the 16
+                          bgrund closed within 10 s: "quiet K of 16 closed"
   unread ID N PID         N ReadOutput calls of up to 4 MiB of job ID's output
                           on one connection that reads nothing for 3 s: then
                           prints "rss KB" of process PID (bgrund), reads what
@@ -189,6 +193,14 @@ def garbage(address):
     return 0
 
 
+async def quiet_refused(address, n):
+    held = [await connect(address) for _ in range(n)]
+    print("held", len(held), flush=True)
+    quiet = [authenticated(address) for _ in range(16)]
+    print("quiet", sum(closed_by_peer(s, 10) for s in quiet), "of", len(quiet), "closed", flush=True)
+    return 0
+
+
 def unread(address, job, n, pid):
     s = authenticated(address)
     calls = b"".join(
@@ -232,6 +244,8 @@ def main():
         return idle(address)
     if mode == "garbage":
         return garbage(address)
+    if mode == "quiet-refused":
+        return asyncio.run(quiet_refused(address, int(args[0])))
     if mode == "unread":
         return unread(address, args[0], int(args[1]), int(args[2]))
     print(__doc__, file=sys.stderr)

@@ -75,6 +75,19 @@ test_listen_connections_per_uid_are_limited_cleanly() {
 	systemctl is-active -q bgrund-listen.service || fail "bgrund died"
 }
 
+# A connection turned down holds one of 16 slots until it heard why: one
+# that never calls goes after the authentication timeout, so that 16 quiet
+# ones cannot keep every later refusal from being told.
+test_listen_turned_down_connections_that_stay_quiet_go() {
+	listen_start
+	ensure_user bgrun-p2p-q
+	out=$(as_user bgrun-p2p-q env -C / /usr/bin/python3 "$CLIENT" "$LISTEN" quiet-refused 64 2>&1) ||
+		fail "client failed: $out"
+	assert_contains "$out" "held 64" "connections held"
+	assert_contains "$out" "quiet 16 of 16 closed" "turned-down connections that never call"
+	systemctl is-active -q bgrund-listen.service || fail "bgrund died"
+}
+
 test_listen_calls_waiting_per_connection_are_limited_and_go_with_it() {
 	listen_start
 	id=$(BGRUN_ADDRESS=$LISTEN bgrun run -- 'sleep 60') || fail "launch failed"
