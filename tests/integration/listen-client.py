@@ -15,16 +15,17 @@ for tests/integration/test-listen.sh. Usage: listen-client.py ADDRESS MODE ...
                           prints the seconds until bgrund closed each
   garbage                 what a hostile client may send; prints one line
                           per attempt: "NAME closed" when bgrund hung up
-  quiet-refused N          holds N connections, then 16 more (as many as bgrund
+  quiet-refused N         holds N connections, then 16 more (as many as bgrund
                           holds turned down) that authenticate but never
                           call: prints "held N", then how many of the 16
                           bgrund closed within 10 s: "quiet K of 16 closed"
   unread ID N PID         N ReadOutput calls of up to 4 MiB of job ID's output
                           on one connection that reads nothing for 3 s: then
                           prints "rss KB" of process PID (bgrund), reads what
-                          came, and prints "closed" when bgrund hung up (or
-                          "open"), then how much came and how many
-                          LimitExceeded errors: "bytes B refused R"
+                          comes until 3 s pass with nothing, and prints
+                          "closed" when bgrund hung up (or "open"), then how
+                          much came and how many LimitExceeded errors:
+                          "bytes B refused R"
 """
 import asyncio, json, os, socket, subprocess, sys, time
 from dbus_next.aio import MessageBus
@@ -203,6 +204,8 @@ async def quiet_refused(address, n):
 
 def unread(address, job, n, pid):
     s = authenticated(address)
+    # dbus-next's own marshalling (Debian's 0.2.3), onto a raw socket that
+    # is then not read: no client library would leave its replies unread.
     calls = b"".join(
         Message(destination=DEST, path=PATH, interface=IFACE, member="ReadOutput", signature="stu",
                 body=[job, 0, 4 << 20], serial=k + 1)._marshall()
