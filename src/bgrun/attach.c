@@ -56,12 +56,10 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                 int r;
 
-                r = manager_new_call(bus, "WriteInput", &m);
+                r = manager_new_call(bus, "WriteInput", &m, "s", id);
                 if (r < 0)
                         return r;
-                r = sd_bus_message_append_basic(m, 's', id);
-                if (r >= 0)
-                        r = sd_bus_message_append_array(m, 'y', data ?: "", size);
+                r = sd_bus_message_append_array(m, 'y', data ?: "", size);
                 if (r >= 0)
                         r = sd_bus_message_append(m, "b", close_input);
                 if (r < 0)
@@ -184,9 +182,7 @@ static void attach_resize(sd_bus *bus, Attach *a) {
 
         if (!attach_terminal_size(&rows, &columns))
                 return;
-        if (manager_new_call(bus, "ResizeTty", &m) < 0)
-                return;
-        if (sd_bus_message_append(m, "sqq", a->id, (uint16_t) rows, (uint16_t) columns) < 0)
+        if (manager_new_call(bus, "ResizeTty", &m, "sqq", a->id, (uint16_t) rows, (uint16_t) columns) < 0)
                 return;
         /* A job that ended meanwhile has no terminal: nothing to tell. */
         (void) sd_bus_call(bus, m, 0, NULL, NULL);
@@ -338,14 +334,9 @@ static int attach_stop(sd_bus *bus, Attach *a) {
         log_error("Interrupted (%s): stopping job %s gracefully; interrupt again to kill it at once.",
                   sigabbrev_np(a->interrupted) ?: "signal", a->id);
 
-        r = manager_new_call(bus, "Stop", &m);
+        r = manager_new_call(bus, "Stop", &m, "sa{sv}", a->id, 0);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "s", a->id);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "a{sv}", 0);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build Stop call: %m");
         r = sd_bus_call_async(bus, &slot, m, on_stop_reply, &call, STOP_CALL_TIMEOUT_USEC);
         if (r < 0)
                 return log_error_errno(r, "Failed to send Stop: %m");

@@ -2,6 +2,7 @@
 /* The connection to bgrund and the calls on its Manager, each failure told
  * in one line that says what the user can do about it. */
 
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -607,7 +608,7 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
         return 0;
 }
 
-int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret) {
+int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret, const char *types, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -621,6 +622,14 @@ int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set interactive authorization: %m");
 
+        if (types) {
+                va_list ap;
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to build %s call: %m", method);
+        }
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -688,15 +697,10 @@ static int new_id_call(sd_bus *bus, const char *method, const char *id, const ui
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        r = manager_new_call(bus, method, &m);
+        r = wait_timeout ? manager_new_call(bus, method, &m, "st", id, *wait_timeout)
+                         : manager_new_call(bus, method, &m, "s", id);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', id);
-        if (r >= 0 && wait_timeout)
-                r = sd_bus_message_append_basic(m, 't', wait_timeout);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build %s call: %m", method);
-
         *ret = TAKE_PTR(m);
         return 0;
 }

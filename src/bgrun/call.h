@@ -42,8 +42,9 @@ int bus_caller_uid(sd_bus *bus, uid_t *ret);
 /* The target connected to: -H sends nothing of the local environment. */
 bool bus_target_is_remote(const BusTarget *target);
 
-/* A new call of method on bgrund's Manager. */
-int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret);
+/* A new call of method on bgrund's Manager, with the arguments types says
+ * (as sd_bus_message_append()), or none with types NULL. */
+int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret, const char *types, ...);
 
 /* A call sent whose answer is read later: calls sent one after another go
  * out together, one round trip for all. It must stay where it is (the

@@ -62,12 +62,9 @@ static int open_output_send(sd_bus *bus, const char *id, PendingCall *ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        r = manager_new_call(bus, "OpenOutput", &m);
+        r = manager_new_call(bus, "OpenOutput", &m, "s", id);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', id);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build OpenOutput call: %m");
         return manager_call_send(bus, m, 0, ret);
 }
 
@@ -225,12 +222,9 @@ static int leave_live_fd(OutputSource *src) {
 static int call_read_output(sd_bus *bus, const char *id, uint64_t offset, size_t max, sd_bus_message **ret_reply,
                             const void **ret_data, size_t *ret_size, uint64_t *ret_next, int *ret_complete) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int r = manager_new_call(bus, "ReadOutput", &m);
+        int r = manager_new_call(bus, "ReadOutput", &m, "stu", id, offset, (uint32_t) max);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "stu", id, offset, (uint32_t) max);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build ReadOutput call: %m");
         r = manager_call(bus, m, 0, id, &reply);
         if (r < 0)
                 return r;

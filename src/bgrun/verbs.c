@@ -182,12 +182,10 @@ int verb_run(sd_bus *bus, const Args *args) {
                         return r;
         }
 
-        r = manager_new_call(bus, "Launch", &m);
+        r = manager_new_call(bus, "Launch", &m, "sss", command, args->session ?: "", directory);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "sss", command, args->session ?: "", directory);
-        if (r >= 0)
-                r = launch_args_append(&launch, m);
+        r = launch_args_append(&launch, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to build Launch call: %m");
 
@@ -331,12 +329,9 @@ static int kill_session(sd_bus *bus, const Args *args) {
         bool dead = false, dead_known;
         int r;
 
-        r = manager_new_call(bus, "KillSession", &m);
+        r = manager_new_call(bus, "KillSession", &m, "s", args->session);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "s", args->session);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build KillSession call: %m");
         r = call_dict(bus, m, KILL_CALL_TIMEOUT_USEC, NULL, &result);
         if (r < 0)
                 return r;
@@ -455,12 +450,10 @@ int verb_stop(sd_bus *bus, const Args *args) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 
                 replies[i].id = args->words[i + 1];
-                r = manager_new_call(bus, "Stop", &m);
+                r = manager_new_call(bus, "Stop", &m, "s", replies[i].id);
                 if (r < 0)
                         goto finish;
-                r = sd_bus_message_append(m, "s", replies[i].id);
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'a', "{sv}");
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
                 if (r >= 0 && args->signal > 0)
                         r = sd_bus_message_append(m, "{sv}", "Signal", "i", (int32_t) args->signal);
                 if (r >= 0 && (args->options_seen & OPTION_GRACE))
@@ -569,12 +562,9 @@ static void pages_done(Pages *p) {
 static int list_page(sd_bus *bus, const char *session, const char *after, Pages *pages, JobListEntry **jobs,
                      size_t *n, const char **ret_next) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int r = manager_new_call(bus, "ListJobsPaged", &m);
+        int r = manager_new_call(bus, "ListJobsPaged", &m, "ssu", session, after, (uint32_t) LIST_PAGE_SIZE);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "ssu", session, after, (uint32_t) LIST_PAGE_SIZE);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build ListJobsPaged call: %m");
         r = manager_call(bus, m, 0, NULL, &reply);
         if (r < 0)
                 return r;
@@ -755,12 +745,9 @@ static int forget_one(sd_bus *bus, const char *id, bool quiet_if_gone) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = manager_new_call(bus, "Forget", &m);
+        r = manager_new_call(bus, "Forget", &m, "s", id);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(m, 's', id);
-        if (r < 0)
-                return log_error_errno(r, "Failed to build Forget call: %m");
 
         r = manager_call_raw(bus, m, 0, &error, NULL);
         if (r >= 0)
@@ -842,7 +829,7 @@ int verb_reap(sd_bus *bus, const Args *args) {
         uint64_t kept = 0, released = 0, orphans_killed = 0;
         int r;
 
-        r = manager_new_call(bus, "Reap", &m);
+        r = manager_new_call(bus, "Reap", &m, NULL);
         if (r < 0)
                 return r;
 
