@@ -19,10 +19,12 @@ with_limits() {
 
 marker() { printf '\n[bgrun: %s bytes of output dropped here]\n' "$1"; }
 
-# open_output ID: what the descriptor from OpenOutput reads, to stdout.
+# open_output ID [hold]: what the descriptor from OpenOutput reads, to
+# stdout; with "hold", "PID FD" instead (the helper's pid, the descriptor's
+# number), and the descriptor kept open, unread, for 60 s.
 open_output() {
-	/usr/bin/python3 - "$1" <<-'EOF'
-	import asyncio, os, sys
+	/usr/bin/python3 - "$1" "${2:-}" <<-'EOF'
+	import asyncio, os, sys, time
 	from dbus_next.aio import MessageBus
 	from dbus_next import BusType, Message, MessageType
 
@@ -35,6 +37,10 @@ open_output() {
 	        print(reply.error_name, *reply.body, file=sys.stderr)
 	        sys.exit(1)
 	    fd = reply.unix_fds[reply.body[0]] if reply.unix_fds else reply.body[0]
+	    if sys.argv[2] == "hold":
+	        print(os.getpid(), fd, flush=True)
+	        time.sleep(60)
+	        return
 	    while chunk := os.read(fd, 1 << 20):
 	        sys.stdout.buffer.write(chunk)
 
@@ -117,36 +123,17 @@ test_an_open_output_descriptor_keeps_no_room_after_forget() {
 	local id holder fd size
 	id=$(bgrun run -q -- 'head -c 8388608 /dev/zero') || fail "cannot launch"
 	bgrun wait "$id" >/dev/null || fail "the job failed"
-	/usr/bin/python3 - "$id" >holder.out 2>&1 <<-'EOF' &
-	import asyncio, os, sys, time
-	from dbus_next.aio import MessageBus
-	from dbus_next import BusType, Message, MessageType
-
-	async def main():
-	    bus = await MessageBus(bus_type=BusType.SYSTEM, negotiate_unix_fd=True).connect()
-	    reply = await bus.call(Message(destination="org.bgrun.Runtime1", path="/org/bgrun/Runtime1",
-	                                   interface="org.bgrun.Runtime1.Manager", member="OpenOutput",
-	                                   signature="s", body=[sys.argv[1]]))
-	    if reply.message_type == MessageType.ERROR:
-	        print("error", reply.error_name, flush=True)
-	        return
-	    fd = reply.unix_fds[reply.body[0]] if reply.unix_fds else reply.body[0]
-	    print(fd, flush=True)
-	    time.sleep(60)
-
-	asyncio.run(main())
-	EOF
-	holder=$!
-	trap 'kill '"$holder"' 2>/dev/null' EXIT
+	open_output "$id" hold >holder.out 2>&1 &
+	trap 'kill '"$!"' $(cut -d" " -f1 holder.out 2>/dev/null) 2>/dev/null' EXIT
 	wait_until 10 grep -q . holder.out || fail "OpenOutput's holder said nothing"
-	fd=$(head -1 holder.out)
-	[[ $fd =~ ^[0-9]+$ ]] || fail "OpenOutput failed: $(cat holder.out)"
+	read -r holder fd <holder.out
+	[[ $holder =~ ^[0-9]+$ && $fd =~ ^[0-9]+$ ]] || fail "OpenOutput failed: $(cat holder.out)"
 	assert_eq 8388608 "$(stat -L -c %s "/proc/$holder/fd/$fd")" "the open output's size before Forget"
 	bgrun forget "$id" >/dev/null || fail "forget failed"
 	size=$(stat -L -c %s "/proc/$holder/fd/$fd") || fail "the descriptor is gone"
 	assert_eq 0 "$size" "the open output's size after Forget"
 	kill "$holder"
-	wait "$holder" 2>/dev/null
+	wait 2>/dev/null
 	trap - EXIT
 }
 

@@ -170,18 +170,27 @@ test_garbage_calls_from_an_ordinary_user_cannot_hurt_bgrund() {
 	bgrun kill "$keep" >/dev/null
 }
 
+# polkit_pause: polkitd (started if need be) stopped, so every question
+# bgrund asks it stays in flight; polkit_resume lets it answer. It is let go
+# when the test ends, however it ends.
+polkit_pause() {
+	if [[ -z ${POLKIT_PID:-} ]]; then
+		systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
+		POLKIT_PID=$(systemctl show -P MainPID polkit.service)
+		[[ $POLKIT_PID -gt 0 ]] || fail "polkitd has no pid"
+		trap 'kill -CONT '"$POLKIT_PID"'' EXIT
+	fi
+	kill -STOP "$POLKIT_PID"
+}
+
+polkit_resume() { kill -CONT "$POLKIT_PID"; }
+
 test_a_flood_of_calls_that_need_polkit_holds_a_bounded_number() {
 	setup_users
-	systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
-	pk=$(systemctl show -P MainPID polkit.service)
-	[[ $pk -gt 0 ]] || fail "polkitd has no pid"
 	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
-	# polkitd stopped: every query bgrund starts stays in flight.
-	trap 'kill -CONT '"$pk"'' EXIT
-	kill -STOP "$pk"
+	polkit_pause
 	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
-	kill -CONT "$pk"
-	trap - EXIT
+	polkit_resume
 	# Past 32 in flight for bob, bgrund asks polkit no more: those calls
 	# are answered at once, as for any caller who is no admin.
 	answered=$(jq -r .answered <<<"$out")
@@ -198,12 +207,8 @@ test_a_flood_of_calls_that_need_polkit_holds_a_bounded_number() {
 # ListJobs of a session name she does not use.
 test_polkit_is_asked_whether_the_job_or_session_exists_or_not() {
 	setup_users
-	systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
-	pk=$(systemctl show -P MainPID polkit.service)
-	[[ $pk -gt 0 ]] || fail "polkitd has no pid"
 	id=$(as_user alice "$BGRUN" run -C /home/alice -s secretproj -- 'sleep 300') || fail "alice cannot launch"
-	trap 'kill -CONT '"$pk"'' EXIT
-	kill -STOP "$pk"
+	polkit_pause
 	local nosuch=zzzzzzzzzz
 	[[ $id != "$nosuch" ]] || nosuch=yyyyyyyyyy
 	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$nosuch" 1 2) || fail "bob's Get failed: $out"
@@ -211,8 +216,7 @@ test_polkit_is_asked_whether_the_job_or_session_exists_or_not() {
 	out=$(as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" nosuchsession 1 2) ||
 		fail "bob's ListJobs failed: $out"
 	assert_eq 0 "$(jq -r .answered <<<"$out")" "bob's ListJobs of a session no one has, answered while polkit cannot"
-	kill -CONT "$pk"
-	trap - EXIT
+	polkit_resume
 	# Once polkit answers, both are answered as before: nothing of alice's.
 	expect_fail as_user bob "$BGRUN" status "$nosuch"
 	assert_eq "" "$(as_user bob "$BGRUN" list -s secretproj 2>/dev/null | grep -F "$id")" "bob's listing of alice's session"
@@ -228,9 +232,6 @@ test_polkit_is_asked_whether_the_job_or_session_exists_or_not() {
 # slot, and be answered at once, all 100, where 32 must be held.
 test_polkit_answers_no_handler_asks_for_are_not_kept() {
 	setup_users
-	systemctl start polkit.service || fail "the sandbox's polkit.service does not start"
-	pk=$(systemctl show -P MainPID polkit.service)
-	[[ $pk -gt 0 ]] || fail "polkitd has no pid"
 	# No job of anyone's but the one of alice's below.
 	local other
 	for other in $(bgrun list --json | jq -r '.[].id'); do
@@ -239,8 +240,7 @@ test_polkit_answers_no_handler_asks_for_are_not_kept() {
 	done
 	id=$(alice_job 'true') || fail "alice cannot launch"
 	as_user alice "$BGRUN" wait "$id" >/dev/null
-	trap 'kill -CONT '"$pk"'' EXIT
-	kill -STOP "$pk"
+	polkit_pause
 	local marks flood
 	marks=$(mktemp -d) && chown bob "$marks" || fail "no directory for bob's mark"
 	as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "" 32 10 "$marks/held" >flood.out &
@@ -248,16 +248,15 @@ test_polkit_answers_no_handler_asks_for_are_not_kept() {
 	wait_until 10 test -e "$marks/held" || fail "bgrund did not handle bob's 32 ListJobs"
 	rm -rf "$marks"
 	as_user alice "$BGRUN" forget "$id" >/dev/null || fail "alice cannot forget her job"
-	kill -CONT "$pk"
+	polkit_resume
 	wait "$flood" || fail "the first flood failed: $(cat flood.out)"
 	assert_eq 32 "$(jq -r .answered flood.out)" "ListJobs answered once polkit was back: $(cat flood.out)"
 	assert_eq '[]' "$(jq -c .errors flood.out)" "their answer"
 	# The same flood as above: 32 held, 68 answered at once.
 	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
-	kill -STOP "$pk"
+	polkit_pause
 	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
-	kill -CONT "$pk"
-	trap - EXIT
+	polkit_resume
 	assert_eq 68 "$(jq -r .answered <<<"$out")" "calls answered while polkit could not answer: $out"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
 }
