@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-args.h"
 #include "bus-authority.h"
 #include "bus-client.h"
 #include "bus-launch.h"
 #include "bus-pending.h"
 #include "bus-service.h"
-#include "launch-options.h"
 #include "log.h"
 #include "privilege.h"
 
@@ -26,81 +26,6 @@
 #define PATH_MAX_LEN 4095
 
 #define invalid(error, ...) sd_bus_error_setf((error), BGRUN_ERROR_INVALID_ARGS, __VA_ARGS__)
-
-/* One option's value into v; a type no option has is passed on with its
- * signature only, for the validator to name. */
-static int read_value(sd_bus_message *m, const char *contents, LaunchValue *v, char ***strv) {
-        *v = (LaunchValue) { .signature = contents };
-        if (streq(contents, "t"))
-                return sd_bus_message_read(m, "t", &v->u64);
-        if (streq(contents, "i")) {
-                int32_t i;
-                int r = sd_bus_message_read(m, "i", &i);
-                v->u64 = (uint64_t) (int64_t) i;
-                return r;
-        }
-        if (streq(contents, "q")) {
-                uint16_t q;
-                int r = sd_bus_message_read(m, "q", &q);
-                v->u64 = q;
-                return r;
-        }
-        if (streq(contents, "b")) {
-                int b;
-                int r = sd_bus_message_read(m, "b", &b);
-                v->u64 = b != 0;
-                return r;
-        }
-        if (streq(contents, "s"))
-                return sd_bus_message_read(m, "s", &v->str);
-        if (streq(contents, "as")) {
-                int r = sd_bus_message_read_strv(m, strv);
-                v->strv = *strv;
-                return r;
-        }
-        return sd_bus_message_skip(m, contents);
-}
-
-static int read_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error) {
-        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *contents;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r >= 0)
-                        r = sd_bus_message_peek_type(m, NULL, &contents);
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(m, 'v', contents);
-                if (r < 0)
-                        return r;
-
-                _cleanup_strv_free_ char **strv = NULL;
-                _cleanup_free_ char *message = NULL;
-                LaunchValue v;
-                r = read_value(m, contents, &v, &strv);
-                if (r >= 0)
-                        r = launch_options_set(o, key, &v, &message);
-                if (r == -EINVAL && message)
-                        return invalid(error, "%s", message);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *message = NULL;
-        r = launch_options_check(o, &message);
-        if (r == -EINVAL && message)
-                return invalid(error, "%s", message);
-        return r;
-}
-
 /* Fill the spec's identity fields for the user the job runs as. */
 static int resolve_user(JobSpec *spec, const char *name, uid_t uid, sd_bus_error *error) {
         char buf[16384];
@@ -215,7 +140,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r >= 0)
                 r = check_arguments(command, session, cwd, error);
         if (r >= 0)
-                r = read_options(m, &o, error);
+                r = bus_read_launch_options(m, &o, error);
         if (r < 0)
                 return r;
 

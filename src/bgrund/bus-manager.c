@@ -6,6 +6,7 @@
 
 #include "bgrun/bus-api.h"
 #include "build-config.h"
+#include "bus-args.h"
 #include "bus-authority.h"
 #include "bus-client.h"
 #include "bus-input.h"
@@ -46,54 +47,10 @@ static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 1;
 }
 
-/* Stop's options, Signal and GraceUSec, held to the rules of Launch's
- * StopSignal and StopGraceUSec (type, range, once each); what is not given
- * is the job's own. */
+/* Stop's options; what is not given is the job's own. */
 static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint64_t *ret_grace, sd_bus_error *error) {
         _cleanup_(launch_options_done) LaunchOptions o = {};
-        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *key, *type = NULL;
-                r = sd_bus_message_read(m, "s", &key);
-                if (r < 0)
-                        return r;
-                LaunchOption opt = streq(key, "Signal")      ? LAUNCH_OPTION_STOP_SIGNAL
-                                   : streq(key, "GraceUSec") ? LAUNCH_OPTION_STOP_GRACE_USEC
-                                                             : _LAUNCH_OPTION_MAX;
-                if (opt == _LAUNCH_OPTION_MAX)
-                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
-                                                 "Unknown Stop option '%.64s' (Signal and GraceUSec are known)", key);
-                /* Checked here, not by launch_options_set(): the message
-                 * names Stop's key, not Launch's. */
-                const char *want = launch_options[opt].signature;
-                r = sd_bus_message_peek_type(m, NULL, &type);
-                if (r < 0)
-                        return r;
-                if (!type || !streq(type, want))
-                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
-                                                 "Stop option %s must be of type '%s', not '%.16s'", key, want,
-                                                 type ?: "");
-                LaunchValue v = { .signature = want };
-                if (streq(want, "i")) {
-                        int32_t i = 0;
-                        r = sd_bus_message_read(m, "v", "i", &i);
-                        v.u64 = (uint64_t) (int64_t) i;
-                } else
-                        r = sd_bus_message_read(m, "v", "t", &v.u64);
-                _cleanup_free_ char *message = NULL;
-                if (r >= 0)
-                        r = launch_options_set(&o, launch_options[opt].name, &v, &message);
-                if (r == -EINVAL && message)
-                        return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS, "%s", message);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
+        int r = bus_read_stop_options(m, &o, error);
         if (r < 0)
                 return r;
         *ret_sig = o.seen & (1U << LAUNCH_OPTION_STOP_SIGNAL) ? o.stop_signal : j->live->spec.stop_signal;

@@ -57,7 +57,7 @@ static int set_environment(LaunchOptions *o, char *const *strv, char **ret_error
         return 0;
 }
 
-int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, char **ret_error) {
+int launch_options_accept(const LaunchOptions *o, const char *key, const char *signature, char **ret_error) {
         int i;
         for (i = 0; i < _LAUNCH_OPTION_MAX; i++)
                 if (streq(key, launch_options[i].name))
@@ -69,9 +69,17 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         const char *name = launch_options[i].name;
         if (o->seen & (1U << i))
                 return invalid(ret_error, "Option %s given more than once", name);
-        if (!streq(v->signature, launch_options[i].signature))
+        if (signature && !streq(signature, launch_options[i].signature))
                 return invalid(ret_error, "Option %s must be of type '%s', not '%.16s'", name,
-                               launch_options[i].signature, v->signature);
+                               launch_options[i].signature, signature);
+        return i;
+}
+
+int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, char **ret_error) {
+        int i = launch_options_accept(o, key, v->signature, ret_error);
+        if (i < 0)
+                return i;
+        const char *name = launch_options[i].name;
         if (streq(launch_options[i].signature, "t") && v->u64 == 0 && i != LAUNCH_OPTION_STOP_GRACE_USEC)
                 return invalid(ret_error, "Option %s must be greater than 0", name);
 
@@ -139,6 +147,21 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         if (r >= 0)
                 o->seen |= 1U << i;
         return r;
+}
+
+int launch_options_array_max(int i, size_t *ret_entries, size_t *ret_bytes) {
+        if (i != LAUNCH_OPTION_ENVIRONMENT)
+                return -EINVAL;
+        *ret_entries = LAUNCH_ENVIRONMENT_MAX_ENTRIES;
+        *ret_bytes = LAUNCH_ENVIRONMENT_MAX_BYTES;
+        return 0;
+}
+
+int launch_options_too_large(int i, char **ret_error) {
+        size_t entries = 0, bytes = 0;
+        (void) launch_options_array_max(i, &entries, &bytes);
+        return invalid(ret_error, "%s is too large (more than %zu entries or %zu bytes)", launch_options[i].name,
+                       entries, bytes);
 }
 
 int launch_options_check(const LaunchOptions *o, char **ret_error) {

@@ -7,6 +7,7 @@
  * fuzzer drive directly. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bgrun/launch-options.h"
@@ -63,7 +64,20 @@ typedef struct LaunchValue {
         char *const *strv;     /* NULL-terminated */
 } LaunchValue;
 
-/* Apply key = value to o. On bad input (an unknown key, one given twice, a
+/* Whether key, of the type signature, may be set on o now: its index in
+ * launch_options[], or -EINVAL (an unknown key, one given twice, a wrong
+ * type; signature NULL: not checked here) with a message for the caller in
+ * *ret_error (malloc'd). A reader asks this before it reads the value, so a
+ * refused value is never read. */
+int launch_options_accept(const LaunchOptions *o, const char *key, const char *signature, char **ret_error);
+
+/* An array option's bounds (entries, bytes counting each string's NUL):
+ * -EINVAL for an option that is not an array. A reader stops at the first
+ * element past them and answers launch_options_too_large(). */
+int launch_options_array_max(int i, size_t *ret_entries, size_t *ret_bytes);
+int launch_options_too_large(int i, char **ret_error);
+
+/* Apply key = value to o (launch_options_accept() first). On bad input (an unknown key, one given twice, a
  * wrong type, an out-of-range value) returns -EINVAL with a message for the
  * caller in *ret_error (malloc'd) and leaves o as it was. -ENOMEM otherwise. */
 int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *value, char **ret_error);
