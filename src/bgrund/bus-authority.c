@@ -8,73 +8,122 @@
 #include "macro.h"
 #include "bus-polkit.h"
 
-/* Asking the bus daemon for a sender's credentials is a round trip. A unique
- * connection name is never reused on a bus and its credentials are fixed when
- * it connects, so a small cache of name → (uid, pid) is always right. */
-#define CREDS_CACHE_SIZE 64
-static struct {
-        char sender[64];
+/* Who sent a method call, as the bus daemon vouches for it, is asked once
+ * per sender (a unique connection name, never reused on a bus, its
+ * credentials fixed when it connected), asynchronously, and remembered:
+ *  - a filter sees each method call first; one from a sender whose
+ *    credentials are not known yet is held while they are asked for (one
+ *    query per sender, however many calls it sent meanwhile), and its calls
+ *    are dispatched again in their order once the answer is in;
+ *  - a sender the daemon no longer knows has gone: its held calls and any
+ *    later one are dropped unanswered, with no further query, so a flood of
+ *    calls from departed connections costs one query each, not one a call;
+ *  - handlers never ask the daemon themselves (that would block the loop on
+ *    it): without an answer, the call is refused. */
+#define CREDS_CACHE_SIZE 256
+#define GONE_CACHE_SIZE 1024
+#define CREDS_QUERIES_MAX 256
+/* Calls one sender may have held before its identity is known. */
+#define CREDS_HELD_PER_SENDER 64
+
+typedef struct CredsQuery {
+        struct CredsQuery *next;
+        char *sender;
+        sd_bus_slot *slot;     /* GetConnectionCredentials in flight; NULL once answered */
+        bool known;            /* answered with an identity */
         uid_t uid;
         pid_t pid;
-} creds_cache[CREDS_CACHE_SIZE];
-static unsigned creds_cache_next;
+        sd_bus_message *held[CREDS_HELD_PER_SENDER];
+        unsigned n_held, n_back; /* held, and dispatched again since the answer */
+} CredsQuery;
+
+static struct {
+        struct {
+                char sender[64];
+                uid_t uid;
+                pid_t pid;
+        } known[CREDS_CACHE_SIZE];
+        unsigned next_known;
+        char gone[GONE_CACHE_SIZE][64];
+        unsigned next_gone;
+        CredsQuery *queries;
+        unsigned n_queries;
+        /* The call being dispatched and its sender's identity: what the
+         * handler asks for, even if the cache has forgotten it meanwhile. */
+        sd_bus_message *current;
+        uid_t current_uid;
+        pid_t current_pid;
+} creds;
 
 static bool creds_cache_get(const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
         for (unsigned i = 0; i < CREDS_CACHE_SIZE; i++)
-                if (creds_cache[i].sender[0] && streq(creds_cache[i].sender, sender)) {
-                        *ret_uid = creds_cache[i].uid;
-                        *ret_pid = creds_cache[i].pid;
+                if (creds.known[i].sender[0] && streq(creds.known[i].sender, sender)) {
+                        *ret_uid = creds.known[i].uid;
+                        *ret_pid = creds.known[i].pid;
                         return true;
                 }
         return false;
 }
 
 static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
-        if (strlen(sender) >= sizeof creds_cache[0].sender)
+        if (strlen(sender) >= sizeof creds.known[0].sender)
                 return;
-        unsigned i = creds_cache_next++ % CREDS_CACHE_SIZE;
-        strcpy(creds_cache[i].sender, sender);
-        creds_cache[i].uid = uid;
-        creds_cache[i].pid = pid;
+        unsigned i = creds.next_known++ % CREDS_CACHE_SIZE;
+        strcpy(creds.known[i].sender, sender);
+        creds.known[i].uid = uid;
+        creds.known[i].pid = pid;
 }
 
-/* Asked for in a method handler, a new sender's credentials would hold up
- * every other caller for that round trip. So a filter sees each method call
- * first: one from a sender not in the cache is held while its credentials
- * are asked for asynchronously, and dispatched again once they are in (or
- * the daemon failed to say: its handler then asks itself, and reports). The
- * daemon answers in order, so one sender's calls keep their order. Past
- * CREDS_QUERIES_MAX held calls, handlers ask for themselves. */
-#define CREDS_QUERIES_MAX 256
+static bool sender_gone(const char *sender) {
+        for (unsigned i = 0; i < GONE_CACHE_SIZE; i++)
+                if (creds.gone[i][0] && streq(creds.gone[i], sender))
+                        return true;
+        return false;
+}
 
-typedef struct CredsQuery {
-        struct CredsQuery *next;
-        sd_bus_message *request;
-        sd_bus_slot *slot; /* GetConnectionCredentials in flight; NULL once answered */
-} CredsQuery;
-
-static CredsQuery *creds_queries;
-static unsigned n_creds_queries;
+static void sender_mark_gone(const char *sender) {
+        if (strlen(sender) < sizeof creds.gone[0])
+                strcpy(creds.gone[creds.next_gone++ % GONE_CACHE_SIZE], sender);
+}
 
 static void creds_query_free(CredsQuery *q) {
-        for (CredsQuery **p = &creds_queries; *p; p = &(*p)->next)
+        for (CredsQuery **p = &creds.queries; *p; p = &(*p)->next)
                 if (*p == q) {
                         *p = q->next;
                         break;
                 }
-        n_creds_queries--;
+        creds.n_queries--;
         sd_bus_slot_unref(q->slot);
-        sd_bus_message_unref(q->request);
+        for (unsigned i = q->n_back; i < q->n_held; i++)
+                sd_bus_message_unref(q->held[i]);
+        free(q->sender);
         free(q);
+}
+
+static CredsQuery *creds_query_of(const char *sender) {
+        for (CredsQuery *q = creds.queries; q; q = q->next)
+                if (streq(q->sender, sender))
+                        return q;
+        return NULL;
+}
+
+/* Queue m to be dispatched again (after the ones queued before it). */
+static int creds_query_requeue(CredsQuery *q, sd_bus_message *m) {
+        int r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(m), m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot dispatch a call again after its caller's credentials: %m");
+                (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
+        }
+        return r;
 }
 
 static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CredsQuery *q = userdata;
         q->slot = sd_bus_slot_unref(q->slot);
-        const char *sender = sd_bus_message_get_sender(q->request);
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
         uint32_t uid = UID_INVALID, pid = 0;
         const char *key;
-        int r = sd_bus_message_is_method_error(reply, NULL) ? -EIO : sd_bus_message_enter_container(reply, 'a', "{sv}");
+        int r = e ? -EIO : sd_bus_message_enter_container(reply, 'a', "{sv}");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
                 r = sd_bus_message_read(reply, "s", &key);
                 if (r >= 0 && streq(key, "UnixUserID"))
@@ -86,98 +135,133 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
         }
-        if (r >= 0 && uid != UID_INVALID)
-                creds_cache_put(sender, (uid_t) uid, (pid_t) pid);
 
-        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot dispatch a call again after its caller's credentials: %m");
-                (void) sd_bus_reply_method_errnof(q->request, r, "Cannot establish the caller's identity: %m");
+        if (r >= 0 && uid != UID_INVALID) {
+                q->known = true;
+                q->uid = (uid_t) uid;
+                q->pid = (pid_t) pid;
+                creds_cache_put(q->sender, q->uid, q->pid);
+        } else if (e && sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
+                /* Gone before its calls were read: nobody to answer. */
+                sender_mark_gone(q->sender);
                 creds_query_free(q);
-        }
-        return 0;
-}
-
-static int creds_prefetch(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        uid_t uid;
-        pid_t pid;
-        if (!sd_bus_message_is_method_call(m, NULL, NULL))
                 return 0;
-        /* Back from its query: dispatched now, whatever came of it. First,
-         * as its sender is usually in the cache by now. */
-        for (CredsQuery *q = creds_queries; q; q = q->next)
-                if (q->request == m) {
+        }
+        /* Known or not (its handlers then refuse), its calls go on, in order. */
+        for (unsigned i = 0; i < q->n_held; i++)
+                if (creds_query_requeue(q, q->held[i]) < 0) {
                         creds_query_free(q);
                         return 0;
                 }
-        const char *sender = sd_bus_message_get_sender(m), *iface = sd_bus_message_get_interface(m);
-        if (!sender || sender[0] != ':' || creds_cache_get(sender, &uid, &pid))
-                return 0;
-        if (iface && (streq(iface, "org.freedesktop.DBus.Peer") || streq(iface, "org.freedesktop.DBus.Introspectable")))
-                return 0; /* answered without an identity */
-        if (n_creds_queries >= CREDS_QUERIES_MAX)
-                return 0;
+        return 0;
+}
 
-        CredsQuery *q = calloc(1, sizeof(CredsQuery));
-        if (!q)
+static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        creds.current = NULL;
+        if (!sd_bus_message_is_method_call(m, NULL, NULL))
                 return 0;
-        int r = sd_bus_call_method_async(sd_bus_message_get_bus(m), &q->slot, "org.freedesktop.DBus",
-                                         "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
-                                         on_creds, q, "s", sender);
-        if (r < 0) {
-                free(q);
+        const char *sender = sd_bus_message_get_sender(m), *iface = sd_bus_message_get_interface(m);
+        if (!sender || sender[0] != ':')
+                return 0; /* not from a bus client: its handler refuses it */
+
+        CredsQuery *q = creds_query_of(sender);
+        if (q && !q->slot) {
+                /* Answered: its held calls come back one by one, in order,
+                 * and a call read since goes after them. */
+                if (q->n_back < q->n_held && q->held[q->n_back] == m) {
+                        sd_bus_message_unref(q->held[q->n_back++]);
+                        if (q->known) {
+                                creds.current = m;
+                                creds.current_uid = q->uid;
+                                creds.current_pid = q->pid;
+                        }
+                        if (q->n_back == q->n_held)
+                                creds_query_free(q);
+                        return 0;
+                }
+                if (q->n_held >= CREDS_HELD_PER_SENDER)
+                        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                                          "More than %d calls before the caller's identity was established",
+                                                          CREDS_HELD_PER_SENDER);
+                else if (creds_query_requeue(q, m) >= 0)
+                        q->held[q->n_held++] = sd_bus_message_ref(m);
+                return 1;
+        }
+        uid_t uid;
+        pid_t pid;
+        if (!q && creds_cache_get(sender, &uid, &pid)) {
+                creds.current = m;
+                creds.current_uid = uid;
+                creds.current_pid = pid;
                 return 0;
         }
-        q->request = sd_bus_message_ref(m);
-        q->next = creds_queries;
-        creds_queries = q;
-        n_creds_queries++;
+        if (iface && (streq(iface, "org.freedesktop.DBus.Peer") || streq(iface, "org.freedesktop.DBus.Introspectable")))
+                return 0; /* answered without an identity */
+        if (sender_gone(sender))
+                return 1; /* dropped: nobody to answer */
+
+        if (!q) {
+                if (creds.n_queries >= CREDS_QUERIES_MAX) {
+                        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                                          "bgrund is establishing %d callers' identities; try again",
+                                                          CREDS_QUERIES_MAX);
+                        return 1;
+                }
+                q = calloc(1, sizeof(CredsQuery));
+                if (!q || !(q->sender = strdup(sender))) {
+                        free(q);
+                        (void) sd_bus_reply_method_errnof(m, ENOMEM, "Cannot establish the caller's identity: %m");
+                        return 1;
+                }
+                int r = sd_bus_call_method_async(sd_bus_message_get_bus(m), &q->slot, "org.freedesktop.DBus",
+                                                 "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                 "GetConnectionCredentials", on_creds, q, "s", sender);
+                if (r < 0) {
+                        free(q->sender);
+                        free(q);
+                        (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
+                        return 1;
+                }
+                q->next = creds.queries;
+                creds.queries = q;
+                creds.n_queries++;
+        }
+        if (q->n_held >= CREDS_HELD_PER_SENDER) {
+                (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                                  "More than %d calls before the caller's identity was established",
+                                                  CREDS_HELD_PER_SENDER);
+                return 1;
+        }
+        q->held[q->n_held++] = sd_bus_message_ref(m);
         return 1; /* held */
 }
 
 int bus_authority_prefetch_creds(sd_bus *bus) {
-        return sd_bus_add_filter(bus, NULL, creds_prefetch, NULL);
+        return sd_bus_add_filter(bus, NULL, creds_filter, NULL);
 }
 
 void bus_authority_prefetch_done(void) {
-        while (creds_queries)
-                creds_query_free(creds_queries);
+        while (creds.queries)
+                creds_query_free(creds.queries);
+        creds.current = NULL;
 }
 
 static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid;
-        pid_t pid = 0;
-
         const char *sender = sd_bus_message_get_sender(m);
         /* A --listen connection: its socket's peer, read at accept. */
-        if (!sender && bus_listen_peer(sd_bus_message_get_bus(m), ret_uid, &pid, NULL) >= 0) {
-                if (ret_pid)
-                        *ret_pid = pid;
+        if (!sender && bus_listen_peer(sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
+                return 0;
+        if (m == creds.current) {
+                *ret_uid = creds.current_uid;
+                *ret_pid = creds.current_pid;
                 return 0;
         }
-        if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, &pid)) {
-                if (ret_pid)
-                        *ret_pid = pid;
+        if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, ret_pid))
                 return 0;
-        }
-
-        /* EUID and PID as the bus daemon reports them for the sender's
-         * connection: the kernel's SO_PEERCRED, not anything the sender
-         * wrote. Only the uid is authority; the pid is a hint (parents). */
-        int r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds);
-        if (r >= 0)
-                r = sd_bus_creds_get_euid(creds, &uid);
-        if (r < 0)
-                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
-                                         "Request authority denied: the caller's identity cannot be established");
-        (void) sd_bus_creds_get_pid(creds, &pid);
-        if (sender && sender[0] == ':')
-                creds_cache_put(sender, uid, pid);
-        *ret_uid = uid;
-        if (ret_pid)
-                *ret_pid = pid;
-        return 0;
+        /* Not asked for by the filter, or the daemon could not say: never
+         * asked here, where it would hold up the loop. */
+        return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                 "Request authority denied: the caller's identity cannot be established");
 }
 
 static uid_t served_only = UID_INVALID;
