@@ -17,19 +17,17 @@ static bool filter_matches(const ListFilter *f, const Job *j) {
 }
 
 /* Who is asking, and whether they see other owners' jobs. polkit is asked
- * only when that could change the answer: some job is someone else's. Not
- * only in the session asked for: the answer's delay would then tell which
- * sessions other owners have. -EINPROGRESS while polkit is being asked. */
+ * for every caller but root whatever jobs exist (its answer cached for the
+ * sender a while): asked only when someone else had a job, the answer's
+ * delay would tell others' comings and goings. -EINPROGRESS while polkit is
+ * being asked. */
 static int read_filter(BusService *s, sd_bus_message *m, const char *session, ListFilter *ret,
                        sd_bus_error *error) {
         uid_t uid;
         int r = bus_caller_uid(m, &uid, error);
         if (r < 0)
                 return r;
-        bool others = false;
-        for (Job *j = s->runtime->all.head; j && !others; j = j->all_next)
-                others = j->owner != uid;
-        int admin = others ? caller_is_admin(s, m, uid) : 0;
+        int admin = caller_is_admin(s, m, uid);
         if (admin < 0)
                 return admin;
         *ret = (ListFilter) { .session = session, .uid = uid, .admin = admin > 0 };

@@ -2,6 +2,7 @@
 #include "bus-service.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 #include "bus-polkit.h"
 
 struct PolkitQuery {
@@ -10,6 +11,7 @@ struct PolkitQuery {
         sd_bus_message *request; /* the caller's message, re-dispatched on answer */
         sd_bus_slot *slot;       /* the CheckAuthorization call in flight */
         char *action;
+        const char *action_static; /* the caller's, for the cache */
         uid_t uid;               /* the sender's */
         int result;              /* -EINPROGRESS until polkit answered */
 };
@@ -32,6 +34,26 @@ static void query_unlink(BusService *s, PolkitQuery *q) {
                 }
 }
 
+static const PolkitCached *cache_get(BusService *s, const char *sender, const char *action) {
+        uint64_t now = now_monotonic_usec();
+        for (size_t i = 0; i < ELEMENTSOF(s->polkit_cache); i++) {
+                const PolkitCached *c = &s->polkit_cache[i];
+                if (c->action && c->until > now && streq(c->action, action) && streq(c->sender, sender))
+                        return c;
+        }
+        return NULL;
+}
+
+static void cache_put(BusService *s, const char *sender, const char *action, int result) {
+        if (!sender || strlen(sender) >= sizeof s->polkit_cache[0].sender)
+                return;
+        PolkitCached *c = &s->polkit_cache[s->polkit_cache_next++ % ELEMENTSOF(s->polkit_cache)];
+        strcpy(c->sender, sender);
+        c->action = action;
+        c->result = result;
+        c->until = now_monotonic_usec() + BUS_POLKIT_CACHE_USEC;
+}
+
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         PolkitQuery *q = userdata;
         q->slot = sd_bus_slot_unref(q->slot);
@@ -45,6 +67,8 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
                  sd_bus_message_read(reply, "bb", &authorized, &challenge) < 0)
                 authorized = 0;
         q->result = authorized ? 1 : 0;
+        if (!e)
+                cache_put(q->service, sd_bus_message_get_sender(q->request), q->action_static, q->result);
 
         /* Dispatch the caller's message again: its handler finds the answer. */
         sd_bus *bus = sd_bus_message_get_bus(q->request);
@@ -93,6 +117,9 @@ int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *ac
         const char *sender = sd_bus_message_get_sender(m);
         if (!sender)
                 return 0;
+        const PolkitCached *c = cache_get(s, sender, action);
+        if (c)
+                return c->result;
 
         unsigned all = 0, of_uid = 0;
         for (PolkitQuery *q = s->polkit_queries; q; q = q->next) {
@@ -113,6 +140,7 @@ int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *ac
         q->request = sd_bus_message_ref(m);
         q->result = -EINPROGRESS;
         q->action = strdup(action);
+        q->action_static = action;
         if (!q->action) {
                 query_free(q);
                 return -ENOMEM;

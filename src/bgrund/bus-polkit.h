@@ -23,6 +23,19 @@ typedef struct PolkitQuery PolkitQuery;
 #define BUS_POLKIT_QUERIES_PER_UID_MAX 32
 #define BUS_POLKIT_QUERIES_MAX 512
 
+/* An answer is kept for its sender (a unique name, never reused) this long:
+ * a caller's calls in a row ask once, and an admin granted or revoked is
+ * seen within it. */
+#define BUS_POLKIT_CACHE_USEC (1000ULL * 1000ULL)
+#define BUS_POLKIT_CACHE_SIZE 64
+
+typedef struct PolkitCached {
+        char sender[64];
+        const char *action; /* one of the BGRUN_POLKIT_* strings */
+        int result;
+        uint64_t until;     /* CLOCK_MONOTONIC µs */
+} PolkitCached;
+
 /* 1 granted, 0 not granted (also when polkit is not running or fails, or
  * when uid, the sender's, has too many queries in flight), -EINPROGRESS
  * while asking, other -errno when the query cannot start. */

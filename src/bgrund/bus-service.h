@@ -8,6 +8,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include "bus-polkit.h"
 #include "macro.h"
 #include "runtime.h"
 
@@ -20,6 +21,8 @@ typedef struct BusService {
         Runtime *runtime;
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
         struct PolkitQuery *polkit_answer;  /* the answer for the message being dispatched */
+        PolkitCached polkit_cache[BUS_POLKIT_CACHE_SIZE]; /* recent answers, by sender */
+        unsigned polkit_cache_next;
         struct BusClient *clients;          /* connections holding calls or subscriptions */
         struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
         struct BusClient *subscribers;      /* connections that called Subscribe */
