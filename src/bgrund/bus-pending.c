@@ -24,6 +24,7 @@ struct PendingCall {
         sd_bus_message *call;                   /* NULL for PENDING_KILL_SESSION */
         SessionKill *session_kill;              /* PENDING_KILL_SESSION */
         sd_event_source *timer;
+        PendingAnswer timeout;                  /* answers call when timer fires */
 };
 
 static void session_kill_unref(SessionKill *k, BusClient *c) {
@@ -63,16 +64,36 @@ static void pending_call_free(PendingCall *p) {
         pending_call_free_full(p, true);
 }
 
-static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         PendingCall *p = userdata;
-        /* Not ended yet: Wait answers with the record as it is. */
-        (void) bus_reply_record(p->job, p->call);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(p->call);
+        Job *j = p->job;
+        PendingAnswer timeout = p->timeout;
         pending_call_free(p);
+        timeout(j, call, NULL);
         return 0;
+}
+
+/* Not ended yet: Wait answers with the record as it is. */
+static void answer_wait_timeout(Job *j, sd_bus_message *call, void *userdata) {
+        (void) bus_reply_record(j, call);
 }
 
 int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
                      sd_bus_error *error) {
+        return pending_call_add_full(s, j, kind, call, timeout_usec, kind == PENDING_WAIT ? answer_wait_timeout : NULL,
+                                     error);
+}
+
+bool pending_calls_any(const Job *j, PendingKind kind) {
+        for (const PendingCall *p = j->pending; p; p = p->next)
+                if (p->kind == kind)
+                        return true;
+        return false;
+}
+
+int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
+                          PendingAnswer timeout, sd_bus_error *error) {
         uid_t uid;
         BusClient *c;
         int r = bus_caller_uid(call, &uid, error);
@@ -90,7 +111,7 @@ int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *ca
                 bus_client_release(c);
                 return -ENOMEM;
         }
-        *p = (PendingCall) { .job = j, .client = c, .kind = kind, .call = sd_bus_message_ref(call) };
+        *p = (PendingCall) { .job = j, .client = c, .kind = kind, .call = sd_bus_message_ref(call), .timeout = timeout };
         LIST_PREPEND(j->pending, p);
         p->client_next = c->pending;
         if (c->pending)
@@ -98,9 +119,9 @@ int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *ca
         c->pending = p;
         bus_client_count_pending(c, +1);
         /* Anything past a century is forever (and would overflow the clock). */
-        if (kind == PENDING_WAIT && timeout_usec < 100ULL * 365 * 24 * 3600 * USEC_PER_SEC) {
+        if (timeout && timeout_usec < 100ULL * 365 * 24 * 3600 * USEC_PER_SEC) {
                 r = sd_event_add_time_relative(s->runtime->event, &p->timer, CLOCK_MONOTONIC, timeout_usec, 0,
-                                               on_wait_timeout, p);
+                                               on_timeout, p);
                 if (r < 0) {
                         pending_call_free(p);
                         return r;
@@ -110,8 +131,12 @@ int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *ca
 }
 
 void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *userdata) {
-        for (PendingCall *p = j->pending, *next; p; p = next) {
-                next = p->next;
+        /* The list is newest first. */
+        PendingCall *last = j->pending;
+        while (last && last->next)
+                last = last->next;
+        for (PendingCall *p = last, *prev; p; p = prev) {
+                prev = p->prev;
                 if (p->kind != kind)
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(p->call);

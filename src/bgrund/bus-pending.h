@@ -3,7 +3,8 @@
 
 /* Method calls that wait on a job: Launch until it runs (or never will),
  * Wait until it ends or its timeout passes, Kill until its teardown is
- * confirmed. Each hangs off its job (Job.pending) and is answered by the
+ * confirmed, WriteInput and ResizeTty until the supervisor answers (or, at
+ * most, BUS_INPUT_WAIT_USEC). Each hangs off its job (Job.pending) and is answered by the
  * notifications in bus-service.c. */
 
 #include <stdbool.h>
@@ -16,17 +17,25 @@ typedef enum PendingKind {
         PENDING_WAIT,
         PENDING_KILL,
         PENDING_KILL_SESSION, /* one of the jobs a KillSession call waits on */
+        PENDING_INPUT,        /* WriteInput, ResizeTty: until the job's supervisor answers */
 } PendingKind;
 
 typedef struct BusService BusService;
 
 typedef struct BusClient BusClient;
 
-/* Hold call until j's next answer; for PENDING_WAIT, at most timeout_usec
- * (past a century is forever). Counted against the caller's connection and
+/* Hold call until j's next answer; for PENDING_WAIT and PENDING_INPUT, at
+ * most timeout_usec (past a century is forever), then answered by
+ * timeout(), for PENDING_WAIT the record as it is. Counted against the caller's connection and
  * uid: LimitExceeded in error past their share. */
+typedef void (*PendingAnswer)(Job *j, sd_bus_message *call, void *userdata);
 int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
                      sd_bus_error *error);
+int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
+                          PendingAnswer timeout, sd_bus_error *error);
+
+/* Whether j holds a call of kind. */
+bool pending_calls_any(const Job *j, PendingKind kind);
 
 /* Hold a KillSession call until every job of jobs[0..n) ended; answered
  * with how many ended killed and whether every one is confirmed dead. It
@@ -38,8 +47,7 @@ int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_m
  * else. */
 void pending_kill_session_job_ended(Job *j);
 
-/* Answer each call of one kind held on j, taking it off first. */
-typedef void (*PendingAnswer)(Job *j, sd_bus_message *call, void *userdata);
+/* Answer each call of one kind held on j, oldest first, taking it off first. */
 void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *userdata);
 
 /* Drop every pending call of j unanswered (shutdown). */

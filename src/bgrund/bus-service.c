@@ -7,6 +7,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-client.h"
+#include "bus-input.h"
 #include "bus-job.h"
 #include "bus-listen.h"
 #include "bus-manager.h"
@@ -141,6 +142,11 @@ static void on_job_ended(void *userdata, Job *j) {
         pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
         pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
         pending_kill_session_job_ended(j);
+        bus_input_ready(j);
+}
+
+static void on_input_ready(void *userdata, Job *j) {
+        bus_input_ready(j);
 }
 
 static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
@@ -162,6 +168,7 @@ static const JobNotifier bus_notifier = {
         .job_running = on_job_running,
         .job_ended = on_job_ended,
         .job_discarded = on_job_discarded,
+        .input_ready = on_input_ready,
         .running_jobs_changed = on_running_jobs_changed,
 };
 

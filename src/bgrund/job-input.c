@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -10,31 +10,19 @@
 #include "job-input.h"
 #include "log.h"
 #include "macro.h"
+#include "runtime.h"
 #include "supervisor-protocol.h"
 
-/* How long bgrund waits for a supervisor to answer a connection: it
- * answers from its loop at once, and stops listening before its teardown,
- * which may block it. The only wait of this kind, once per job and bgrund. */
-#define CONTROL_ANSWER_USEC (200 * 1000)
-
 void job_input_disconnect(JobLive *l) {
+        l->control_source = sd_event_source_disable_unref(l->control_source);
         l->control_fd = safe_close(l->control_fd);
         l->control_greeted = false;
         l->input_fd = safe_close(l->input_fd);
 }
 
-/* The supervisor's first message: the input's write end, or none. Waited
- * for once per job; a supervisor that was slow then is asked without
- * waiting afterwards, so no caller can hold bgrund up again and again. */
+/* The supervisor's first message: the input's write end, or none. Never
+ * waited for: -EAGAIN while it has not come. */
 static int receive_greeting(JobLive *l, int fd) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int r = poll(&p, 1, l->control_waited ? 0 : CONTROL_ANSWER_USEC / 1000);
-        l->control_waited = true;
-        if (r < 0)
-                return negative_errno();
-        if (r == 0)
-                return -EAGAIN;
-
         char c = 0;
         struct iovec iov = { .iov_base = &c, .iov_len = 1 };
         union {
@@ -61,19 +49,35 @@ static int receive_greeting(JobLive *l, int fd) {
         return -EBADMSG;
 }
 
+static void notify_input_ready(Job *j) {
+        Runtime *rt = j->runtime;
+        if (rt->notifier && rt->notifier->input_ready)
+                rt->notifier->input_ready(rt->notifier_data, j);
+}
+
+/* The greeting came, or the connection failed: either way, whoever waits
+ * for the input is told (and finds which). */
+static int on_greeting(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        JobLive *l = j->live;
+        int r = receive_greeting(l, fd);
+        if (r == -EAGAIN && !(revents & (EPOLLHUP | EPOLLERR)))
+                return 0;
+        l->control_source = sd_event_source_disable_unref(l->control_source);
+        if (r >= 0)
+                l->control_greeted = true;
+        else {
+                log_debug_errno(r, "Job %s: no greeting from its supervisor's control socket: %m", j->id);
+                job_input_disconnect(l);
+        }
+        notify_input_ready(j);
+        return 0;
+}
+
 static int job_input_connect(Job *j) {
         JobLive *l = j->live;
-        if (l->control_fd >= 0 && l->control_greeted)
-                return 0;
-        if (l->control_fd >= 0) {
-                /* Connected before, the greeting late: is it there now? */
-                int r = receive_greeting(l, l->control_fd);
-                if (r >= 0)
-                        l->control_greeted = true;
-                else if (r != -EAGAIN)
-                        l->control_fd = safe_close(l->control_fd);
-                return r;
-        }
+        if (l->control_fd >= 0)
+                return l->control_greeted ? 0 : -EAGAIN;
 
         /* Non-blocking: a supervisor that does not accept (its backlog is
          * full) must not hold bgrund in connect(). */
@@ -96,13 +100,19 @@ static int job_input_connect(Job *j) {
         if (cred.pid != l->supervisor.pid)
                 return -EPERM;
         int r = receive_greeting(l, fd);
-        if (r == -EAGAIN)
-                l->control_fd = TAKE_FD(fd); /* kept: the greeting may come */
+        if (r >= 0) {
+                l->control_fd = TAKE_FD(fd);
+                l->control_greeted = true;
+                return 0;
+        }
+        if (r != -EAGAIN)
+                return r;
+        /* It answers from its loop: on_greeting() tells when. */
+        r = sd_event_add_io(j->runtime->event, &l->control_source, fd, EPOLLIN, on_greeting, j);
         if (r < 0)
                 return r;
         l->control_fd = TAKE_FD(fd);
-        l->control_greeted = true;
-        return 0;
+        return -EAGAIN;
 }
 
 static int send_request(JobLive *l, const void *buf, size_t size) {

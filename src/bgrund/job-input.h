@@ -4,7 +4,10 @@
 /* A running job's input (Stdin=pipe, Tty=true), fed through its
  * supervisor's control socket (supervisor-protocol.h). bgrund connects when
  * it first needs to, also after a restart, and then holds the input pipe's
- * write end; nothing here ever blocks on a job that does not read. */
+ * write end; nothing here ever blocks on a job that does not read, nor
+ * waits for its supervisor: until the supervisor has answered a new
+ * connection, a call answers -EAGAIN and the runtime's notifier says
+ * input_ready() once it has (or the connection failed). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,11 +21,12 @@
 /* Write all of data to the job's input, or nothing: -ENOBUFS when the pipe
  * has no room for all of it. close ends the input after the data. -ENXIO:
  * the job has no input, or it was closed (-EPIPE: the job closed its end);
- * -EAGAIN: its supervisor did not answer in time. */
+ * -EAGAIN: its supervisor has not answered yet (input_ready() follows). */
 int job_input_write(Job *j, const void *data, size_t size, bool close);
 
-/* The window size of a Tty=true job's terminal. -ENOTTY: no terminal. */
+/* The window size of a Tty=true job's terminal. -ENOTTY: no terminal;
+ * -EAGAIN as above. */
 int job_input_resize(Job *j, uint16_t rows, uint16_t columns);
 
-/* Drop the connection (the job ends). */
+/* Drop the connection (the job ends, or it failed). */
 void job_input_disconnect(JobLive *l);

@@ -14,6 +14,7 @@
 #include "grant.h"
 #include "job-store.h"
 #include "job.h"
+#include "job-input.h"
 #include "job-log.h"
 #include "log.h"
 #include "macro.h"
@@ -82,8 +83,7 @@ static void job_release_live_state(Job *j) {
         safe_close(l->teardown_handle);
         safe_close(l->spawned_pidfd);
         safe_close(l->go_fd);
-        safe_close(l->control_fd);
-        safe_close(l->input_fd);
+        job_input_disconnect(l);
         safe_close(l->dir_fd);
         pidref_done(&l->supervisor);
         job_spec_done(&l->spec);

@@ -59,7 +59,7 @@ typedef struct JobLive {
         int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
         int input_fd;                   /* the input pipe's write end, from it */
         bool input_closed;
-        bool control_waited;            /* its greeting was waited for once: never again */
+        sd_event_source *control_source; /* waiting for control_fd's greeting */
         bool control_greeted;           /* control_fd had its greeting */
 
         /* Released by bgrund itself (its supervisor is lost) */

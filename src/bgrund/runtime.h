@@ -35,6 +35,9 @@ typedef struct JobNotifier {
         /* It never started and nothing of it ran; it is freed right after.
          * error: LAUNCH_START_FAILED, -EINVAL (refused as asked) or -errno. */
         void (*job_discarded)(void *userdata, Job *j, int error, const char *message);
+        /* Its input can be written now, or it is known that it cannot be
+         * (job-input.c: its supervisor answered, or the connection failed). */
+        void (*input_ready)(void *userdata, Job *j);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
 } JobNotifier;

@@ -135,7 +135,7 @@ static ContainmentOps failing_ops;
 /* --- what the lifecycle reports ----------------------------------------- */
 
 static struct {
-        unsigned new, running, ended, discarded, running_changed;
+        unsigned new, running, ended, discarded, running_changed, input_ready;
         char discard_message[256];
         JobStatus ended_status;
 } events;
@@ -151,6 +151,7 @@ static void on_discarded(void *u, Job *j, int error, const char *message) {
         snprintf(events.discard_message, sizeof events.discard_message, "%s", message);
 }
 static void on_running_changed(void *u) { events.running_changed++; }
+static void on_input_ready(void *u, Job *j) { events.input_ready++; }
 
 static const JobNotifier notifier = {
         .job_new = on_new,
@@ -158,6 +159,7 @@ static const JobNotifier notifier = {
         .job_ended = on_ended,
         .job_discarded = on_discarded,
         .running_jobs_changed = on_running_changed,
+        .input_ready = on_input_ready,
 };
 
 /* --- the fixture ------------------------------------------------------- */
@@ -399,21 +401,33 @@ Test(job_lifecycle, stop_with_no_grace_kills_at_once) {
         cr_assert_eq(v.result->method, TEARDOWN_PROCESS_TREE);
 }
 
+/* job_input_write(), waiting for the supervisor's answer to a new
+ * connection as bgrund's face does: on the notification, never blocking. */
+static int input_write(Job *j, const void *data, size_t size, bool close) {
+        int r = job_input_write(j, data, size, close);
+        if (r == -EAGAIN) {
+                unsigned seen = events.input_ready;
+                RUN_UNTIL(events.input_ready > seen);
+                r = job_input_write(j, data, size, close);
+        }
+        return r;
+}
+
 Test(job_lifecycle, input_reaches_the_job_and_close_is_its_eof) {
         _cleanup_(job_spec_done) JobSpec spec;
         spec_for(&spec, "read x; echo \"got $x\"; cat; echo end");
         spec.stdin_mode = JOB_STDIN_PIPE;
         Job *j = launch_spec(&spec);
         RUN_UNTIL(events.running == 1);
-        cr_assert_eq(job_input_write(j, "hi\n", 3, false), 0);
-        cr_assert_eq(job_input_write(j, "more\n", 5, true), 0);
-        cr_assert_eq(job_input_write(j, "late\n", 5, false), -ENXIO, "closed: no input");
+        cr_assert_eq(input_write(j, "hi\n", 3, false), 0);
+        cr_assert_eq(input_write(j, "more\n", 5, true), 0);
+        cr_assert_eq(input_write(j, "late\n", 5, false), -ENXIO, "closed: no input");
         RUN_UNTIL(events.ended == 1);
         cr_assert_eq(events.ended_status, JOB_EXITED);
         JobView v;
         cr_assert_eq(job_view(j, &v), 0);
         cr_assert_eq(v.output_bytes, strlen("got hi\nmore\nend\n"));
-        cr_assert_eq(job_input_write(j, "x", 1, false), -ENXIO, "ended: no input");
+        cr_assert_eq(input_write(j, "x", 1, false), -ENXIO, "ended: no input");
 }
 
 Test(job_lifecycle, a_job_without_input_has_none) {
@@ -436,7 +450,7 @@ Test(job_lifecycle, input_over_the_pipes_room_writes_nothing) {
         static char chunk[64 * 1024];
         size_t written = 0;
         int r;
-        while ((r = job_input_write(j, chunk, sizeof chunk, false)) == 0)
+        while ((r = input_write(j, chunk, sizeof chunk, false)) == 0)
                 written += sizeof chunk;
         cr_assert_eq(r, -ENOBUFS);
         cr_assert_leq(written, (size_t) SUPERVISOR_INPUT_PIPE_SIZE);
@@ -447,4 +461,27 @@ Test(job_lifecycle, input_over_the_pipes_room_writes_nothing) {
         cr_assert_eq((size_t) queued, written);
         job_kill(j);
         RUN_UNTIL(events.ended == 1);
+}
+
+/* A supervisor that does not answer holds nobody: the write says so at
+ * once, and the notification comes when it answers. */
+Test(job_lifecycle, input_never_waits_for_a_supervisor) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "read x; echo \"got $x\"");
+        spec.stdin_mode = JOB_STDIN_PIPE;
+        Job *j = launch_spec(&spec);
+        RUN_UNTIL(events.running == 1);
+        pid_t supervisor = j->live->supervisor.pid;
+        cr_assert_eq(kill(supervisor, SIGSTOP), 0);
+        cr_assert_eq(job_input_write(j, "hi\n", 3, false), -EAGAIN);
+        cr_assert_eq(job_input_write(j, "hi\n", 3, false), -EAGAIN, "still not answered: still not waited for");
+        run_for(300 * USEC_PER_MSEC);
+        cr_assert_eq(events.input_ready, 0, "a stopped supervisor cannot have answered");
+        cr_assert_eq(kill(supervisor, SIGCONT), 0);
+        RUN_UNTIL(events.input_ready == 1);
+        cr_assert_eq(job_input_write(j, "hi\n", 3, true), 0);
+        RUN_UNTIL(events.ended == 1);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert_eq(v.output_bytes, strlen("got hi\n"));
 }
