@@ -23,8 +23,13 @@
 #define CREDS_CACHE_SIZE 256
 #define GONE_CACHE_SIZE 1024
 #define CREDS_QUERIES_MAX 256
-/* Calls one sender may have held before its identity is known. */
-#define CREDS_HELD_PER_SENDER 64
+/* Calls one sender may have held before its identity is known: what
+ * dbus-daemon lets a connection await (max_replies_per_connection, 128 on
+ * the system bus), as many more sent NO_REPLY_EXPECTED (that it does not
+ * count), and a margin. */
+#define CREDS_HELD_PER_SENDER 320
+/* And all senders together. */
+#define CREDS_HELD_MAX 4096
 
 typedef struct CredsQuery {
         struct CredsQuery *next;
@@ -33,7 +38,7 @@ typedef struct CredsQuery {
         bool known;            /* answered with an identity */
         uid_t uid;
         pid_t pid;
-        sd_bus_message *held[CREDS_HELD_PER_SENDER];
+        sd_bus_message **held; /* CREDS_HELD_PER_SENDER of them */
         unsigned n_held, n_back; /* held, and dispatched again since the answer */
 } CredsQuery;
 
@@ -47,7 +52,7 @@ static struct {
         char gone[GONE_CACHE_SIZE][64];
         unsigned next_gone;
         CredsQuery *queries;
-        unsigned n_queries;
+        unsigned n_queries, n_held;
         /* The call being dispatched and its sender's identity: what the
          * handler asks for, even if the cache has forgotten it meanwhile. */
         sd_bus_message *current;
@@ -96,6 +101,8 @@ static void creds_query_free(CredsQuery *q) {
         sd_bus_slot_unref(q->slot);
         for (unsigned i = q->n_back; i < q->n_held; i++)
                 sd_bus_message_unref(q->held[i]);
+        creds.n_held -= q->n_held - q->n_back;
+        free(q->held);
         free(q->sender);
         free(q);
 }
@@ -170,6 +177,7 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                  * and a call read since goes after them. */
                 if (q->n_back < q->n_held && q->held[q->n_back] == m) {
                         sd_bus_message_unref(q->held[q->n_back++]);
+                        creds.n_held--;
                         if (q->known) {
                                 creds.current = m;
                                 creds.current_uid = q->uid;
@@ -179,12 +187,13 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                                 creds_query_free(q);
                         return 0;
                 }
-                if (q->n_held >= CREDS_HELD_PER_SENDER)
+                if (q->n_held >= CREDS_HELD_PER_SENDER || creds.n_held >= CREDS_HELD_MAX)
                         (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                                          "More than %d calls before the caller's identity was established",
-                                                          CREDS_HELD_PER_SENDER);
-                else if (creds_query_requeue(q, m) >= 0)
+                                                          "Too many calls before their callers' identities were established");
+                else if (creds_query_requeue(q, m) >= 0) {
                         q->held[q->n_held++] = sd_bus_message_ref(m);
+                        creds.n_held++;
+                }
                 return 1;
         }
         uid_t uid;
@@ -208,7 +217,9 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                         return 1;
                 }
                 q = calloc(1, sizeof(CredsQuery));
-                if (!q || !(q->sender = strdup(sender))) {
+                if (!q || !(q->sender = strdup(sender)) || !(q->held = calloc(CREDS_HELD_PER_SENDER, sizeof(sd_bus_message *)))) {
+                        if (q)
+                                free(q->sender);
                         free(q);
                         (void) sd_bus_reply_method_errnof(m, ENOMEM, "Cannot establish the caller's identity: %m");
                         return 1;
@@ -217,6 +228,7 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                                                  "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                                  "GetConnectionCredentials", on_creds, q, "s", sender);
                 if (r < 0) {
+                        free(q->held);
                         free(q->sender);
                         free(q);
                         (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
@@ -226,13 +238,15 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                 creds.queries = q;
                 creds.n_queries++;
         }
-        if (q->n_held >= CREDS_HELD_PER_SENDER) {
+        if (q->n_held >= CREDS_HELD_PER_SENDER || creds.n_held >= CREDS_HELD_MAX) {
                 (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                                  "More than %d calls before the caller's identity was established",
-                                                  CREDS_HELD_PER_SENDER);
+                                                  "Too many calls before their callers' identities were established");
+                if (q->n_held == 0)
+                        creds_query_free(q); /* with its query: its answer finds nothing */
                 return 1;
         }
         q->held[q->n_held++] = sd_bus_message_ref(m);
+        creds.n_held++;
         return 1; /* held */
 }
 
