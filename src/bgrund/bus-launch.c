@@ -194,6 +194,15 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; nothing was started",
                                          s->runtime->config.limits.max_running_jobs, (unsigned) uid);
+        if (r == LAUNCH_NO_SPACE)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "KeepFree=%" PRIu64 " reached: the state's file system has less free; nothing was started",
+                                         s->runtime->config.limits.keep_free);
+        if (r == LAUNCH_OVER_DISK_BUDGET)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "OutputMaxBytesPerUser=%" PRIu64 " reached: uid %u keeps that much on disk with this job's record, "
+                                         "in running jobs; nothing was started",
+                                         s->runtime->config.limits.output_max_bytes_per_user, (unsigned) uid);
         if (r == LAUNCH_START_FAILED)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "No mechanism could start the job; nothing was run");

@@ -55,26 +55,60 @@ static void notify_input_ready(Job *j) {
                 rt->notifier->input_ready(rt->notifier_data, j);
 }
 
-/* The greeting came, or the connection failed: either way, whoever waits
- * for the input is told (and finds which). */
-static int on_greeting(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+static int send_request(JobLive *l, const void *buf, size_t size);
+
+/* The supervisor's word on its output's disk use: charged, answered with
+ * how much the output may keep. */
+static void on_disk_used(Job *j, const char *buf, size_t n) {
+        uint64_t used;
+        if (n != CONTROL_DISK_MESSAGE_SIZE)
+                return;
+        memcpy(&used, buf + 1, sizeof used);
+        uint64_t limit = runtime_job_disk_used(j->runtime, j, used);
+        char answer[CONTROL_DISK_MESSAGE_SIZE] = { CONTROL_DISK_LIMIT };
+        memcpy(answer + 1, &limit, sizeof limit);
+        int r = send_request(j->live, answer, sizeof answer);
+        if (r < 0)
+                log_debug_errno(r, "Job %s: cannot answer its supervisor about its disk budget: %m", j->id);
+}
+
+/* The supervisor's messages: its greeting (whoever waits for the input is
+ * told it came, or that the connection failed: they find which), then its
+ * disk use. */
+static int on_control(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         Job *j = userdata;
         JobLive *l = j->live;
-        int r = receive_greeting(l, fd);
-        if (r == -EAGAIN && !(revents & (EPOLLHUP | EPOLLERR)))
-                return 0;
-        l->control_source = sd_event_source_disable_unref(l->control_source);
-        if (r >= 0)
+        if (!l->control_greeted) {
+                int r = receive_greeting(l, fd);
+                if (r == -EAGAIN && !(revents & (EPOLLHUP | EPOLLERR)))
+                        return 0;
+                if (r < 0) {
+                        log_debug_errno(r, "Job %s: no greeting from its supervisor's control socket: %m", j->id);
+                        job_input_disconnect(l);
+                        notify_input_ready(j);
+                        return 0;
+                }
                 l->control_greeted = true;
-        else {
-                log_debug_errno(r, "Job %s: no greeting from its supervisor's control socket: %m", j->id);
-                job_input_disconnect(l);
+                notify_input_ready(j);
         }
-        notify_input_ready(j);
+        /* A few at a time: a supervisor is one job's, and waits for answers. */
+        for (unsigned i = 0; i < 16 && l->control_fd >= 0; i++) {
+                char buf[16];
+                ssize_t n = recv(l->control_fd, buf, sizeof buf, MSG_DONTWAIT);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        return 0;
+                if (n <= 0) {
+                        /* Its loop is over (the job ends): no input, no budget. */
+                        job_input_disconnect(l);
+                        return 0;
+                }
+                if (buf[0] == CONTROL_DISK_USED)
+                        on_disk_used(j, buf, (size_t) n);
+        }
         return 0;
 }
 
-static int job_input_connect(Job *j) {
+int job_control_connect(Job *j) {
         JobLive *l = j->live;
         if (l->control_fd >= 0)
                 return l->control_greeted ? 0 : -EAGAIN;
@@ -99,16 +133,8 @@ static int job_input_connect(Job *j) {
                 return negative_errno();
         if (cred.pid != l->supervisor.pid)
                 return -EPERM;
-        int r = receive_greeting(l, fd);
-        if (r >= 0) {
-                l->control_fd = TAKE_FD(fd);
-                l->control_greeted = true;
-                return 0;
-        }
-        if (r != -EAGAIN)
-                return r;
-        /* It answers from its loop: on_greeting() tells when. */
-        r = sd_event_add_io(j->runtime->event, &l->control_source, fd, EPOLLIN, on_greeting, j);
+        /* It answers from its loop: on_control() tells when. */
+        int r = sd_event_add_io(j->runtime->event, &l->control_source, fd, EPOLLIN, on_control, j);
         if (r < 0)
                 return r;
         l->control_fd = TAKE_FD(fd);
@@ -141,7 +167,7 @@ int job_input_write(Job *j, const void *data, size_t size, bool close) {
         JobLive *l = j->live;
         if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode == JOB_STDIN_NULL || l->input_closed)
                 return -ENXIO;
-        int r = job_input_connect(j);
+        int r = job_control_connect(j);
         if (r < 0)
                 return r;
         if (l->input_closed || l->input_fd < 0)
@@ -172,7 +198,7 @@ int job_input_resize(Job *j, uint16_t rows, uint16_t columns) {
         JobLive *l = j->live;
         if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode != JOB_STDIN_TTY)
                 return -ENOTTY;
-        int r = job_input_connect(j);
+        int r = job_control_connect(j);
         if (r < 0)
                 return r;
         char buf[1 + 2 * sizeof(uint16_t)] = { CONTROL_RESIZE };
@@ -182,7 +208,7 @@ int job_input_resize(Job *j, uint16_t rows, uint16_t columns) {
         if (r == -ENXIO) {
                 /* A connection from before the supervisor's restart of its
                  * socket cannot be; one that went stale once: try anew. */
-                r = job_input_connect(j);
+                r = job_control_connect(j);
                 if (r >= 0)
                         r = send_request(l, buf, sizeof buf);
         }

@@ -18,6 +18,12 @@
 /* At most this much per WriteInput call: the pipe holds no more. */
 #define JOB_INPUT_WRITE_MAX (1024 * 1024)
 
+/* Connect to the job's supervisor's control socket (every running job's:
+ * its disk budget comes that way, and then its input): 0 when connected
+ * and greeted, -EAGAIN while the greeting is awaited (input_ready() tells),
+ * -ENXIO when nobody listens (the job is ending). */
+int job_control_connect(Job *j);
+
 /* Write all of data to the job's input, or nothing: -ENOBUFS when the pipe
  * has no room for all of it. close ends the input after the data. -ENXIO:
  * the job has no input, or it was closed (-EPIPE: the job closed its end);

@@ -215,7 +215,9 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
         j->finished_at = res ? res->finished_at : now_realtime_usec();
-        (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
+        uint64_t disk_size;
+        if (job_store_disk_size(j->live->dir_fd, &disk_size) >= 0)
+                runtime_job_charge(rt, j, disk_size);
         if (res) {
                 RecordCache *cache = &rt->cache;
                 runtime_cache_drop(rt, NULL);
@@ -418,8 +420,15 @@ static int on_supervisor_exit(sd_event_source *s, int fd, uint32_t revents, void
 }
 
 int job_watch_supervisor(Job *j) {
-        return sd_event_add_io(j->runtime->event, &j->live->supervisor_source, j->live->supervisor.fd, EPOLLIN,
-                               on_supervisor_exit, j);
+        int r = sd_event_add_io(j->runtime->event, &j->live->supervisor_source, j->live->supervisor.fd, EPOLLIN,
+                                on_supervisor_exit, j);
+        if (r < 0)
+                return r;
+        /* Its disk budget, and its input later, come that way. */
+        r = job_control_connect(j);
+        if (r < 0 && r != -EAGAIN)
+                log_debug_errno(r, "Job %s: no control connection to its supervisor yet: %m", j->id);
+        return 0;
 }
 
 static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {

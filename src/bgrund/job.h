@@ -59,8 +59,10 @@ typedef struct JobLive {
         int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
         int input_fd;                   /* the input pipe's write end, from it */
         bool input_closed;
-        sd_event_source *control_source; /* waiting for control_fd's greeting */
+        sd_event_source *control_source; /* control_fd's messages: its greeting, then 'U' */
         bool control_greeted;           /* control_fd had its greeting */
+        uint64_t record_bytes;          /* its record's files at the start, charged with the output */
+        bool disk_denied;               /* its owner's budget was used up at its last report */
 
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;

@@ -3,6 +3,7 @@
  * over all jobs (load at start, Reap). Each job's own lifecycle is job.c.
  * Ended jobs keep only a small summary in memory; their records are read
  * from the store on demand, so memory stays flat as they pile up. */
+#include <sys/statvfs.h>
 #include <assert.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -12,10 +13,12 @@
 #include "cgroup.h"
 #include "job-id.h"
 #include "job-store.h"
+#include "output-store.h"
 #include "log.h"
 #include "macro.h"
 #include "reaper.h"
 #include "runtime.h"
+#include "supervisor-protocol.h"
 #include "job-log.h"
 #include "supervisor-spawn.h"
 #include "time-util.h"
@@ -120,13 +123,12 @@ int runtime_add_job(Runtime *rt, Job *j) {
         QUEUE_APPEND(all, rt->all, j);
         QUEUE_APPEND(owner, o->jobs, j);
         o->records++;
+        o->disk_bytes += j->disk_size;
         if (j->phase != JOB_PHASE_ENDED) {
                 rt->n_running++;
                 o->running++;
-        } else {
+        } else
                 QUEUE_APPEND(ended, rt->ended, j);
-                o->disk_bytes += j->disk_size;
-        }
         return 0;
 }
 
@@ -142,13 +144,12 @@ void runtime_remove_job(Runtime *rt, Job *j) {
         QUEUE_REMOVE(all, rt->all, j);
         QUEUE_REMOVE(owner, o->jobs, j);
         o->records--;
+        o->disk_bytes -= j->disk_size;
         if (j->phase != JOB_PHASE_ENDED) {
                 rt->n_running--;
                 o->running--;
-        } else {
+        } else
                 QUEUE_REMOVE(ended, rt->ended, j);
-                o->disk_bytes -= j->disk_size;
-        }
         runtime_cache_drop(rt, j->id);
         j->account = NULL;
 }
@@ -216,7 +217,26 @@ void runtime_job_ended(Runtime *rt, Job *j) {
         rt->n_running--;
         o->running--;
         QUEUE_APPEND(ended, rt->ended, j);
-        o->disk_bytes += j->disk_size;
+}
+
+void runtime_job_charge(Runtime *rt, Job *j, uint64_t bytes) {
+        if (j->account)
+                j->account->disk_bytes += bytes - j->disk_size; /* modulo 2^64: a smaller charge subtracts */
+        j->disk_size = bytes;
+}
+
+uint64_t runtime_job_disk_used(Runtime *rt, Job *j, uint64_t used) {
+        const BgrunLimits *l = &rt->config.limits;
+        Owner *o = j->account;
+        runtime_job_charge(rt, j, j->live->record_bytes + used);
+        /* The owner's oldest ended records go first; its running output
+         * only once none is left. */
+        enforce_owner_limits(rt, o, j);
+        bool room = o->disk_bytes <= l->output_max_bytes_per_user;
+        if (!room && !j->live->disk_denied)
+                job_log_limit(j->owner, j, "OutputMaxBytesPerUser", l->output_max_bytes_per_user);
+        j->live->disk_denied = !room;
+        return room ? used + SUPERVISOR_DISK_WINDOW : used;
 }
 
 void runtime_apply_limits(Runtime *rt, Job *keep) {
@@ -251,6 +271,34 @@ static Containment *first_usable(Runtime *rt) {
         return NULL;
 }
 
+/* Room on disk for the job's record: the state's file system above
+ * KeepFree=, and the owner's OutputMaxBytesPerUser= (its oldest ended
+ * records forgotten first). */
+static int check_disk(Runtime *rt, Owner *o, const JobSpec *spec) {
+        const BgrunLimits *l = &rt->config.limits;
+        struct statvfs sv;
+        if (l->keep_free > 0 && fstatvfs(rt->jobs_fd, &sv) >= 0 &&
+            (uint64_t) sv.f_bavail * sv.f_frsize < l->keep_free) {
+                job_log_limit(spec->owner, NULL, "KeepFree", l->keep_free);
+                return LAUNCH_NO_SPACE;
+        }
+        _cleanup_free_ char *json = NULL;
+        int r = job_spec_to_json(spec, &json);
+        if (r < 0)
+                return r;
+        uint64_t size = strlen(json);
+        if (o) {
+                o->disk_bytes += size; /* counted as if written, while the oldest go */
+                enforce_owner_limits(rt, o, NULL);
+                o->disk_bytes -= size;
+        }
+        if ((o ? o->disk_bytes : 0) + size > l->output_max_bytes_per_user) {
+                job_log_limit(spec->owner, NULL, "OutputMaxBytesPerUser", l->output_max_bytes_per_user);
+                return LAUNCH_OVER_DISK_BUDGET;
+        }
+        return 0;
+}
+
 int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret) {
         int r;
 
@@ -267,6 +315,9 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
                 job_log_limit(spec->owner, NULL, "MaxRunningJobs", rt->config.limits.max_running_jobs);
                 return LAUNCH_TOO_MANY_RUNNING;
         }
+        r = check_disk(rt, o, spec);
+        if (r < 0)
+                return r;
 
         for (int attempt = 0;; attempt++) {
                 r = job_id_generate(spec->id);
@@ -303,6 +354,9 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
                 return r;
         }
         j->live->spec = TAKE_STRUCT(*spec);
+        /* Its record counts from now on, its output as it is written. */
+        (void) job_store_disk_size(j->live->dir_fd, &j->live->record_bytes);
+        j->disk_size = j->live->record_bytes;
 
         r = runtime_add_job(rt, j);
         if (r < 0) {
@@ -383,6 +437,12 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
         j->live->spec = TAKE_STRUCT(spec);
+        /* What it keeps on disk so far; its supervisor says more once
+         * connected. */
+        uint64_t output = 0;
+        (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
+        (void) output_store_disk_size(j->live->dir_fd, &output);
+        j->live->record_bytes = j->disk_size - MIN(output, j->disk_size);
         r = job_store_read_run(j->live->dir_fd, &j->live->run);
         j->live->have_run = r >= 0;
         if (r < 0 && r != -ENOENT && !damage) {

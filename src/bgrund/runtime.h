@@ -84,6 +84,8 @@ struct Runtime {
 #define LAUNCH_NO_CONTAINMENT (-EHOSTUNREACH) /* no mechanism may run it: nothing created */
 #define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
 #define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
+#define LAUNCH_NO_SPACE (-ENOSPC)             /* the state's file system is below KeepFree=: nothing created */
+#define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
                 bool user_instance);
@@ -117,6 +119,15 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner);
 int runtime_add_job(Runtime *rt, Job *j);
 void runtime_remove_job(Runtime *rt, Job *j);
 void runtime_job_ended(Runtime *rt, Job *j);
+/* What j keeps on disk now, counted against its owner's
+ * OutputMaxBytesPerUser= (a running job's record and output as they are
+ * written, an ended one's as it ended). */
+void runtime_job_charge(Runtime *rt, Job *j, uint64_t bytes);
+/* j's supervisor says its output keeps used bytes on disk: charged, and the
+ * owner's oldest ended records forgotten past the budget. Returns the bytes
+ * the output may keep: SUPERVISOR_DISK_WINDOW more, or used when the owner
+ * has no room left. */
+uint64_t runtime_job_disk_used(Runtime *rt, Job *j, uint64_t used);
 /* Apply the owner's limits on what is kept (MaxRecords,
  * OutputMaxBytesPerUser) and RetentionSec, forgetting the oldest ended
  * records first, never keep. */

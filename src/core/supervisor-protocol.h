@@ -8,7 +8,8 @@
  *   SIGUSR1   stop it gracefully, with a value (sigqueue's SI_QUEUE, so the
  *             kernel lets it cross processes) that carries the signal to
  *             send to every process of the job and the grace to wait
- *             before cgroup.kill */
+ *             before cgroup.kill
+ * and a socket (below) for its input and its disk budget. */
 
 #include <signal.h>
 #include <stdint.h>
@@ -26,23 +27,37 @@ static inline void stop_request_unpack(uint64_t v, int *ret_sig, uint64_t *ret_g
         *ret_grace_usec = v & ((UINT64_C(1) << 40) - 1);
 }
 
-/* A job with input (Stdin=pipe, Tty=true) has a SOCK_SEQPACKET socket of
- * this name in its directory (root's, 0600, in a directory only bgrund's
- * user may enter), on which its supervisor listens for as long as the job
- * runs. On each connection it sends one message first:
+/* Every job has a SOCK_SEQPACKET socket of this name in its directory
+ * (root's, 0600, in a directory only bgrund's user may enter), on which its
+ * supervisor listens for as long as the job runs. On each connection it
+ * sends one message first:
  *   'I'  with the input pipe's write end (SCM_RIGHTS): bgrund writes the
  *        job's input into it, never more than the pipe has room for
- *   'N'  the input was closed: there is none
- * and reads bgrund's requests, one message each:
+ *   'N'  there is no input (none was asked for, or it was closed)
+ * then 'U' (below), and reads bgrund's requests, one message each:
  *   'C'  close the input: the supervisor drops its own write end (on a
  *        terminal: and sends the EOF character once all was relayed)
  *   'R'  + uint16_t rows, uint16_t columns (host order): resize the terminal
+ *   'L'  + uint64_t: the bytes the job's output may keep on disk (its
+ *        owner's budget, OutputMaxBytesPerUser=); at or below what it keeps
+ *        now: no more room, its files grow no more
+ * and the supervisor sends:
+ *   'U'  + uint64_t: the bytes its output keeps on disk now; on every
+ *        connection, once it is within SUPERVISOR_DISK_WINDOW / 2 of its
+ *        limit, and every second while it has no room and output comes
+ * A supervisor starts with a limit of SUPERVISOR_DISK_WINDOW: what a job
+ * may keep on disk beyond its owner's budget before bgrund can say no.
  * A restarted bgrund connects again and gets the same pipe. */
 #define SUPERVISOR_CONTROL_SOCKET "control"
 #define CONTROL_INPUT 'I'
 #define CONTROL_NO_INPUT 'N'
 #define CONTROL_CLOSE 'C'
 #define CONTROL_RESIZE 'R'
+#define CONTROL_DISK_LIMIT 'L'
+#define CONTROL_DISK_USED 'U'
+#define CONTROL_DISK_MESSAGE_SIZE (1 + sizeof(uint64_t))
+
+#define SUPERVISOR_DISK_WINDOW (UINT64_C(1) << 20)
 
 /* The input pipe's size: what a job may have unread. */
 #define SUPERVISOR_INPUT_PIPE_SIZE (1024 * 1024)

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 #include <termios.h>
 
 #include "input-control.h"
@@ -48,13 +49,8 @@ static int open_terminal(InputControl *ic, const JobSpec *spec, const char **ret
         return set_nonblock(ic->master_fd);
 }
 
-int input_control_open(InputControl *ic, int dir_fd, const JobSpec *spec, int output_fd, const char **ret_step) {
+static int open_input(InputControl *ic, const JobSpec *spec, int output_fd, const char **ret_step) {
         int r;
-        ic->mode = spec->stdin_mode;
-        ic->dir_fd = dir_fd;
-        if (ic->mode == JOB_STDIN_NULL)
-                return 0;
-
         *ret_step = "make the input pipe";
         int p[2];
         if (pipe2(p, O_CLOEXEC) < 0)
@@ -81,6 +77,19 @@ int input_control_open(InputControl *ic, int dir_fd, const JobSpec *spec, int ou
                 if (ic->output_fd < 0)
                         return negative_errno();
                 if ((r = set_nonblock(ic->output_fd)) < 0)
+                        return r;
+        }
+
+        return 0;
+}
+
+int input_control_open(InputControl *ic, int dir_fd, const JobSpec *spec, int output_fd, const char **ret_step) {
+        int r;
+        ic->mode = spec->stdin_mode;
+        ic->dir_fd = dir_fd;
+        if (ic->mode != JOB_STDIN_NULL) {
+                r = open_input(ic, spec, output_fd, ret_step);
+                if (r < 0)
                         return r;
         }
 
@@ -158,6 +167,17 @@ static void accept_connection(InputControl *ic) {
         safe_close(ic->conn_fd);
         ic->conn_fd = fd;
         send_greeting(ic);
+        ic->disk_report_due = ic->conn_fd >= 0;
+}
+
+void input_control_send_disk_used(InputControl *ic, uint64_t used) {
+        if (ic->conn_fd < 0)
+                return;
+        char buf[CONTROL_DISK_MESSAGE_SIZE] = { CONTROL_DISK_USED };
+        memcpy(buf + 1, &used, sizeof used);
+        /* A full socket drops this one: bgrund is asked again later. */
+        if (send(ic->conn_fd, buf, sizeof buf, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
+                ic->conn_fd = safe_close(ic->conn_fd);
 }
 
 static void handle_request(InputControl *ic, const char *buf, size_t n) {
@@ -177,6 +197,12 @@ static void handle_request(InputControl *ic, const char *buf, size_t n) {
                         log_debug_errno(negative_errno(), "TIOCSWINSZ failed: %m");
                 break;
         }
+        case CONTROL_DISK_LIMIT:
+                if (n != CONTROL_DISK_MESSAGE_SIZE)
+                        break;
+                memcpy(&ic->disk_limit, buf + 1, sizeof ic->disk_limit);
+                ic->disk_limit_new = true;
+                break;
         }
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The job's input and terminal (Stdin=pipe, Tty=true), held by the
+/* The control socket bgrund talks to (supervisor-protocol.h), and the
+ * job's input and terminal (Stdin=pipe, Tty=true), held by the
  * supervisor so that they outlive bgrund: the input pipe, whose write end
  * bgrund gets over the control socket (supervisor-protocol.h), and for a
  * terminal the pty's master, between which and the job's pipes the
@@ -36,15 +37,19 @@ typedef struct InputControl {
         char to_output[16384];
         size_t to_output_len, to_output_off;
         bool master_hup;     /* tty: every slave descriptor is closed */
+        bool disk_report_due; /* a new connection: bgrund wants to hear what the output keeps */
+        bool disk_limit_new;  /* bgrund said disk_limit */
+        uint64_t disk_limit;
 } InputControl;
 
 #define INPUT_CONTROL_NULL                                                                       \
         ((InputControl) { .dir_fd = -EBADF, .listen_fd = -EBADF, .conn_fd = -EBADF, .write_fd = -EBADF, \
                           .read_fd = -EBADF, .master_fd = -EBADF, .slave_fd = -EBADF, .output_fd = -EBADF })
 
-/* Make the input pipe (and the terminal) and listen on the control socket.
- * output_fd (tty only) is the output pipe's write end, taken over. On
- * failure *ret_step says what failed. Nothing to do for JOB_STDIN_NULL. */
+/* Make the input pipe (and the terminal) and listen on the control socket
+ * (for every job: its disk budget comes that way). output_fd (tty only) is
+ * the output pipe's write end, taken over. On failure *ret_step says what
+ * failed. */
 int input_control_open(InputControl *ic, int dir_fd, const JobSpec *spec, int output_fd, const char **ret_step);
 
 /* The child's stdin (-EBADF: /dev/null) and, for a terminal, its stdout
@@ -58,6 +63,9 @@ void input_control_forked(InputControl *ic);
 /* What supervise.c's loop polls for us, and what to do with its answer. */
 void input_control_poll(const InputControl *ic, struct pollfd p[INPUT_CONTROL_POLLS]);
 void input_control_dispatch(InputControl *ic, const struct pollfd p[INPUT_CONTROL_POLLS]);
+
+/* Tell bgrund what the job's output keeps on disk ('U'), if it is there. */
+void input_control_send_disk_used(InputControl *ic, uint64_t used);
 
 /* Once the job is ending: close and unlink the control socket, so that
  * bgrund is refused at once (no input) rather than kept waiting while the

@@ -44,6 +44,15 @@
 
 #define SPLICE_FLAGS (SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
 
+/* At its disk limit, the pipe waits this long for bgrund's answer, looking
+ * every DISK_HOLD_USEC (a job that writes faster than the answer comes is
+ * slowed, not cut); past it (no bgrund to answer), the files grow no more
+ * until an answer comes. With no room, bgrund is asked again every
+ * DISK_ASK_AGAIN_USEC while output comes. */
+#define DISK_WAIT_USEC (2 * USEC_PER_SEC)
+#define DISK_HOLD_USEC (2 * USEC_PER_MSEC)
+#define DISK_ASK_AGAIN_USEC USEC_PER_SEC
+
 static char *format_size(char *buf, size_t len, uint64_t bytes) {
         if (bytes >= (UINT64_C(1) << 20))
                 snprintf(buf, len, "%.1fM", (double) bytes / (1 << 20));
@@ -198,6 +207,22 @@ static void give_room_back(OutputRelay *r, bool ring, bool reclaim) {
                 truncate_file(r, r->output_fd, r->layout.head, JOB_OUTPUT_FILE);
 }
 
+static void space_back(OutputRelay *r);
+
+/* The files grow no more while free space is low or the owner's budget is
+ * used up: a change of either that changes that moves the layout. */
+static void set_short(OutputRelay *r, bool *flag, bool value) {
+        bool before = r->low || r->over_budget;
+        *flag = value;
+        bool after = r->low || r->over_budget;
+        if (before == after)
+                return;
+        if (after)
+                space_low(r);
+        else
+                space_back(r);
+}
+
 static void space_back(OutputRelay *r) {
         bool reclaim;
         if (!output_layout_space_back(&r->layout, &reclaim))
@@ -233,12 +258,75 @@ static void check_space(OutputRelay *r) {
         bool low = free_bytes < r->keep_free;
         if (low == r->low)
                 return;
-        r->low = low;
-        if (low) {
+        if (low)
                 note_low(r, free_bytes);
-                space_low(r);
-        } else
-                space_back(r);
+        set_short(r, &r->low, low);
+}
+
+/* --- the owner's budget (OutputMaxBytesPerUser=) -------------------------- */
+
+uint64_t output_relay_disk_used(const OutputRelay *r) {
+        const OutputLayout *l = &r->layout;
+        if (l->phase != OUTPUT_RING)
+                return l->head;
+        /* `output` up to frozen, and the ring file as far as it was written. */
+        return l->frozen + MIN(l->total - MIN(l->ring_origin, l->total), l->ring_size);
+}
+
+void output_relay_set_disk_limit(OutputRelay *r, uint64_t limit) {
+        char a[32];
+        r->disk_limit = limit;
+        r->disk_asked = false;
+        r->disk_waiting_since = 0;
+        r->hold_until = 0;
+        bool room = limit > output_relay_disk_used(r);
+        if (room == !r->over_budget)
+                return;
+        if (!room)
+                log_warning("Job %s: its owner's OutputMaxBytesPerUser= is used up: its output past %s is no longer "
+                            "kept while it stays so (what is dropped is counted)",
+                            r->job_id, format_size(a, sizeof a, output_relay_disk_used(r)));
+        set_short(r, &r->over_budget, !room);
+}
+
+void output_relay_disk_reported(OutputRelay *r) {
+        r->disk_report_due = false;
+        r->disk_reported_usec = now_monotonic_usec();
+}
+
+/* Whether the next bytes may go on now, at most *avail of them growing the
+ * files: the limit is asked to move half a window ahead of it; at it, the
+ * pipe waits for the answer (false), until DISK_WAIT_USEC says nobody will
+ * answer and the files grow no more. */
+static bool check_budget(OutputRelay *r, uint64_t *avail) {
+        if (r->blind || r->broken || !output_layout_needs_space(&r->layout))
+                return true;
+        uint64_t used = output_relay_disk_used(r), now = now_monotonic_usec();
+        if (r->over_budget) {
+                if (now - r->disk_reported_usec >= DISK_ASK_AGAIN_USEC)
+                        r->disk_report_due = true;
+                return true;
+        }
+        if (!r->disk_asked && used + SUPERVISOR_DISK_WINDOW / 2 >= r->disk_limit) {
+                r->disk_asked = true;
+                r->disk_report_due = true;
+        }
+        if (used < r->disk_limit) {
+                r->disk_waiting_since = 0;
+                *avail = MIN(*avail, r->disk_limit - used);
+                return true;
+        }
+        if (r->disk_waiting_since == 0)
+                r->disk_waiting_since = now;
+        if (now - r->disk_waiting_since < DISK_WAIT_USEC) {
+                r->hold_until = now + DISK_HOLD_USEC;
+                return false;
+        }
+        log_warning("Job %s: bgrund did not answer for its disk budget: its output is no longer kept until it "
+                    "does (what is dropped is counted)", r->job_id);
+        set_short(r, &r->over_budget, true);
+        r->disk_report_due = true;
+        return true;
 }
 
 /* A write to a file failed, not the pipe: the filesystem has no room (or
@@ -397,6 +485,8 @@ int output_relay_pump(OutputRelay *r, uint64_t budget) {
                         step = (OutputStep) { .kind = OUTPUT_STEP_DROP, .length = avail };
                 else {
                         check_space(r);
+                        if (!check_budget(r, &avail))
+                                return 0;
                         if (output_layout_at_cap(&r->layout)) {
                                 /* Only for a byte that comes: a job that
                                  * wrote exactly its cap stays LINEAR. */

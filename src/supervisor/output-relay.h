@@ -7,13 +7,15 @@
  * record). The supervisor splice()s the pipe into the job's output files as
  * output-layout.h lays them out: all of it up to OutputMaxBytes=, then the
  * first and the last halves, counting what it drops, and dropping too while
- * the state filesystem has less than KeepFree= free. */
+ * the state filesystem has less than KeepFree= free, or while its owner has
+ * no budget left (bgrund says, over the control socket). */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "job-record.h"
 #include "output-layout.h"
+#include "supervisor-protocol.h"
 
 typedef struct OutputRelay {
         int dir_fd;            /* the job's directory, borrowed */
@@ -39,12 +41,20 @@ typedef struct OutputRelay {
         uint64_t checked_total; /* layout.total and the time at the last look at the free space */
         uint64_t checked_usec;
         uint64_t check_interval; /* bytes until the next look */
+        /* The owner's budget (OutputMaxBytesPerUser=), as bgrund hands it
+         * out (supervisor-protocol.h): */
+        uint64_t disk_limit;   /* the bytes the output may keep on disk */
+        bool disk_asked;       /* told bgrund since disk_limit came */
+        bool disk_report_due;  /* to tell bgrund what the output keeps */
+        uint64_t disk_reported_usec;
+        uint64_t disk_waiting_since; /* at the limit, holding the pipe for an answer */
+        bool over_budget;      /* no room: the files grow no more */
 } OutputRelay;
 
 #define OUTPUT_RELAY_NULL                                                                   \
         ((OutputRelay) {                                                                    \
                 .dir_fd = -EBADF, .pipe_fd = -EBADF, .output_fd = -EBADF, .tail_fd = -EBADF, \
-                .state_fd = -EBADF, .null_fd = -EBADF,                                      \
+                .state_fd = -EBADF, .null_fd = -EBADF, .disk_limit = SUPERVISOR_DISK_WINDOW, \
         })
 
 /* Open `output` (emptied) and make the pipe. *ret_write_fd is the end for
@@ -52,6 +62,13 @@ typedef struct OutputRelay {
  * here: the child dup2()s it). On failure *ret_step says what failed. */
 int output_relay_open(OutputRelay *r, int dir_fd, const JobSpec *spec, int *ret_write_fd, const char **ret_step);
 void output_relay_done(OutputRelay *r);
+
+/* What the output keeps on disk now (its files), and bgrund's answer to
+ * it: how much it may keep. */
+uint64_t output_relay_disk_used(const OutputRelay *r);
+void output_relay_set_disk_limit(OutputRelay *r, uint64_t limit);
+/* disk_report_due was acted on: told bgrund, or there was nobody to tell. */
+void output_relay_disk_reported(OutputRelay *r);
 
 /* Relay what the pipe has now, at most about budget bytes (so that the
  * caller's loop goes on serving signals and timers). 1 at EOF (every writer

@@ -164,6 +164,20 @@ static void relay_output(Supervisor *s) {
         }
 }
 
+/* The owner's disk budget: bgrund's word to the relay, the relay's to
+ * bgrund (supervisor-protocol.h). */
+static void exchange_disk_budget(Supervisor *s) {
+        if (s->input.disk_limit_new) {
+                s->input.disk_limit_new = false;
+                output_relay_set_disk_limit(&s->output, s->input.disk_limit);
+        }
+        if (s->output.disk_report_due || s->input.disk_report_due) {
+                input_control_send_disk_used(&s->input, output_relay_disk_used(&s->output));
+                s->input.disk_report_due = false;
+                output_relay_disk_reported(&s->output);
+        }
+}
+
 /* How the job is being ended, once something asked. The first of a Kill,
  * a Stop and the wall-clock limit decides the status; a Kill during a
  * stop's grace only makes it immediate. */
@@ -294,6 +308,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 input_control_dispatch(&s->input, p + 6);
                 if (p[3].revents)
                         relay_output(s);
+                exchange_disk_budget(s);
                 if (p[4].revents)
                         end_now(s, &e, e.status); /* the grace is over */
                 if (p[5].revents) {

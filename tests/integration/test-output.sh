@@ -305,6 +305,7 @@ test_the_per_user_limit_counts_the_records_too() {
 # jobs ended (so no supervisor holds the tmpfs), bgrund stopped, unmounted.
 keep_free_cleanup() {
 	local j
+	rm -f /run/bgrun-test-flooded
 	for j in ${a:-} ${b:-}; do bgrun kill "$j" >/dev/null 2>&1; done
 	wait_until 20 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]'
 	systemctl stop bgrund.service
@@ -316,8 +317,8 @@ keep_free_cleanup() {
 	systemctl start bgrund.service
 }
 
-# alice floods a small state filesystem; KeepFree= keeps room for bob's
-# record and output, and his result.
+# alice floods a small state filesystem; KeepFree= keeps room for the
+# record, output and result of bob's running job, and refuses new Launches.
 test_keep_free_spares_the_records_of_others() {
 	ensure_user alice
 	ensure_user bob
@@ -336,10 +337,20 @@ test_keep_free_spares_the_records_of_others() {
 	systemctl reset-failed bgrund.service 2>/dev/null
 	systemctl start bgrund.service || fail "bgrund did not start on the tmpfs"
 
+	# bob's job runs before alice floods the filesystem, and writes once
+	# it is full: KeepFree= spares its output and record. Once the
+	# filesystem is below KeepFree=, a new Launch is refused.
+	rm -f /run/bgrun-test-flooded
+	b=$(as_user bob "$BGRUN" run -C /home/bob -- \
+		'while [ ! -e /run/bgrun-test-flooded ]; do sleep 0.05; done; echo done; exit 7') || fail "bob cannot launch"
 	a=$(as_user alice "$BGRUN" run -C /home/alice -- yes) || fail "alice cannot launch"
 	wait_until 10 bash -c "(( \$(bgrun status $a --json | jq -r .output_bytes) > 64 << 20 ))" ||
 		fail "alice's job did not write more than the filesystem holds"
-	b=$(as_user bob "$BGRUN" run -C /home/bob -- 'sleep 1; echo done; exit 7') || fail "bob cannot launch"
+	records=$(ls "$STATE/jobs" | wc -l)
+	expect_fail as_user bob "$BGRUN" run -C /home/bob -- true
+	assert_contains "$ERR_OUT" "KeepFree=" "a Launch below KeepFree="
+	assert_eq "$records" "$(ls "$STATE/jobs" | wc -l)" "records after the refused launch"
+	touch /run/bgrun-test-flooded
 	bgrun wait "$b" -t 20s >/dev/null
 	assert_eq exited "$(job_status "$b")" "bob's status"
 	assert_eq 7 "$(jget "$b" .exit_code)" "bob's exit code"
@@ -364,4 +375,88 @@ test_keep_free_spares_the_records_of_others() {
 	((dropped > 0 && dropped < written && written > 64 << 20)) || fail "alice: $written written, $dropped dropped"
 	# What alice's output kept is readable, and starts as `yes` does.
 	assert_eq "y y y" "$(bgrun logs "$a" | head -3 | xargs)" "alice's kept output"
+}
+
+# --- the per-user budget, charged as output is written --------------------
+
+# As with_limits, and the jobs named in the array ids killed at the end.
+with_limits_killing_ids() {
+	with_limits "$@"
+	ids=()
+	trap 'for _i in "${ids[@]}"; do bgrun kill "$_i" >/dev/null 2>&1; done
+		rm -f /etc/bgrun/bgrund.conf.d/91-test-limits.conf
+		systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
+}
+
+# The jobs' directories of a user: their bytes as du counts them.
+jobs_bytes_of() {
+	local uid dirs=()
+	uid=$(id -u "$1")
+	for d in "$STATE"/jobs/*/; do
+		[[ $(jq -r .owner "$d/spec.json" 2>/dev/null) == "$uid" ]] && dirs+=("$d")
+	done
+	((${#dirs[@]})) || { echo 0; return; }
+	du -scb "${dirs[@]}" | tail -1 | cut -f1
+}
+
+# Five of alice's jobs write 15 MB each and keep running, under a 24M
+# budget: she keeps at most 24M on disk plus what each job may write before
+# it hears it has no room (SUPERVISOR_DISK_WINDOW, 1 MiB), and bob's output
+# under the same pressure is whole.
+test_running_jobs_count_against_the_per_user_budget() {
+	ensure_user alice
+	ensure_user bob
+	BGRUN=$(command -v bgrun)
+	with_limits_killing_ids OutputMaxBytes=16M OutputMaxBytesPerUser=24M
+	local id
+	# All five launched before any writes: a Launch whose record finds
+	# the budget used up by running output is refused (the test below).
+	rm -f /run/bgrun-test-go
+	for _ in 1 2 3 4 5; do
+		id=$(as_user alice "$BGRUN" run -C /home/alice -- \
+			'while [ ! -e /run/bgrun-test-go ]; do sleep 0.05; done; head -c 15000000 /dev/zero; exec sleep 300') ||
+			fail "alice cannot launch"
+		ids+=("$id")
+	done
+	touch /run/bgrun-test-go
+	b=$(as_user bob "$BGRUN" run -C /home/bob -- 'head -c 1000000 /dev/urandom | base64 -w 100; exec sleep 300') ||
+		fail "bob cannot launch"
+	ids+=("$b")
+	for id in "${ids[@]::5}"; do
+		wait_until 30 bash -c "(( \$(bgrun status $id --json | jq -r .output_bytes) == 15000000 ))" ||
+			fail "alice's job $id did not write its 15 MB"
+	done
+	wait_until 30 bash -c "(( \$(bgrun status $b --json | jq -r .output_bytes) == 1346670 ))" ||
+		fail "bob's job did not write its output"
+	rm -f /run/bgrun-test-go
+	kept=$(jobs_bytes_of alice)
+	echo "NOTE: alice's five running jobs wrote 75,000,000 bytes and keep $kept on disk (24M budget)"
+	assert_le "$kept" $(((24 + 5) << 20)) "what alice keeps on disk, running, with a 24M budget"
+	dropped=0
+	for id in "${ids[@]::5}"; do
+		dropped=$((dropped + $(jget "$id" .output_dropped_bytes)))
+	done
+	((dropped >= 75000000 - (29 << 20))) || fail "alice's jobs say $dropped bytes dropped"
+	assert_eq 0 "$(jget "$b" .output_dropped_bytes)" "bob's output dropped"
+	assert_eq false "$(jget "$b" .output_truncated)" "bob's output truncated"
+	assert_eq "$(jget "$b" .output_bytes)" "$(bgrun logs "$b" | wc -c)" "bob's output, all of it"
+}
+
+# A record counts from the moment it is written: a Launch whose record
+# would pass the owner's budget, with none of her ended records left to
+# forget, is refused and starts nothing.
+test_a_launch_whose_record_passes_the_budget_is_refused() {
+	ensure_user recquota
+	BGRUN=$(command -v bgrun)
+	with_limits_killing_ids OutputMaxBytesPerUser=1M
+	local cmd first records
+	# About 600K of record each (JSON writes a control byte as six).
+	cmd="sleep 300 #$(head -c 100000 /dev/zero | tr '\0' '\001')"
+	first=$(as_user recquota "$BGRUN" run -C /home/recquota -- "$cmd") || fail "the first launch failed"
+	ids+=("$first")
+	records=$(ls "$STATE/jobs" | wc -l)
+	expect_fail as_user recquota "$BGRUN" run -C /home/recquota -- "$cmd"
+	assert_contains "$ERR_OUT" "OutputMaxBytesPerUser=" "the refusal"
+	assert_eq "$records" "$(ls "$STATE/jobs" | wc -l)" "records after the refused launch"
+	assert_eq 1 "$(as_user recquota "$BGRUN" list | grep -c running)" "recquota's running jobs"
 }

@@ -113,11 +113,20 @@ static bool exists(const char *name) {
         return faccessat(dir_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static void open_relay(OutputRelay *r, uint64_t cap, uint64_t keep_free, int *ret_w) {
+/* A relay as a job's supervisor starts it: the owner's budget as yet
+ * unknown (SUPERVISOR_DISK_WINDOW). */
+static void open_relay_budgeted(OutputRelay *r, uint64_t cap, uint64_t keep_free, int *ret_w) {
         JobSpec spec = { .id = "abc0123456", .output_max_bytes = cap, .keep_free = keep_free };
         const char *step = NULL;
         *r = OUTPUT_RELAY_NULL;
         cr_assert_eq(output_relay_open(r, dir_fd, &spec, ret_w, &step), 0, "%s", step);
+}
+
+/* The same with all the budget it may want, as bgrund would give it: the
+ * tests of the layout alone. */
+static void open_relay(OutputRelay *r, uint64_t cap, uint64_t keep_free, int *ret_w) {
+        open_relay_budgeted(r, cap, keep_free, ret_w);
+        output_relay_set_disk_limit(r, UINT64_MAX);
 }
 
 /* The job writes bytes [from, to) of its output in writes of chunk,
@@ -522,5 +531,67 @@ Test(output_relay, output_is_kept_again_once_a_full_filesystem_has_room) {
         OutputLayout l;
         cr_assert_eq(output_store_layout(dir_fd, &l), 0);
         cr_assert_eq(output_layout_dropped(&l), dropped, "what readers see dropped is what was");
+        output_relay_done(&r);
+}
+
+/* The owner's budget (supervisor-protocol.h): asked for half a window
+ * ahead, obeyed when bgrund says there is no room (the files grow no more,
+ * what comes is dropped and counted), kept again once there is room. */
+Test(output_relay, its_owners_budget_is_asked_for_ahead_and_obeyed) {
+        OutputRelay r;
+        int w = -EBADF;
+        open_relay_budgeted(&r, UINT64_C(64) << 20, 0, &w);
+        cr_assert_eq(r.disk_limit, SUPERVISOR_DISK_WINDOW, "what a job may keep before bgrund says");
+        job_writes(&r, w, 0, 400 << 10, 4096);
+        cr_assert_not(r.disk_report_due, "far from its limit: nothing to say");
+        job_writes(&r, w, 400 << 10, 600 << 10, 4096);
+        cr_assert(r.disk_report_due, "half a window before its limit: bgrund is asked");
+        output_relay_disk_reported(&r);
+        output_relay_set_disk_limit(&r, UINT64_C(2) << 20);
+        job_writes(&r, w, 600 << 10, 1600 << 10, 4096);
+        cr_assert_eq(output_relay_disk_used(&r), 1600 << 10);
+
+        /* No room: the files grow no more, the output goes on, counted. */
+        output_relay_set_disk_limit(&r, output_relay_disk_used(&r));
+        job_writes(&r, w, 1600 << 10, 3000 << 10, 4096);
+        cr_assert_leq(output_relay_disk_used(&r), 1600 << 10);
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, 3000 << 10);
+        cr_assert_eq(dropped, 1400 << 10);
+
+        /* Room again: kept again. */
+        output_relay_set_disk_limit(&r, UINT64_C(10) << 20);
+        job_writes(&r, w, 3000 << 10, 3500 << 10, 4096);
+        cr_assert_gt(output_relay_disk_used(&r), 1600 << 10);
+        cr_assert_leq(output_relay_disk_used(&r), 2100 << 10, "what the files hold, not the ring's room");
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(dropped, 1400 << 10, "nothing more dropped once there is room");
+        safe_close(w);
+        output_relay_finish(&r);
+        output_relay_done(&r);
+}
+
+/* At its limit with no answer yet, the pipe waits rather than drops. */
+Test(output_relay, at_its_limit_the_pipe_waits_for_an_answer) {
+        OutputRelay r;
+        int w = -EBADF;
+        open_relay_budgeted(&r, UINT64_C(64) << 20, 0, &w);
+        job_writes(&r, w, 0, SUPERVISOR_DISK_WINDOW, 4096);
+        cr_assert_eq(output_relay_disk_used(&r), SUPERVISOR_DISK_WINDOW);
+        uint8_t buf[10000] = {};
+        cr_assert_eq(loop_write(w, buf, sizeof buf), 0);
+        cr_assert_eq(output_relay_pump(&r, UINT64_C(8) << 20), 0);
+        cr_assert_eq(output_relay_disk_used(&r), SUPERVISOR_DISK_WINDOW, "nothing past the limit");
+        cr_assert_gt(output_relay_hold_usec(&r), 0, "the pipe waits");
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(dropped, 0, "nothing dropped while it waits");
+        output_relay_set_disk_limit(&r, UINT64_C(4) << 20);
+        cr_assert_eq(output_relay_hold_usec(&r), 0, "an answer ends the wait");
+        cr_assert_eq(output_relay_pump(&r, UINT64_C(8) << 20), 0);
+        cr_assert_eq(output_relay_disk_used(&r), SUPERVISOR_DISK_WINDOW + sizeof buf);
+        safe_close(w);
+        output_relay_finish(&r);
         output_relay_done(&r);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The supervisor's side of a job's input: the control socket's protocol
- * (supervisor-protocol.h) as bgrund speaks it, on a pipe and a terminal. */
+ * (supervisor-protocol.h) as bgrund speaks it, on a pipe and a terminal,
+ * and the disk budget's messages. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -66,13 +67,42 @@ static int connect_control(InputControl *ic, char *ret_greeting, int *ret_fd) {
         return fd;
 }
 
-Test(input_control, nothing_for_a_job_without_input, .init = setup, .fini = teardown) {
+/* A job without input has the socket too, for its disk budget: no input
+ * is said, then what the output keeps; bgrund's limit comes through. */
+Test(input_control, no_input_but_the_disk_budget, .init = setup, .fini = teardown) {
         InputControl ic = INPUT_CONTROL_NULL;
         const char *step;
         JobSpec s = spec_with(JOB_STDIN_NULL);
         cr_assert_eq(input_control_open(&ic, dir_fd, &s, -EBADF, &step), 0);
         cr_assert_lt(input_control_child_stdin(&ic), 0, "/dev/null");
-        cr_assert_eq(faccessat(dir_fd, SUPERVISOR_CONTROL_SOCKET, F_OK, 0), -1, "no socket");
+        char g;
+        int input_fd;
+        int conn = connect_control(&ic, &g, &input_fd);
+        cr_assert_eq(g, CONTROL_NO_INPUT);
+        cr_assert_lt(input_fd, 0);
+        cr_assert(ic.disk_report_due, "a new connection wants to hear what the output keeps");
+
+        input_control_send_disk_used(&ic, 12345);
+        char buf[16];
+        cr_assert_eq(recv(conn, buf, sizeof buf, 0), (ssize_t) CONTROL_DISK_MESSAGE_SIZE);
+        uint64_t used;
+        memcpy(&used, buf + 1, sizeof used);
+        cr_assert_eq(buf[0], CONTROL_DISK_USED);
+        cr_assert_eq(used, 12345);
+
+        char l[CONTROL_DISK_MESSAGE_SIZE] = { CONTROL_DISK_LIMIT };
+        uint64_t limit = 7 << 20;
+        memcpy(l + 1, &limit, sizeof limit);
+        cr_assert_eq(send(conn, l, sizeof l, 0), (ssize_t) sizeof l);
+        turn(&ic);
+        cr_assert(ic.disk_limit_new);
+        cr_assert_eq(ic.disk_limit, limit);
+        /* A message of the wrong size is no limit. */
+        ic.disk_limit_new = false;
+        cr_assert_eq(send(conn, l, sizeof l - 1, 0), (ssize_t) sizeof l - 1);
+        turn(&ic);
+        cr_assert(!ic.disk_limit_new);
+        close(conn);
         input_control_done(&ic);
 }
 
