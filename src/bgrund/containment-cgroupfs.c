@@ -36,6 +36,8 @@ static CgroupfsState *state(Containment *c) {
 }
 
 static int job_cgroup(Containment *c, const char *id, char **ret) {
+        if (!state(c))
+                return -ENXIO; /* not initialized: the base is unknown */
         const char *base = state(c)->base;
         return asprintf(ret, "%s/" JOB_PREFIX "%s", streq(base, "/") ? "" : base, id) < 0 ? -ENOMEM : 0;
 }

@@ -95,7 +95,7 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
                 Containment *c = runtime_containment(rt, m);
                 char id[JOB_ID_MAX];
-                if (!c || c->ops->identify(c, cgroup, id) <= 0)
+                if (!c || containment_identify(c, cgroup, id) <= 0)
                         continue;
                 Job *j = job_table_get(&rt->jobs, id);
                 return j && j->phase != JOB_PHASE_ENDED && j->owner == owner ? j : NULL;
@@ -280,7 +280,7 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         _cleanup_free_ char *cgroup = NULL;
         free(spec->unit);
         spec->unit = NULL;
-        r = c->ops->describe(c, spec, &spec->unit, &cgroup);
+        r = containment_describe(c, spec, &spec->unit, &cgroup);
         if (r < 0)
                 return r;
         spec->mechanism = c->ops->mechanism;
@@ -459,7 +459,7 @@ static unsigned kill_orphans(Runtime *rt) {
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
                 Containment *c = runtime_containment(rt, m);
                 _cleanup_strv_free_ char **ids = NULL, **cgroups = NULL;
-                if (!c || c->ops->list(c, &ids, &cgroups) < 0)
+                if (!c || containment_list(c, &ids, &cgroups) < 0)
                         continue;
                 for (size_t i = 0; ids[i]; i++) {
                         const char *id = ids[i];
@@ -467,7 +467,7 @@ static unsigned kill_orphans(Runtime *rt) {
                         if (j && j->phase != JOB_PHASE_ENDED)
                                 continue;
                         log_info("Killing the orphaned containment of job %s", id);
-                        int r = c->ops->kill_orphan(c, cgroups[i]);
+                        int r = containment_kill_orphan(c, cgroups[i]);
                         if (r >= 0)
                                 killed++;
                         else

@@ -29,9 +29,12 @@
 /* --- a trivial mechanism: nothing around the supervisor ----------------- */
 
 static struct {
-        unsigned starts, verifies, kills, failing_starts;
+        unsigned starts, verifies, kills, failing_starts, cleanups;
         bool ready_async;
         char started_id[JOB_ID_MAX];
+        /* What describe() names a job's cgroup under, as configured now. */
+        const char *cgroup_base;
+        char cleaned_cgroup[128];
 } calls;
 
 static bool test_available(Containment *c) {
@@ -39,10 +42,11 @@ static bool test_available(Containment *c) {
 }
 
 static int test_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
+        /* As cgroupfs's describe(), this reads what only init() sets up. */
+        cr_assert(c->initialized, "describe() ran on a mechanism that was not initialized");
         if (asprintf(ret_unit, "test-%s", spec->id) < 0)
                 return -ENOMEM;
-        *ret_cgroup = strdup("");
-        return *ret_cgroup ? 0 : -ENOMEM;
+        return asprintf(ret_cgroup, "%s/%s", calls.cgroup_base, spec->id) < 0 ? -ENOMEM : 0;
 }
 
 static int test_prepare(Containment *c, Job *j, SpawnPlan *ret) {
@@ -111,6 +115,11 @@ static int test_identify(Containment *c, const char *cgroup, char ret_id[static 
         return 0;
 }
 
+static void test_cleanup(Containment *c, const char *cgroup, bool released) {
+        calls.cleanups++;
+        snprintf(calls.cleaned_cgroup, sizeof calls.cleaned_cgroup, "%s", cgroup);
+}
+
 static const ContainmentOps test_ops = {
         /* The slot of a mechanism without a cgroup, so the supervisor runs
          * the command as it does for process_group. */
@@ -127,6 +136,7 @@ static const ContainmentOps test_ops = {
         .list = test_list,
         .kill_orphan = test_kill_orphan,
         .identify = test_identify,
+        .cleanup = test_cleanup,
 };
 
 /* The same, in the systemd slot, always failing to start. */
@@ -166,16 +176,7 @@ static char state_dir[] = "/tmp/test-job-lifecycle.XXXXXX";
 static sd_event *event;
 static Runtime *rt;
 
-static void setup(void) {
-        if (geteuid() != 0)
-                cr_skip_test("needs root: the supervisor drops privileges to the job's owner");
-        const char *supervisor = getenv("BGRUN_TEST_SUPERVISOR");
-        cr_assert_not_null(supervisor, "BGRUN_TEST_SUPERVISOR names the built bgrun-supervisor");
-        calls = (typeof(calls)) {};
-        events = (typeof(events)) {};
-        cr_assert_not_null(mkdtemp(state_dir));
-        cr_assert_geq(sd_event_new(&event), 0);
-
+static void new_runtime(void) {
         BgrunConfig config;
         config_init(&config);
         /* Only process_group is configured, so nothing talks to systemd;
@@ -184,10 +185,22 @@ static void setup(void) {
         config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
         config.n_mechanisms = 1;
         cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false), 0);
-        rt->supervisor_path = supervisor;
         rt->containments[MECHANISM_PROCESS_GROUP] =
                 (Containment) { .ops = &test_ops, .runtime = rt, .initialized = true };
         runtime_set_notifier(rt, &notifier, NULL);
+}
+
+static void setup(void) {
+        if (geteuid() != 0)
+                cr_skip_test("needs root: the supervisor drops privileges to the job's owner");
+        const char *supervisor = getenv("BGRUN_TEST_SUPERVISOR");
+        cr_assert_not_null(supervisor, "BGRUN_TEST_SUPERVISOR names the built bgrun-supervisor");
+        calls = (typeof(calls)) { .cgroup_base = "/test-then" };
+        events = (typeof(events)) {};
+        cr_assert_not_null(mkdtemp(state_dir));
+        cr_assert_geq(sd_event_new(&event), 0);
+        new_runtime();
+        rt->supervisor_path = supervisor;
 }
 
 static void teardown(void) {
@@ -447,4 +460,53 @@ Test(job_lifecycle, input_over_the_pipes_room_writes_nothing) {
         cr_assert_eq((size_t) queued, written);
         job_kill(j);
         RUN_UNTIL(events.ended == 1);
+}
+
+/* --- a configuration change while a job runs ---------------------------- */
+
+/* bgrund restarted with a configuration that no longer names the job's
+ * mechanism: registered, so that its jobs can still end, not initialized. */
+static void unconfigure_the_test_mechanism(void) {
+        rt->containments[MECHANISM_PROCESS_GROUP].initialized = false;
+}
+
+Test(job_lifecycle, a_job_of_a_mechanism_no_longer_initialized_ends_and_is_cleaned_up) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("sleep 0.5", id);
+        RUN_UNTIL(events.running == 1);
+        unconfigure_the_test_mechanism();
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_EXITED);
+        cr_assert_eq(calls.cleanups, 1, "the clean-up after a confirmed end ran");
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup, "the clean-up takes the cgroup the grant names");
+}
+
+Test(job_lifecycle, a_lost_supervisor_of_a_mechanism_no_longer_initialized_is_released) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        unconfigure_the_test_mechanism();
+        cr_assert_eq(pidref_kill(&j->live->supervisor, SIGKILL), 0);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(calls.kills, 1, "kill() needs no init: the release went through the mechanism");
+        cr_assert_eq(events.ended_status, JOB_FAILED);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert(v.result->dead);
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup);
+}
+
+Test(job_lifecycle, the_clean_up_takes_the_cgroup_the_grant_names_after_a_change) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("sleep 0.5", id);
+        RUN_UNTIL(events.running == 1);
+        /* Jobs started from now on would get another cgroup. */
+        calls.cgroup_base = "/test-now";
+        RUN_UNTIL(events.ended == 1);
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_eq(calls.cleanups, 1);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup, "not the cgroup a job would get now");
 }
