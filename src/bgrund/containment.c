@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
 #include "containment.h"
+#include "fileio.h"
 #include "grant.h"
 #include "log.h"
 #include "runtime.h"
@@ -97,6 +103,12 @@ int containment_identify(Containment *c, const char *cgroup, char ret_id[static 
         return may_run(c, false) ? c->ops->identify(c, cgroup, ret_id) : -ENXIO;
 }
 
+int containment_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        if (!may_run(c, false))
+                return -ENXIO;
+        return c->ops->find_supervisor && cgroup && *cgroup ? c->ops->find_supervisor(c, cgroup, ret) : 0;
+}
+
 void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool released) {
         _cleanup_free_ char *cgroup = NULL;
         if (may_run(c, false) && c->ops->cleanup && containment_job_cgroup(c, dir_fd, spec, &cgroup) >= 0)
@@ -113,4 +125,47 @@ int containment_job_cgroup(Containment *c, int dir_fd, const JobSpec *spec, char
         }
         _cleanup_free_ char *unit = NULL;
         return containment_describe(c, spec, &unit, ret);
+}
+
+/* Whether pid's cgroup is path and bgrund's uid runs it. */
+static bool runs_in(pid_t pid, const char *path) {
+        char p[64];
+        struct stat st;
+        snprintf(p, sizeof p, "/proc/%d", (int) pid);
+        if (stat(p, &st) < 0 || st.st_uid != geteuid())
+                return false;
+        _cleanup_free_ char *actual = NULL;
+        return cgroup_path_of_pid(pid, &actual) >= 0 && streq(actual, path);
+}
+
+int containment_cgroup_supervisor(const char *cgroup, PidRef *ret) {
+        _cleanup_free_ char *path = NULL, *procs = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        if (asprintf(&path, "%s/supervisor", streq(cgroup, "/") ? "" : cgroup) < 0)
+                return -ENOMEM;
+        int r = cgroup_open(path, &fd);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = read_file_at(fd, "cgroup.procs", 4096, &procs, NULL);
+        if (r < 0)
+                return r;
+        /* The supervisor alone lives there (its command is in payload/):
+         * anything else is not what this is looking for. */
+        char *end;
+        errno = 0;
+        long pid = strtol(procs, &end, 10);
+        if (errno != 0 || end == procs || pid <= 0 || pid > INT32_MAX || (*end && !streq(end, "\n")))
+                return 0;
+        /* Pinned, then asked again: it is still the process found there. */
+        PidRef ref = PIDREF_NULL;
+        if (!runs_in((pid_t) pid, path) || pidref_set_pid(&ref, (pid_t) pid) < 0)
+                return 0;
+        if (!runs_in((pid_t) pid, path)) {
+                pidref_done(&ref);
+                return 0;
+        }
+        *ret = ref;
+        return 1;
 }

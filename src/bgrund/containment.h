@@ -28,6 +28,7 @@
 #include "job-record.h"
 #include "macro.h"
 #include "mechanism.h"
+#include "pidref.h"
 
 typedef struct Runtime Runtime;
 typedef struct Job Job;
@@ -109,6 +110,11 @@ typedef struct ContainmentOps {
          * process's v2 path) is in: 1 and *ret_id, or 0 when it is in none
          * of this mechanism's. */
         int (*identify)(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
+        /* Any registered, optional: the running supervisor of the job whose
+         * grant names cgroup, found by where it is, for a job whose run.json
+         * is unreadable. 1 and a pinned *ret, 0 when there is none or the
+         * mechanism cannot tell (no cgroup). */
+        int (*find_supervisor)(Containment *c, const char *cgroup, PidRef *ret);
         /* Any registered, optional: after a job's confirmed end, what is
          * left of the containment its grant names that nobody else collects
          * (the cgroups bgrund made itself; a scope whose supervisor bgrund
@@ -155,6 +161,7 @@ int containment_watch(Containment *c, int handle, int *ret_fd);
 int containment_list(Containment *c, char ***ret_ids, char ***ret_cgroups);
 int containment_kill_orphan(Containment *c, const char *cgroup);
 int containment_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
+int containment_find_supervisor(Containment *c, const char *cgroup, PidRef *ret);
 /* After a confirmed end: cleanup() on the cgroup the job in dir_fd got, as
  * containment_job_cgroup() says, where the mechanism has one. */
 void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool released);
@@ -163,3 +170,7 @@ void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool r
  * would describe for spec now only where the grant names none of c's
  * (unreadable, or another mechanism's). */
 int containment_job_cgroup(Containment *c, int dir_fd, const JobSpec *spec, char **ret);
+
+/* For the mechanisms whose supervisor moves itself into "supervisor/" of
+ * the job's cgroup: the one process there, pinned, run by bgrund's uid. */
+int containment_cgroup_supervisor(const char *cgroup, PidRef *ret);

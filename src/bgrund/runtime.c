@@ -394,15 +394,28 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         return 0;
 }
 
+/* The running supervisor of a live job whose run.json, which names it, is
+ * unreadable: found by where it is (the supervisor/ cgroup of the
+ * containment its grant names), or else by what it is (bgrun-supervisor
+ * --job ID, bgrund's uid); the first holds when an upgrade replaced the
+ * binary it runs. */
+static int find_damaged_supervisor(Job *j) {
+        Containment *c = runtime_containment(j->runtime, j->live->spec.mechanism);
+        _cleanup_free_ char *cgroup = NULL;
+        if (containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup) >= 0 &&
+            containment_find_supervisor(c, cgroup, &j->live->supervisor) > 0)
+                return 1;
+        return supervisor_find(j->runtime, j->id, &j->live->supervisor);
+}
+
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;
  * else release its containment. */
 static void settle_live_job(Job *j, ReapCounts *counts) {
         int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
                                                            &j->live->supervisor)
                                            : -ENOENT;
-        /* A damaged record does not get a live job killed: its supervisor
-         * is found by what it is (bgrun-supervisor --job ID, bgrund's uid). */
-        if (!j->live->have_run && j->live->damage && supervisor_find(j->runtime, j->id, &j->live->supervisor) > 0) {
+        /* A damaged record does not get a live job killed. */
+        if (!j->live->have_run && j->live->damage && find_damaged_supervisor(j) > 0) {
                 log_info("Job %s: its record is damaged, but its supervisor runs: kept", j->id);
                 if (job_watch_supervisor(j) >= 0) {
                         counts->background_kept++;

@@ -211,3 +211,23 @@ test_a_cgroupfs_job_ends_under_a_bgrund_configured_without_cgroupfs() {
 	assert_eq true "$(jget "$lost" .teardown.dead)" "dead"
 	wait_until 5 test ! -d "$(job_cg "$lost")" || fail "$(job_cg "$lost") is left"
 }
+
+# A damaged run.json after an upgrade: the supervisor is found in the
+# supervisor/ cgroup of the job's cgroup, not by its replaced binary.
+test_a_damaged_run_json_keeps_the_job_whose_cgroup_holds_its_supervisor() {
+	in_container
+	id=$(bgrun run -- 'sleep 1011') || fail "launch failed"
+	wait_procs 1 "$(job_cg "$id")/payload" || fail "job not up"
+	pid=$(jget "$id" .pid)
+	sup=$(supervisor_pid "$id")
+	printf 'garbage' >"/var/lib/bgrun/jobs/$id/run.json"
+	exe=$(readlink "/proc/$sup/exe")
+	cp "$exe" "$exe.new" && mv -f "$exe.new" "$exe" || fail "cannot replace $exe"
+	restart_bgrund
+	pid_alive "$pid" || fail "the job's command was killed"
+	pid_alive "$sup" || fail "the job's supervisor was killed"
+	assert_eq running "$(job_status "$id")" "status after the restart"
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	! pid_alive "$pid" || fail "the command survived the kill"
+}

@@ -35,6 +35,10 @@ static struct {
         /* What describe() names a job's cgroup under, as configured now. */
         const char *cgroup_base;
         char cleaned_cgroup[128];
+        /* The supervisor find_supervisor() finds in its containment, and
+         * the cgroup that has to name it. */
+        pid_t contained_supervisor;
+        char supervisor_cgroup[128];
 } calls;
 
 static bool test_available(Containment *c) {
@@ -115,6 +119,12 @@ static int test_identify(Containment *c, const char *cgroup, char ret_id[static 
         return 0;
 }
 
+static int test_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        if (calls.contained_supervisor <= 0 || !streq(cgroup, calls.supervisor_cgroup))
+                return 0;
+        return pidref_set_pid(ret, calls.contained_supervisor) < 0 ? 0 : 1;
+}
+
 static void test_cleanup(Containment *c, const char *cgroup, bool released) {
         calls.cleanups++;
         snprintf(calls.cleaned_cgroup, sizeof calls.cleaned_cgroup, "%s", cgroup);
@@ -136,6 +146,7 @@ static const ContainmentOps test_ops = {
         .list = test_list,
         .kill_orphan = test_kill_orphan,
         .identify = test_identify,
+        .find_supervisor = test_find_supervisor,
         .cleanup = test_cleanup,
 };
 
@@ -175,6 +186,8 @@ static const JobNotifier notifier = {
 static char state_dir[] = "/tmp/test-job-lifecycle.XXXXXX";
 static sd_event *event;
 static Runtime *rt;
+/* A test's processes that must not outlive it, whatever it asserted. */
+static PidRef leftovers[2] = { PIDREF_NULL, PIDREF_NULL };
 
 static void new_runtime(void) {
         BgrunConfig config;
@@ -204,6 +217,11 @@ static void setup(void) {
 }
 
 static void teardown(void) {
+        for (size_t i = 0; i < ELEMENTSOF(leftovers); i++) {
+                if (leftovers[i].fd >= 0 && pidref_check(&leftovers[i]) == PIDREF_OWNED)
+                        (void) pidref_kill(&leftovers[i], SIGKILL);
+                pidref_done(&leftovers[i]);
+        }
         rt = runtime_free(rt);
         event = sd_event_unref(event);
         _cleanup_close_ int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -462,7 +480,7 @@ Test(job_lifecycle, input_over_the_pipes_room_writes_nothing) {
         RUN_UNTIL(events.ended == 1);
 }
 
-/* --- a configuration change while a job runs ---------------------------- */
+/* --- a configuration change, and records damaged while bgrund was away --- */
 
 /* bgrund restarted with a configuration that no longer names the job's
  * mechanism: registered, so that its jobs can still end, not initialized. */
@@ -509,4 +527,67 @@ Test(job_lifecycle, the_clean_up_takes_the_cgroup_the_grant_names_after_a_change
         snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
         cr_assert_eq(calls.cleanups, 1);
         cr_assert_str_eq(calls.cleaned_cgroup, cgroup, "not the cgroup a job would get now");
+}
+
+/* Put a copy of the file at from in dir_fd's name, as an upgrade does: a
+ * new file renamed over the old, whose running programs now show theirs as
+ * "(deleted)". */
+static void install_copy(const char *from, int dir_fd, const char *name) {
+        _cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(in, 0, "%s: %m", from);
+        _cleanup_close_ int out = openat(dir_fd, "copy.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        cr_assert_geq(out, 0);
+        ssize_t n;
+        while ((n = copy_file_range(in, NULL, out, NULL, 1 << 20, 0)) > 0)
+                ;
+        cr_assert_eq(n, 0, "copy: %m");
+        cr_assert_eq(renameat(dir_fd, "copy.tmp", dir_fd, name), 0);
+}
+
+Test(job_lifecycle, a_damaged_run_json_keeps_a_job_whose_containment_holds_its_supervisor) {
+        /* The supervisor from a binary that is replaced below. */
+        _cleanup_close_ int state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_geq(state_fd, 0);
+        install_copy(getenv("BGRUN_TEST_SUPERVISOR"), state_fd, "bgrun-supervisor");
+        char supervisor[PATH_MAX];
+        snprintf(supervisor, sizeof supervisor, "%s/bgrun-supervisor", state_dir);
+        rt->supervisor_path = supervisor;
+
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        pid_t sup = j->live->supervisor.pid;
+        cr_assert_eq(pidref_set_pid(&leftovers[0], sup), 0);
+        cr_assert_eq(pidref_verify(j->live->run.pid, j->live->run.start_token, &leftovers[1]), PIDREF_OWNED);
+        /* Where the containment its grant names holds it. */
+        calls.contained_supervisor = sup;
+        snprintf(calls.supervisor_cgroup, sizeof calls.supervisor_cgroup, "/test-then/%s", id);
+
+        /* bgrund goes; meanwhile the job's run.json is damaged and an
+         * upgrade replaces the supervisor's binary; bgrund comes back. */
+        rt = runtime_free(rt);
+        _cleanup_close_ int jobs_fd = openat(state_fd, "jobs", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int job_fd = -EBADF;
+        cr_assert_eq(job_store_open_job(jobs_fd, id, &job_fd), 0);
+        cr_assert_eq(write_file_atomic_at(job_fd, JOB_RUN_FILE, "garbage", 7, 0600, 0), 0);
+        install_copy(getenv("BGRUN_TEST_SUPERVISOR"), state_fd, "bgrun-supervisor");
+        new_runtime();
+        rt->supervisor_path = supervisor;
+        ReapCounts counts;
+        cr_assert_eq(runtime_load_jobs(rt, &counts), 0);
+
+        j = runtime_find_job(rt, id);
+        cr_assert_not_null(j);
+        cr_assert_eq(j->phase, JOB_PHASE_RUNNING, "the job was released, its supervisor running");
+        cr_assert_eq(counts.background_kept, 1);
+        cr_assert_eq(counts.released, 0);
+        cr_assert_eq(j->live->supervisor.pid, sup, "the supervisor is watched");
+        cr_assert_eq(pidref_check(&leftovers[1]), PIDREF_OWNED, "the command runs");
+
+        /* It answers to bgrund as before. */
+        job_kill(j);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_KILLED);
+        cr_assert_eq(calls.kills, 0, "its supervisor tore it down, not a release");
 }
