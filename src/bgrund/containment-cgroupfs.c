@@ -36,6 +36,8 @@ static CgroupfsState *state(Containment *c) {
 }
 
 static int job_cgroup(Containment *c, const char *id, char **ret) {
+        if (!state(c))
+                return -ENXIO; /* not initialized: the base is unknown */
         const char *base = state(c)->base;
         return asprintf(ret, "%s/" JOB_PREFIX "%s", streq(base, "/") ? "" : base, id) < 0 ? -ENOMEM : 0;
 }
@@ -284,6 +286,10 @@ static void cgroupfs_cleanup(Containment *c, const char *cgroup, bool released) 
                 (void) rmdir(full);
 }
 
+static int cgroupfs_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        return containment_cgroup_supervisor(cgroup, ret);
+}
+
 static int cgroupfs_controllers(Containment *c, const char **ret) {
         if (!state(c))
                 return -ENXIO;
@@ -307,6 +313,7 @@ const ContainmentOps containment_cgroupfs_ops = {
         .list = cgroupfs_list,
         .kill_orphan = cgroupfs_kill_orphan,
         .identify = cgroupfs_identify,
+        .find_supervisor = cgroupfs_find_supervisor,
         .cleanup = cgroupfs_cleanup,
         .controllers = cgroupfs_controllers,
 };

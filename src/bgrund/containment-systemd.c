@@ -451,6 +451,10 @@ static void systemd_cleanup(Containment *c, const char *cgroup, bool released) {
                 log_debug_errno(r, "Cannot stop %s: %m", unit + 1);
 }
 
+static int systemd_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        return containment_cgroup_supervisor(cgroup, ret);
+}
+
 static bool systemd_available(Containment *c) {
         return state(c)->reachable;
 }
@@ -549,5 +553,6 @@ const ContainmentOps containment_systemd_ops = {
         .list = systemd_list,
         .kill_orphan = systemd_kill_orphan,
         .identify = systemd_identify,
+        .find_supervisor = systemd_find_supervisor,
         .cleanup = systemd_cleanup,
 };

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
 #include "containment.h"
+#include "fileio.h"
+#include "grant.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -47,4 +54,118 @@ bool containment_usable(Containment *c) {
         if (!c || !c->initialized || !c->ops->available(c))
                 return false;
         return mechanism_contains(c->ops->mechanism) || c->runtime->config.mode == CONTAINMENT_REPORT_ONLY;
+}
+
+/* The one place that decides whether an op may run (containment.h says of
+ * each whether it needs init): a mechanism only registered has no state
+ * for the others to read. */
+static bool may_run(const Containment *c, bool needs_init) {
+        return c && c->ops && (c->initialized || !needs_init);
+}
+
+int containment_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
+        return may_run(c, true) ? c->ops->describe(c, spec, ret_unit, ret_cgroup) : -ENXIO;
+}
+
+int containment_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+        return may_run(c, true) ? c->ops->prepare(c, j, ret) : -ENXIO;
+}
+
+int containment_start(Containment *c, Job *j, pid_t supervisor) {
+        return may_run(c, true) ? c->ops->start(c, j, supervisor) : -ENXIO;
+}
+
+int containment_verify(Containment *c, Job *j, pid_t supervisor) {
+        return may_run(c, true) ? c->ops->verify(c, j, supervisor) : -ENXIO;
+}
+
+int containment_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle) {
+        return may_run(c, false) ? c->ops->kill(c, job_id, cgroup, run, ret_handle) : -ENXIO;
+}
+
+int containment_is_empty(Containment *c, const JobRun *run, int handle) {
+        return may_run(c, false) ? c->ops->is_empty(c, run, handle) : -ENXIO;
+}
+
+int containment_watch(Containment *c, int handle, int *ret_fd) {
+        return may_run(c, false) ? c->ops->watch(c, handle, ret_fd) : -ENXIO;
+}
+
+int containment_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
+        return may_run(c, false) ? c->ops->list(c, ret_ids, ret_cgroups) : -ENXIO;
+}
+
+int containment_kill_orphan(Containment *c, const char *cgroup) {
+        return may_run(c, false) ? c->ops->kill_orphan(c, cgroup) : -ENXIO;
+}
+
+int containment_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
+        return may_run(c, false) ? c->ops->identify(c, cgroup, ret_id) : -ENXIO;
+}
+
+int containment_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        if (!may_run(c, false))
+                return -ENXIO;
+        return c->ops->find_supervisor && cgroup && *cgroup ? c->ops->find_supervisor(c, cgroup, ret) : 0;
+}
+
+void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool released) {
+        _cleanup_free_ char *cgroup = NULL;
+        if (may_run(c, false) && c->ops->cleanup && containment_job_cgroup(c, dir_fd, spec, &cgroup) >= 0)
+                c->ops->cleanup(c, cgroup, released);
+}
+
+int containment_job_cgroup(Containment *c, int dir_fd, const JobSpec *spec, char **ret) {
+        /* What this bgrund would name now may differ from what the job got
+         * (a changed configuration, slice or subtree). */
+        _cleanup_(grant_done) Grant g = {};
+        if (grant_read(dir_fd, &g) >= 0 && c && c->ops && g.mechanism == c->ops->mechanism && g.cgroup) {
+                *ret = TAKE_PTR(g.cgroup);
+                return 0;
+        }
+        _cleanup_free_ char *unit = NULL;
+        return containment_describe(c, spec, &unit, ret);
+}
+
+/* Whether pid's cgroup is path and bgrund's uid runs it. */
+static bool runs_in(pid_t pid, const char *path) {
+        char p[64];
+        struct stat st;
+        snprintf(p, sizeof p, "/proc/%d", (int) pid);
+        if (stat(p, &st) < 0 || st.st_uid != geteuid())
+                return false;
+        _cleanup_free_ char *actual = NULL;
+        return cgroup_path_of_pid(pid, &actual) >= 0 && streq(actual, path);
+}
+
+int containment_cgroup_supervisor(const char *cgroup, PidRef *ret) {
+        _cleanup_free_ char *path = NULL, *procs = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        if (asprintf(&path, "%s/supervisor", streq(cgroup, "/") ? "" : cgroup) < 0)
+                return -ENOMEM;
+        int r = cgroup_open(path, &fd);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = read_file_at(fd, "cgroup.procs", 4096, &procs, NULL);
+        if (r < 0)
+                return r;
+        /* The supervisor alone lives there (its command is in payload/):
+         * anything else is not what this is looking for. */
+        char *end;
+        errno = 0;
+        long pid = strtol(procs, &end, 10);
+        if (errno != 0 || end == procs || pid <= 0 || pid > INT32_MAX || (*end && !streq(end, "\n")))
+                return 0;
+        /* Pinned, then asked again: it is still the process found there. */
+        PidRef ref = PIDREF_NULL;
+        if (!runs_in((pid_t) pid, path) || pidref_set_pid(&ref, (pid_t) pid) < 0)
+                return 0;
+        if (!runs_in((pid_t) pid, path)) {
+                pidref_done(&ref);
+                return 0;
+        }
+        *ret = ref;
+        return 1;
 }

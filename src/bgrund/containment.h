@@ -28,6 +28,7 @@
 #include "job-record.h"
 #include "macro.h"
 #include "mechanism.h"
+#include "pidref.h"
 
 typedef struct Runtime Runtime;
 typedef struct Job Job;
@@ -49,6 +50,14 @@ static inline void spawn_plan_done(SpawnPlan *p) {
         p->cgroup_fd = safe_close(p->cgroup_fd);
 }
 
+/* Every mechanism is registered, so that it can release and clean up what
+ * an earlier configuration started under it; only the configured ones are
+ * initialized (init() ran and succeeded). An op marked "needs init" works
+ * on the mechanism's own state and runs only on an initialized mechanism;
+ * the others work from what a job's grant and run.json name, and run on
+ * any registered one (with no state, they do what can be done without it).
+ * Callers go through the containment_*() functions below, which refuse an
+ * op that may not run (-ENXIO) instead of calling it. */
 typedef struct ContainmentOps {
         Mechanism mechanism;
         /* What a release records as teardown.method. */
@@ -57,53 +66,65 @@ typedef struct ContainmentOps {
         /* Once at start: probe, connect, subscribe. A failure (logged, with
          * why) leaves the mechanism unavailable. */
         int (*init)(Containment *c);
+        /* Needs init. */
         void (*done)(Containment *c);
-        /* Whether it can take a job now. */
+        /* Needs init. Whether it can take a job now. */
         bool (*available)(Containment *c);
 
-        /* The unit and cgroup (v2 path) the job of spec (its id and owner)
-         * gets under this mechanism, "" for none; what the spec, the grant
-         * and the record name. */
+        /* Needs init. The unit and cgroup (v2 path) the job of spec (its id
+         * and owner) gets under this mechanism now, "" for none; what the
+         * spec, the grant and the record name. After a configuration
+         * change this may differ from what a job got: its grant says that. */
         int (*describe)(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup);
+        /* Needs init. */
         int (*prepare)(Containment *c, Job *j, SpawnPlan *ret);
-        /* Put the held supervisor into j's containment. 1: ready at once;
-         * 0: job_containment_ready() or job_start_failed() follows. */
+        /* Needs init. Put the held supervisor into j's containment. 1: ready
+         * at once; 0: job_containment_ready() or job_start_failed() follows. */
         int (*start)(Containment *c, Job *j, pid_t supervisor);
-        /* 1 when the supervisor pid is inside j's containment, 0 when not. */
+        /* Needs init. 1 when the supervisor pid is inside j's containment,
+         * 0 when not. */
         int (*verify)(Containment *c, Job *j, pid_t supervisor);
 
-        /* Kill every process of the job now: cgroup is the one its grant
-         * names, run NULL when the command never ran. *ret_handle is what to
-         * confirm with (-EBADF when the mechanism needs none). -ENOENT: its
-         * containment is gone, nothing can be left. */
+        /* Any registered. Kill every process of the job now: cgroup is the
+         * one its grant names, run NULL when the command never ran.
+         * *ret_handle is what to confirm with (-EBADF when the mechanism
+         * needs none). -ENOENT: its containment is gone, nothing can be
+         * left. */
         int (*kill)(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle);
-        /* 1 when nothing of the job is alive, 0 while something is, < 0 when
-         * it cannot be told. */
+        /* Any registered. 1 when nothing of the job is alive, 0 while
+         * something is, < 0 when it cannot be told. */
         int (*is_empty)(Containment *c, const JobRun *run, int handle);
-        /* An fd that wakes whenever is_empty() may have changed; -EOPNOTSUPP
-         * where nothing tells (is_empty() is then asked once). */
+        /* Any registered. An fd that wakes whenever is_empty() may have
+         * changed; -EOPNOTSUPP where nothing tells (is_empty() is then
+         * asked again and again). */
         int (*watch)(Containment *c, int handle, int *ret_fd);
 
-        /* Jobs whose containment exists and holds processes now, for the
-         * reaper's orphan pass: their ids and cgroups, two NULL-terminated
-         * lists of the same length. */
+        /* Any registered. Jobs whose containment exists and holds processes
+         * now, for the reaper's orphan pass: their ids and cgroups, two
+         * NULL-terminated lists of the same length. */
         int (*list)(Containment *c, char ***ret_ids, char ***ret_cgroups);
-        /* Kill what is left in a containment no live record accounts for,
-         * without waiting for it. */
+        /* Any registered. Kill what is left in a containment no live record
+         * accounts for, without waiting for it. */
         int (*kill_orphan)(Containment *c, const char *cgroup);
-        /* The id of the job whose containment the cgroup (a process's v2
-         * path) is in: 1 and *ret_id, or 0 when it is in none of this
-         * mechanism's. */
+        /* Any registered. The id of the job whose containment the cgroup (a
+         * process's v2 path) is in: 1 and *ret_id, or 0 when it is in none
+         * of this mechanism's. */
         int (*identify)(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
-        /* Optional: after a job's confirmed end, what is left of a
-         * containment nobody else collects (the cgroups bgrund made itself;
-         * a scope whose supervisor bgrund had to release). */
+        /* Any registered, optional: the running supervisor of the job whose
+         * grant names cgroup, found by where it is, for a job whose run.json
+         * is unreadable. 1 and a pinned *ret, 0 when there is none or the
+         * mechanism cannot tell (no cgroup). */
+        int (*find_supervisor)(Containment *c, const char *cgroup, PidRef *ret);
+        /* Any registered, optional: after a job's confirmed end, what is
+         * left of the containment its grant names that nobody else collects
+         * (the cgroups bgrund made itself; a scope whose supervisor bgrund
+         * had to release). */
         void (*cleanup)(Containment *c, const char *cgroup, bool released);
-        /* Optional: the cgroup v2 controllers a job's cgroup has under this
-         * mechanism, space-separated as in cgroup.subtree_control ("" for
-         * none, as on a hybrid host): a limit whose controller is missing
-         * is recorded but not enforced (limits_unenforced). Not set: the
-         * mechanism cannot say. */
+        /* Needs init, optional: the cgroup v2 controllers a job's cgroup
+         * has under this mechanism, space-separated as in
+         * cgroup.subtree_control ("" for none, as on a hybrid host): a
+         * limit whose controller is missing is recorded but not enforced
+         * (limits_unenforced). Not set: the mechanism cannot say. */
         int (*controllers)(Containment *c, const char **ret);
 } ContainmentOps;
 
@@ -127,3 +148,29 @@ void containments_done(Runtime *rt);
 
 /* Available, and allowed by the containment mode. */
 bool containment_usable(Containment *c);
+
+/* The ops, for every caller: each runs the op only where containment.h
+ * allows it, and answers -ENXIO (nothing for the void ones) where not. */
+int containment_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup);
+int containment_prepare(Containment *c, Job *j, SpawnPlan *ret);
+int containment_start(Containment *c, Job *j, pid_t supervisor);
+int containment_verify(Containment *c, Job *j, pid_t supervisor);
+int containment_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle);
+int containment_is_empty(Containment *c, const JobRun *run, int handle);
+int containment_watch(Containment *c, int handle, int *ret_fd);
+int containment_list(Containment *c, char ***ret_ids, char ***ret_cgroups);
+int containment_kill_orphan(Containment *c, const char *cgroup);
+int containment_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]);
+int containment_find_supervisor(Containment *c, const char *cgroup, PidRef *ret);
+/* After a confirmed end: cleanup() on the cgroup the job in dir_fd got, as
+ * containment_job_cgroup() says, where the mechanism has one. */
+void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool released);
+
+/* The cgroup the job in dir_fd got under c, as its grant names it; what c
+ * would describe for spec now only where the grant names none of c's
+ * (unreadable, or another mechanism's). */
+int containment_job_cgroup(Containment *c, int dir_fd, const JobSpec *spec, char **ret);
+
+/* For the mechanisms whose supervisor moves itself into "supervisor/" of
+ * the job's cgroup: the one process there, pinned, run by bgrund's uid. */
+int containment_cgroup_supervisor(const char *cgroup, PidRef *ret);

@@ -196,39 +196,35 @@ int job_read_spec(Job *j, JobSpec *ret) {
 /* --- the end ----------------------------------------------------------- */
 
 /* res: the job's final result, taken over (its record then fills the cache
- * from memory, for the notifications below), or NULL to have the record
- * read from disk when it is next needed. */
+ * from memory, for the notifications below). Every end has one: the
+ * supervisor's, or the one a release wrote. */
 static void job_end(Job *j, JobStatus status, JobResult *res) {
         Runtime *rt = j->runtime;
         assert(j->live);
+        assert(res);
         assert(status != JOB_RUNNING);
         job_log_ended(j, status, res);
 
-        /* What is left of a containment nobody else collects. */
-        Containment *c = job_containment(j);
-        if (res->dead && c->ops->cleanup) {
-                _cleanup_free_ char *unit = NULL, *cgroup = NULL;
-                if (c->ops->describe(c, &j->live->spec, &unit, &cgroup) >= 0)
-                        c->ops->cleanup(c, cgroup, j->live->releasing);
-        }
+        /* What is left of a containment nobody else collects: the one its
+         * grant names, which a changed configuration may no longer describe
+         * (nor, if its mechanism is no longer initialized, describe at all). */
+        if (res->dead)
+                containment_cleanup(job_containment(j), j->live->dir_fd, &j->live->spec, j->live->releasing);
 
         j->status = status;
         j->phase = JOB_PHASE_ENDED;
-        j->finished_at = res ? res->finished_at : now_realtime_usec();
+        j->finished_at = res->finished_at;
         uint64_t disk_size;
         if (job_store_disk_size(j->live->dir_fd, &disk_size) >= 0)
                 runtime_job_charge(rt, j, disk_size);
-        if (res) {
-                RecordCache *cache = &rt->cache;
-                runtime_cache_drop(rt, NULL);
-                cache->spec = TAKE_STRUCT(j->live->spec);
-                cache->run = TAKE_STRUCT(j->live->run);
-                cache->have_run = j->live->have_run;
-                cache->result = *res;
-                (void) job_store_output_counts(j->live->dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
-                strcpy(cache->id, j->id);
-        } else
-                runtime_cache_drop(rt, j->id);
+        RecordCache *cache = &rt->cache;
+        runtime_cache_drop(rt, NULL);
+        cache->spec = TAKE_STRUCT(j->live->spec);
+        cache->run = TAKE_STRUCT(j->live->run);
+        cache->have_run = j->live->have_run;
+        cache->result = *res;
+        (void) job_store_output_counts(j->live->dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
+        strcpy(cache->id, j->id);
         job_release_live_state(j);
         runtime_job_ended(rt, j);
         runtime_notify_running_jobs(rt);
@@ -303,7 +299,7 @@ static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
  * when the supervisor never ran the command. */
 static bool job_release_confirmed(Job *j) {
         Containment *c = job_containment(j);
-        int r = c->ops->is_empty(c, j->live->have_run ? &j->live->run : NULL, j->live->teardown_handle);
+        int r = containment_is_empty(c, j->live->have_run ? &j->live->run : NULL, j->live->teardown_handle);
         if (r >= 0)
                 return r > 0;
         return !j->live->let_go && !j->live->have_run;
@@ -355,18 +351,14 @@ void job_release(Job *j) {
         j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
 
         TeardownMethod method = c->ops->teardown_method;
-        /* The containment its grant names: what this bgrund would name now
-         * may differ (a changed slice) from what the job got. */
-        _cleanup_(grant_done) Grant g = {};
-        _cleanup_free_ char *unit = NULL, *cgroup = NULL;
-        if (grant_read(j->live->dir_fd, &g) >= 0 && g.mechanism == c->ops->mechanism)
-                cgroup = TAKE_PTR(g.cgroup);
-        else if ((r = c->ops->describe(c, &j->live->spec, &unit, &cgroup)) < 0) {
+        _cleanup_free_ char *cgroup = NULL;
+        r = containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup);
+        if (r < 0) {
                 log_error_errno(r, "Job %s: cannot name its containment: %m", j->id);
                 job_release_finish(j, false, method);
                 return;
         }
-        r = c->ops->kill(c, j->id, cgroup, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
+        r = containment_kill(c, j->id, cgroup, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
         if (r == -ENOENT) {
                 job_release_finish(j, true, TEARDOWN_CGROUP_GONE);
                 return;
@@ -382,7 +374,7 @@ void job_release(Job *j) {
         }
 
         int ifd;
-        r = c->ops->watch(c, j->live->teardown_handle, &ifd);
+        r = containment_watch(c, j->live->teardown_handle, &ifd);
         if (r >= 0) {
                 r = sd_event_add_io(rt->event, &j->live->teardown_source, ifd, EPOLLIN, on_release_event, j);
                 if (r < 0)
@@ -577,7 +569,7 @@ static void job_discard(Job *j, int error, const char *message) {
 /* Verify the held supervisor is inside its containment and let it go. */
 static int job_let_go(Job *j) {
         Containment *c = job_containment(j);
-        int r = c->ops->verify(c, j, j->live->spawned_pid);
+        int r = containment_verify(c, j, j->live->spawned_pid);
         if (r == 0)
                 r = -EREMCHG;
         if (r < 0)
@@ -601,7 +593,7 @@ void job_containment_ready(Job *j) {
 static int job_assign_mechanism(Job *j, Containment *c) {
         JobSpec *spec = &j->live->spec;
         _cleanup_free_ char *unit = NULL, *cgroup = NULL;
-        int r = c->ops->describe(c, spec, &unit, &cgroup);
+        int r = containment_describe(c, spec, &unit, &cgroup);
         if (r < 0)
                 return r;
         /* Only a fallback changes the spec written at Launch. */
@@ -625,7 +617,7 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         *ret_fatal = true;
         if (r < 0)
                 return r;
-        r = c->ops->prepare(c, j, &plan);
+        r = containment_prepare(c, j, &plan);
         *ret_fatal = false;
         if (r < 0)
                 return r;
@@ -637,7 +629,7 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
                 return r;
         }
         *ret_fatal = false;
-        r = c->ops->start(c, j, j->live->spawned_pid);
+        r = containment_start(c, j, j->live->spawned_pid);
         if (r > 0)
                 r = job_let_go(j);
         if (r < 0) {

@@ -98,7 +98,7 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
                 Containment *c = runtime_containment(rt, m);
                 char id[JOB_ID_MAX];
-                if (!c || c->ops->identify(c, cgroup, id) <= 0)
+                if (!c || containment_identify(c, cgroup, id) <= 0)
                         continue;
                 Job *j = job_table_get(&rt->jobs, id);
                 return j && j->phase != JOB_PHASE_ENDED && j->owner == owner ? j : NULL;
@@ -331,7 +331,7 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
         _cleanup_free_ char *cgroup = NULL;
         free(spec->unit);
         spec->unit = NULL;
-        r = c->ops->describe(c, spec, &spec->unit, &cgroup);
+        r = containment_describe(c, spec, &spec->unit, &cgroup);
         if (r < 0)
                 return r;
         spec->mechanism = c->ops->mechanism;
@@ -454,15 +454,28 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         return 0;
 }
 
+/* The running supervisor of a live job whose run.json, which names it, is
+ * unreadable: found by where it is (the supervisor/ cgroup of the
+ * containment its grant names), or else by what it is (bgrun-supervisor
+ * --job ID, bgrund's uid); the first holds when an upgrade replaced the
+ * binary it runs. */
+static int find_damaged_supervisor(Job *j) {
+        Containment *c = runtime_containment(j->runtime, j->live->spec.mechanism);
+        _cleanup_free_ char *cgroup = NULL;
+        if (containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup) >= 0 &&
+            containment_find_supervisor(c, cgroup, &j->live->supervisor) > 0)
+                return 1;
+        return supervisor_find(j->runtime, j->id, &j->live->supervisor);
+}
+
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;
  * else release its containment. */
 static void settle_live_job(Job *j, ReapCounts *counts) {
         int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
                                                            &j->live->supervisor)
                                            : -ENOENT;
-        /* A damaged record does not get a live job killed: its supervisor
-         * is found by what it is (bgrun-supervisor --job ID, bgrund's uid). */
-        if (!j->live->have_run && j->live->damage && supervisor_find(j->runtime, j->id, &j->live->supervisor) > 0) {
+        /* A damaged record does not get a live job killed. */
+        if (!j->live->have_run && j->live->damage && find_damaged_supervisor(j) > 0) {
                 log_info("Job %s: its record is damaged, but its supervisor runs: kept", j->id);
                 if (job_watch_supervisor(j) >= 0) {
                         counts->background_kept++;
@@ -519,7 +532,7 @@ static unsigned kill_orphans(Runtime *rt) {
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
                 Containment *c = runtime_containment(rt, m);
                 _cleanup_strv_free_ char **ids = NULL, **cgroups = NULL;
-                if (!c || c->ops->list(c, &ids, &cgroups) < 0)
+                if (!c || containment_list(c, &ids, &cgroups) < 0)
                         continue;
                 for (size_t i = 0; ids[i]; i++) {
                         const char *id = ids[i];
@@ -527,7 +540,7 @@ static unsigned kill_orphans(Runtime *rt) {
                         if (j && j->phase != JOB_PHASE_ENDED)
                                 continue;
                         log_info("Killing the orphaned containment of job %s", id);
-                        int r = c->ops->kill_orphan(c, cgroups[i]);
+                        int r = containment_kill_orphan(c, cgroups[i]);
                         if (r >= 0)
                                 killed++;
                         else

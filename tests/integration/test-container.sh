@@ -175,3 +175,59 @@ test_bgrund_killed_hard_comes_back_on_its_stale_socket_and_keeps_the_job() {
 	res=$(bgrun kill "$id" --json) || fail "kill failed"
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
 }
+
+# A job of a mechanism the configuration no longer names ends under a
+# bgrund that never initialized that mechanism: it survives the end, and
+# the job's cgroup, the one its grant names, is removed.
+test_a_cgroupfs_job_ends_under_a_bgrund_configured_without_cgroupfs() {
+	in_container
+	ended=$(bgrun run -- 'while [ ! -e /run/bgrun-test-go ]; do sleep 0.05; done; exit 3') || fail "launch failed"
+	lost=$(bgrun run -- 'sleep 1010') || fail "launch failed"
+	wait_procs 1 "$(job_cg "$lost")/payload" || fail "job not up"
+	sup=$(supervisor_pid "$lost")
+	printf '%s\n' "[Runtime]" ContainmentMode=report-only Mechanisms=process_group >/run/bgrun-test.conf
+	trap 'rm -f /run/bgrun-test.conf /run/bgrun-test-go; "$BGRUN_SANDBOX_BGRUND" restart' EXIT
+	restart_bgrund --config=/run/bgrun-test.conf
+	pid=$("$BGRUN_SANDBOX_BGRUND" pid)
+	mechs=$(busctl --address=unix:path=/run/bgrun/bus get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 \
+		org.bgrun.Runtime1.Manager Mechanisms)
+	assert_not_contains "$mechs" '"cgroupfs"' "Mechanisms in use after the restart"
+	assert_eq running "$(job_status "$ended")" "status after the restart"
+	assert_eq running "$(job_status "$lost")" "status after the restart"
+
+	# One ends on its own: its supervisor publishes the end.
+	touch /run/bgrun-test-go
+	wait_until 10 bash -c "[[ \$(bgrun status $ended --json | jq -r .status) == exited ]]" ||
+		fail "the job did not end: $(job_status "$ended")"
+	[[ $("$BGRUN_SANDBOX_BGRUND" pid) == "$pid" ]] || fail "bgrund died when the job ended: $(tail -5 "$BGRUN_SANDBOX_LOG")"
+	assert_eq 3 "$(jget "$ended" .exit_code)" "exit code"
+	wait_until 5 test ! -d "$(job_cg "$ended")" || fail "$(job_cg "$ended") is left"
+
+	# The other loses its supervisor: bgrund releases it through cgroupfs.
+	kill -KILL "$sup"
+	wait_until 10 bash -c "[[ \$(bgrun status $lost --json | jq -r .status) == failed ]]" ||
+		fail "the job was not released: $(job_status "$lost")"
+	[[ $("$BGRUN_SANDBOX_BGRUND" pid) == "$pid" ]] || fail "bgrund died in the release: $(tail -5 "$BGRUN_SANDBOX_LOG")"
+	assert_eq true "$(jget "$lost" .teardown.dead)" "dead"
+	wait_until 5 test ! -d "$(job_cg "$lost")" || fail "$(job_cg "$lost") is left"
+}
+
+# A damaged run.json after an upgrade: the supervisor is found in the
+# supervisor/ cgroup of the job's cgroup, not by its replaced binary.
+test_a_damaged_run_json_keeps_the_job_whose_cgroup_holds_its_supervisor() {
+	in_container
+	id=$(bgrun run -- 'sleep 1011') || fail "launch failed"
+	wait_procs 1 "$(job_cg "$id")/payload" || fail "job not up"
+	pid=$(jget "$id" .pid)
+	sup=$(supervisor_pid "$id")
+	printf 'garbage' >"/var/lib/bgrun/jobs/$id/run.json"
+	exe=$(readlink "/proc/$sup/exe")
+	cp "$exe" "$exe.new" && mv -f "$exe.new" "$exe" || fail "cannot replace $exe"
+	restart_bgrund
+	pid_alive "$pid" || fail "the job's command was killed"
+	pid_alive "$sup" || fail "the job's supervisor was killed"
+	assert_eq running "$(job_status "$id")" "status after the restart"
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	! pid_alive "$pid" || fail "the command survived the kill"
+}

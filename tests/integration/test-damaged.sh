@@ -41,6 +41,26 @@ test_damaged_run_of_a_running_job_keeps_it_running() {
 	assert_eq killed "$(job_status "$id")" "status after the kill"
 }
 
+# Where the supervisor's binary was replaced (an upgrade) it is not found by
+# its command line, but by its cgroup: supervisor/ of the scope its grant names.
+test_damaged_run_of_a_running_job_keeps_it_running_across_an_upgrade() {
+	id=$(bgrun run -- 'sleep 300') || fail "launch failed"
+	pid=$(jget "$id" .pid)
+	sup=$(supervisor_pid "$id")
+	printf 'garbage' >"/var/lib/bgrun/jobs/$id/run.json"
+	exe=$(readlink "/proc/$sup/exe")
+	cp "$exe" "$exe.new" && mv -f "$exe.new" "$exe" || fail "cannot replace $exe"
+	assert_eq "$exe (deleted)" "$(readlink "/proc/$sup/exe")" "the running supervisor's binary"
+	restart_bgrund
+	pid_alive "$pid" || fail "the job's command was killed"
+	pid_alive "$sup" || fail "the job's supervisor was killed"
+	assert_eq running "$(job_status "$id")" "status after the restart"
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	assert_eq true "$(jq -r .killed <<<"$res")" killed
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	! pid_alive "$pid" || fail "the command survived the kill"
+}
+
 test_damaged_result_is_failed_with_a_reason() {
 	id=$(bgrun run -- 'exit 0') || fail "launch failed"
 	bgrun wait "$id" >/dev/null

@@ -29,9 +29,16 @@
 /* --- a trivial mechanism: nothing around the supervisor ----------------- */
 
 static struct {
-        unsigned starts, verifies, kills, failing_starts;
+        unsigned starts, verifies, kills, failing_starts, cleanups;
         bool ready_async;
         char started_id[JOB_ID_MAX];
+        /* What describe() names a job's cgroup under, as configured now. */
+        const char *cgroup_base;
+        char cleaned_cgroup[128];
+        /* The supervisor find_supervisor() finds in its containment, and
+         * the cgroup that has to name it. */
+        pid_t contained_supervisor;
+        char supervisor_cgroup[128];
 } calls;
 
 static bool test_available(Containment *c) {
@@ -39,10 +46,11 @@ static bool test_available(Containment *c) {
 }
 
 static int test_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup) {
+        /* As cgroupfs's describe(), this reads what only init() sets up. */
+        cr_assert(c->initialized, "describe() ran on a mechanism that was not initialized");
         if (asprintf(ret_unit, "test-%s", spec->id) < 0)
                 return -ENOMEM;
-        *ret_cgroup = strdup("");
-        return *ret_cgroup ? 0 : -ENOMEM;
+        return asprintf(ret_cgroup, "%s/%s", calls.cgroup_base, spec->id) < 0 ? -ENOMEM : 0;
 }
 
 static int test_prepare(Containment *c, Job *j, SpawnPlan *ret) {
@@ -111,6 +119,17 @@ static int test_identify(Containment *c, const char *cgroup, char ret_id[static 
         return 0;
 }
 
+static int test_find_supervisor(Containment *c, const char *cgroup, PidRef *ret) {
+        if (calls.contained_supervisor <= 0 || !streq(cgroup, calls.supervisor_cgroup))
+                return 0;
+        return pidref_set_pid(ret, calls.contained_supervisor) < 0 ? 0 : 1;
+}
+
+static void test_cleanup(Containment *c, const char *cgroup, bool released) {
+        calls.cleanups++;
+        snprintf(calls.cleaned_cgroup, sizeof calls.cleaned_cgroup, "%s", cgroup);
+}
+
 static const ContainmentOps test_ops = {
         /* The slot of a mechanism without a cgroup, so the supervisor runs
          * the command as it does for process_group. */
@@ -127,6 +146,8 @@ static const ContainmentOps test_ops = {
         .list = test_list,
         .kill_orphan = test_kill_orphan,
         .identify = test_identify,
+        .find_supervisor = test_find_supervisor,
+        .cleanup = test_cleanup,
 };
 
 /* The same, in the systemd slot, always failing to start. */
@@ -167,17 +188,10 @@ static const JobNotifier notifier = {
 static char state_dir[] = "/tmp/test-job-lifecycle.XXXXXX";
 static sd_event *event;
 static Runtime *rt;
+/* A test's processes that must not outlive it, whatever it asserted. */
+static PidRef leftovers[2] = { PIDREF_NULL, PIDREF_NULL };
 
-static void setup(void) {
-        if (geteuid() != 0)
-                cr_skip_test("needs root: the supervisor drops privileges to the job's owner");
-        const char *supervisor = getenv("BGRUN_TEST_SUPERVISOR");
-        cr_assert_not_null(supervisor, "BGRUN_TEST_SUPERVISOR names the built bgrun-supervisor");
-        calls = (typeof(calls)) {};
-        events = (typeof(events)) {};
-        cr_assert_not_null(mkdtemp(state_dir));
-        cr_assert_geq(sd_event_new(&event), 0);
-
+static void new_runtime(void) {
         BgrunConfig config;
         config_init(&config);
         /* Only process_group is configured, so nothing talks to systemd;
@@ -186,13 +200,30 @@ static void setup(void) {
         config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
         config.n_mechanisms = 1;
         cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false), 0);
-        rt->supervisor_path = supervisor;
         rt->containments[MECHANISM_PROCESS_GROUP] =
                 (Containment) { .ops = &test_ops, .runtime = rt, .initialized = true };
         runtime_set_notifier(rt, &notifier, NULL);
 }
 
+static void setup(void) {
+        if (geteuid() != 0)
+                cr_skip_test("needs root: the supervisor drops privileges to the job's owner");
+        const char *supervisor = getenv("BGRUN_TEST_SUPERVISOR");
+        cr_assert_not_null(supervisor, "BGRUN_TEST_SUPERVISOR names the built bgrun-supervisor");
+        calls = (typeof(calls)) { .cgroup_base = "/test-then" };
+        events = (typeof(events)) {};
+        cr_assert_not_null(mkdtemp(state_dir));
+        cr_assert_geq(sd_event_new(&event), 0);
+        new_runtime();
+        rt->supervisor_path = supervisor;
+}
+
 static void teardown(void) {
+        for (size_t i = 0; i < ELEMENTSOF(leftovers); i++) {
+                if (leftovers[i].fd >= 0 && pidref_check(&leftovers[i]) == PIDREF_OWNED)
+                        (void) pidref_kill(&leftovers[i], SIGKILL);
+                pidref_done(&leftovers[i]);
+        }
         rt = runtime_free(rt);
         event = sd_event_unref(event);
         _cleanup_close_ int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -473,15 +504,130 @@ Test(job_lifecycle, input_never_waits_for_a_supervisor) {
         RUN_UNTIL(events.running == 1);
         pid_t supervisor = j->live->supervisor.pid;
         cr_assert_eq(kill(supervisor, SIGSTOP), 0);
+        /* A new connection, as after a restart of bgrund: not greeted yet. */
+        job_input_disconnect(j->live);
+        unsigned seen = events.input_ready;
         cr_assert_eq(job_input_write(j, "hi\n", 3, false), -EAGAIN);
         cr_assert_eq(job_input_write(j, "hi\n", 3, false), -EAGAIN, "still not answered: still not waited for");
         run_for(300 * USEC_PER_MSEC);
-        cr_assert_eq(events.input_ready, 0, "a stopped supervisor cannot have answered");
+        cr_assert_eq(events.input_ready, seen, "a stopped supervisor cannot have answered");
         cr_assert_eq(kill(supervisor, SIGCONT), 0);
-        RUN_UNTIL(events.input_ready == 1);
+        RUN_UNTIL(events.input_ready == seen + 1);
         cr_assert_eq(job_input_write(j, "hi\n", 3, true), 0);
         RUN_UNTIL(events.ended == 1);
         JobView v;
         cr_assert_eq(job_view(j, &v), 0);
         cr_assert_eq(v.output_bytes, strlen("got hi\n"));
+}
+
+/* --- a configuration change, and records damaged while bgrund was away --- */
+
+/* bgrund restarted with a configuration that no longer names the job's
+ * mechanism: registered, so that its jobs can still end, not initialized. */
+static void unconfigure_the_test_mechanism(void) {
+        rt->containments[MECHANISM_PROCESS_GROUP].initialized = false;
+}
+
+Test(job_lifecycle, a_job_of_a_mechanism_no_longer_initialized_ends_and_is_cleaned_up) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("sleep 0.5", id);
+        RUN_UNTIL(events.running == 1);
+        unconfigure_the_test_mechanism();
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_EXITED);
+        cr_assert_eq(calls.cleanups, 1, "the clean-up after a confirmed end ran");
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup, "the clean-up takes the cgroup the grant names");
+}
+
+Test(job_lifecycle, a_lost_supervisor_of_a_mechanism_no_longer_initialized_is_released) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        unconfigure_the_test_mechanism();
+        cr_assert_eq(pidref_kill(&j->live->supervisor, SIGKILL), 0);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(calls.kills, 1, "kill() needs no init: the release went through the mechanism");
+        cr_assert_eq(events.ended_status, JOB_FAILED);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert(v.result->dead);
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup);
+}
+
+Test(job_lifecycle, the_clean_up_takes_the_cgroup_the_grant_names_after_a_change) {
+        char id[JOB_ID_MAX], cgroup[64];
+        launch("sleep 0.5", id);
+        RUN_UNTIL(events.running == 1);
+        /* Jobs started from now on would get another cgroup. */
+        calls.cgroup_base = "/test-now";
+        RUN_UNTIL(events.ended == 1);
+        snprintf(cgroup, sizeof cgroup, "/test-then/%s", id);
+        cr_assert_eq(calls.cleanups, 1);
+        cr_assert_str_eq(calls.cleaned_cgroup, cgroup, "not the cgroup a job would get now");
+}
+
+/* Put a copy of the file at from in dir_fd's name, as an upgrade does: a
+ * new file renamed over the old, whose running programs now show theirs as
+ * "(deleted)". */
+static void install_copy(const char *from, int dir_fd, const char *name) {
+        _cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(in, 0, "%s: %m", from);
+        _cleanup_close_ int out = openat(dir_fd, "copy.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        cr_assert_geq(out, 0);
+        ssize_t n;
+        while ((n = copy_file_range(in, NULL, out, NULL, 1 << 20, 0)) > 0)
+                ;
+        cr_assert_eq(n, 0, "copy: %m");
+        cr_assert_eq(renameat(dir_fd, "copy.tmp", dir_fd, name), 0);
+}
+
+Test(job_lifecycle, a_damaged_run_json_keeps_a_job_whose_containment_holds_its_supervisor) {
+        /* The supervisor from a binary that is replaced below. */
+        _cleanup_close_ int state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_geq(state_fd, 0);
+        install_copy(getenv("BGRUN_TEST_SUPERVISOR"), state_fd, "bgrun-supervisor");
+        char supervisor[PATH_MAX];
+        snprintf(supervisor, sizeof supervisor, "%s/bgrun-supervisor", state_dir);
+        rt->supervisor_path = supervisor;
+
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        pid_t sup = j->live->supervisor.pid;
+        cr_assert_eq(pidref_set_pid(&leftovers[0], sup), 0);
+        cr_assert_eq(pidref_verify(j->live->run.pid, j->live->run.start_token, &leftovers[1]), PIDREF_OWNED);
+        /* Where the containment its grant names holds it. */
+        calls.contained_supervisor = sup;
+        snprintf(calls.supervisor_cgroup, sizeof calls.supervisor_cgroup, "/test-then/%s", id);
+
+        /* bgrund goes; meanwhile the job's run.json is damaged and an
+         * upgrade replaces the supervisor's binary; bgrund comes back. */
+        rt = runtime_free(rt);
+        _cleanup_close_ int jobs_fd = openat(state_fd, "jobs", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int job_fd = -EBADF;
+        cr_assert_eq(job_store_open_job(jobs_fd, id, &job_fd), 0);
+        cr_assert_eq(write_file_atomic_at(job_fd, JOB_RUN_FILE, "garbage", 7, 0600, 0), 0);
+        install_copy(getenv("BGRUN_TEST_SUPERVISOR"), state_fd, "bgrun-supervisor");
+        new_runtime();
+        rt->supervisor_path = supervisor;
+        ReapCounts counts;
+        cr_assert_eq(runtime_load_jobs(rt, &counts), 0);
+
+        j = runtime_find_job(rt, id);
+        cr_assert_not_null(j);
+        cr_assert_eq(j->phase, JOB_PHASE_RUNNING, "the job was released, its supervisor running");
+        cr_assert_eq(counts.background_kept, 1);
+        cr_assert_eq(counts.released, 0);
+        cr_assert_eq(j->live->supervisor.pid, sup, "the supervisor is watched");
+        cr_assert_eq(pidref_check(&leftovers[1]), PIDREF_OWNED, "the command runs");
+
+        /* It answers to bgrund as before. */
+        job_kill(j);
+        RUN_UNTIL(events.ended == 1);
+        cr_assert_eq(events.ended_status, JOB_KILLED);
+        cr_assert_eq(calls.kills, 0, "its supervisor tore it down, not a release");
 }
