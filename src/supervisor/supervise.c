@@ -52,8 +52,8 @@ static int refuse_cwd(Supervisor *s, int error) {
         return error;
 }
 
-/* Fork the command and wait until it exec'd. Any failure is published:
- * nothing of the command ran then. */
+/* Fork the command and wait until it exec'd. Any failure is published
+ * (nothing of the command ran then), but a cwd its user cannot enter. */
 static int start_command(Supervisor *s) {
         PayloadContainment *c = &s->containment;
         const char *step;
