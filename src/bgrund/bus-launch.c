@@ -76,59 +76,6 @@ static int check_arguments(const char *command, const char *session, const char 
         return 0;
 }
 
-static bool can_enter(const char *cwd) {
-        struct stat st;
-        return stat(cwd, &st) >= 0 && S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, cwd, X_OK, AT_EACCESS) >= 0;
-}
-
-/* Whether the job's user can enter cwd, checked with that user's file
- * system identity (fsuid, fsgid, groups) rather than bgrund's: a path the
- * user cannot reach gets the same answer whether or not it exists, so root's
- * view of the file system tells a caller nothing. bgrund is single-threaded,
- * so switching its own identity for the check affects nothing else. */
-static int check_cwd(const JobSpec *spec, sd_bus_error *error) {
-        /* bgrund --user is the job's user already: nothing to switch, and
-         * no privilege to switch with. */
-        if (geteuid() != 0 && spec->uid == geteuid())
-                return can_enter(spec->cwd) ? 0 : invalid(error, "cwd '%s' does not exist or is not a directory that user %s can enter",
-                                                        spec->cwd, spec->user);
-
-        int n = getgroups(0, NULL);
-        if (n < 0)
-                return negative_errno();
-        _cleanup_free_ gid_t *saved = calloc((size_t) n + 1, sizeof(gid_t));
-        if (!saved)
-                return -ENOMEM;
-        n = getgroups(n, saved);
-        if (n < 0)
-                return negative_errno();
-        uid_t saved_fsuid = (uid_t) setfsuid((uid_t) -1);
-        gid_t saved_fsgid = (gid_t) setfsgid((gid_t) -1);
-
-        int r = 0;
-        if (setgroups(spec->n_groups, spec->groups) < 0)
-                r = negative_errno();
-        (void) setfsgid(spec->gid);
-        (void) setfsuid(spec->uid);
-        if (r >= 0 && ((uid_t) setfsuid((uid_t) -1) != spec->uid || (gid_t) setfsgid((gid_t) -1) != spec->gid))
-                r = -EPERM;
-        bool enterable = r >= 0 && can_enter(spec->cwd);
-
-        (void) setfsuid(saved_fsuid);
-        (void) setfsgid(saved_fsgid);
-        if (setgroups((size_t) n, saved) < 0 || (uid_t) setfsuid((uid_t) -1) != saved_fsuid) {
-                /* bgrund must never go on as someone else. */
-                log_error("Cannot restore bgrund's own identity after checking a cwd; exiting");
-                abort();
-        }
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot check cwd as user %s: %m", spec->user);
-        if (!enterable)
-                return invalid(error, "cwd '%s' does not exist or is not a directory that user %s can enter",
-                               spec->cwd, spec->user);
-        return 0;
-}
-
 int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         const char *command, *session, *cwd;
@@ -176,9 +123,6 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Job *parent = pid > 0 ? runtime_job_of_process(s->runtime, pid, uid) : NULL;
         if (parent)
                 strcpy(spec.parent, parent->id);
-        r = check_cwd(&spec, error);
-        if (r < 0)
-                return r;
 
         /* Launch waits for the job to run: the caller must have room. */
         r = bus_caller_may_wait(s, m, uid, error);

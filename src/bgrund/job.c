@@ -661,6 +661,28 @@ int job_start(Job *j, unsigned from) {
         return LAUNCH_START_FAILED;
 }
 
+void job_start_refused(Job *j, const char *message) {
+        assert(j->phase == JOB_PHASE_STARTING && j->live->let_go);
+        Containment *c = job_containment(j);
+        _cleanup_free_ char *unit = NULL, *cgroup = NULL;
+        _cleanup_close_ int handle = -EBADF;
+        /* The supervisor's word that nothing ran is checked where the
+         * mechanism can: whatever is found is killed and the job released. */
+        int r = c->ops->describe(c, &j->live->spec, &unit, &cgroup);
+        if (r >= 0)
+                r = c->ops->kill(c, j->id, cgroup, NULL, &handle);
+        r = r == -ENOENT ? 1 : r < 0 ? r : c->ops->is_empty(c, NULL, handle);
+        if (r == 0 || !cgroup) {
+                job_start_failed(j, false, "its supervisor refused it, but something of it is still running");
+                return;
+        }
+        if (c->ops->cleanup)
+                c->ops->cleanup(c, cgroup, true);
+        supervisor_abort(j);
+        j->live->let_go = false; /* it ran nothing, and is gone */
+        job_discard(j, -EINVAL, message);
+}
+
 void job_start_failed(Job *j, bool may_fall_back, const char *message) {
         JobResult res = {};
         assert(j->phase == JOB_PHASE_STARTING);

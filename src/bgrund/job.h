@@ -155,6 +155,11 @@ void job_containment_ready(Job *j);
  * refused what it was asked: bad input); if something may have run, its
  * containment is released. */
 void job_start_failed(Job *j, bool may_fall_back, const char *message);
+/* Called by supervisor-spawn.c: the supervisor refused the job as bad input
+ * (its user cannot enter cwd), ran nothing and is gone. Once nothing of the
+ * job is left, it goes as if it never existed (the Launch: -EINVAL and
+ * message); else its containment is released, as for a lost supervisor. */
+void job_start_refused(Job *j, const char *message);
 /* Called by supervisor-spawn.c: the command runs and run.json is written. */
 void job_started(Job *j);
 

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
+#include "supervisor-protocol.h"
 #include "supervisor-spawn.h"
 
 /* From spawn to readiness: what the supervisor's setup may take at most. */
@@ -148,33 +149,84 @@ void supervisor_children_free(Runtime *rt) {
                 spawned_child_free(rt->children);
 }
 
-/* n: what a read of the readiness pipe gave (1 byte: ready). */
-static void ready_done(Job *j, ssize_t n) {
+/* How long a supervisor that refused its job may take to exit: it only
+ * closes what it opened. */
+#define REFUSED_EXIT_TIMEOUT_USEC (5 * USEC_PER_SEC)
+
+static void refused_done(Job *j, bool exited) {
+        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+        if (!exited) {
+                job_start_failed(j, false, "the supervisor that refused the job did not exit");
+                return;
+        }
+        /* Worded as bgrund's own check of cwd was, for every way of failing. */
+        _cleanup_free_ char *message = NULL;
+        if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter",
+                     j->live->spec.cwd, j->live->spec.user) < 0)
+                message = NULL;
+        job_start_refused(j, message ?: "cwd does not exist or is not a directory that its user can enter");
+}
+
+static int on_refused_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        refused_done(userdata, true);
+        return 0;
+}
+
+static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        refused_done(userdata, false);
+        return 0;
+}
+
+/* The supervisor refused the job (SUPERVISOR_CWD_REFUSED): it ran nothing
+ * and exits; the job goes once it is gone, so that nothing of it outlives
+ * the Launch's answer. */
+static void await_refusing_supervisor(Job *j) {
+        Runtime *rt = j->runtime;
+        _cleanup_close_ int fd = fcntl(j->live->spawned_pidfd, F_DUPFD_CLOEXEC, 3);
+        int r = fd < 0 ? negative_errno()
+                       : sd_event_add_io(rt->event, &j->live->ready_source, fd, EPOLLIN, on_refused_exit, j);
+        if (r >= 0) {
+                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
+                TAKE_FD(fd);
+                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC,
+                                               REFUSED_EXIT_TIMEOUT_USEC, 0, on_refused_timeout, j);
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Job %s: cannot wait for its refusing supervisor: %m", j->id);
+                refused_done(j, false);
+        }
+}
+
+/* n: what a read of the readiness pipe gave, c the byte it read. */
+static void ready_done(Job *j, ssize_t n, char c) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         j->live->go_fd = safe_close(j->live->go_fd);
-        if (n == 1)
+        if (n == 1 && c == SUPERVISOR_CWD_REFUSED)
+                await_refusing_supervisor(j);
+        else if (n == 1)
                 job_started(j);
         else
                 job_start_failed(j, true, "the supervisor exited before the command ran");
 }
 
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        char c;
+        char c = 0;
         ssize_t n = read(fd, &c, 1);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
-        ready_done(userdata, n);
+        ready_done(userdata, n, c);
         return 0;
 }
 
 static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         /* Readiness that came in the same turn of the loop still counts. */
-        char c;
+        char c = 0;
         ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), &c, 1);
         if (n >= 0) {
-                ready_done(j, n);
+                ready_done(j, n, c);
                 return 0;
         }
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);

@@ -4,9 +4,11 @@
 /* bgrund starts every job's bgrun-supervisor itself, with posix_spawn, as
  * its own child in a new session, held: it waits for a byte on its go pipe
  * and touches nothing before it. job.c lets it go once its containment is
- * ready and verified. Readiness comes back over a second pipe: one byte
- * once the command was exec'd and run.json written (job_started()), EOF
- * without it when setup failed (job_start_failed()).
+ * ready and verified. Readiness comes back over a second pipe
+ * (supervisor-protocol.h): one byte once the command was exec'd and
+ * run.json written (job_started()), another when the job's user cannot
+ * enter its cwd (job_start_refused(), once the supervisor is gone), EOF
+ * without either when setup failed (job_start_failed()).
  *
  * Most Launches take a supervisor started ahead of time from a small pool
  * (bgrun-supervisor --pooled, told its job over the go pipe): the same

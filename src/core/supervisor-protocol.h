@@ -1,6 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+/* What a starting supervisor tells bgrund on its readiness pipe: one byte,
+ * then EOF.
+ *   'R'  the command was exec'd and run.json written: the job runs
+ *   'C'  the job's user cannot enter its cwd (checked by the command's own
+ *        process, as that user, where a lookup that hangs holds up this
+ *        job only): nothing of the command ran, nothing of it is left, no
+ *        result was published, and the supervisor exits; bgrund answers
+ *        the Launch InvalidArgs and removes the job
+ * EOF with no byte: setup failed; result.json says why where it could be
+ * written. */
+#define SUPERVISOR_READY 'R'
+#define SUPERVISOR_CWD_REFUSED 'C'
+
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,
  * for a job with input, a socket (below).

@@ -12,11 +12,15 @@
 #include "macro.h"
 #include "privilege.h"
 
-static _Noreturn void report(int report_fd, int error, const char *step) {
-        ExecFailure f = { .error = error };
+static _Noreturn void report_as(int report_fd, int error, bool cwd_refused, const char *step) {
+        ExecFailure f = { .error = error, .cwd_refused = cwd_refused };
         snprintf(f.step, sizeof f.step, "%s", step);
         (void) !write(report_fd, &f, sizeof f);
         _exit(127);
+}
+
+static _Noreturn void report(int report_fd, int error, const char *step) {
+        report_as(report_fd, error, false, step);
 }
 
 /* In the forked child. Every step that fails is reported by name; the
@@ -62,9 +66,13 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
         if (r < 0)
                 report(report_fd, r, "drop privileges");
-        /* As the owner, so a directory the owner may not enter fails here. */
+        /* The check of cwd: as the owner, with the owner's groups, so a
+         * directory the owner may not enter fails here as one that does not
+         * exist; by the process that uses it, so nothing changes between
+         * check and use; and never in bgrund, whose one loop a lookup that
+         * hangs (a FUSE mount that never answers) would hold for everyone. */
         if (chdir(spec->cwd) < 0)
-                report(report_fd, negative_errno(), "change to the working directory");
+                report_as(report_fd, negative_errno(), true, EXEC_CHILD_STEP_CWD);
 
         char sh[] = "sh", dash_c[] = "-c";
         char *argv[] = { sh, dash_c, spec->command, NULL };

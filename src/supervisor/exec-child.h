@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "input-control.h"
@@ -20,8 +21,14 @@ typedef struct ExecChild {
 /* Why the child could not exec, as it reports it over the pipe. */
 typedef struct ExecFailure {
         int error;
+        /* The step was entering cwd as the job's user: bad input, not a
+         * failure of the supervisor (any error: every way of failing gets
+         * the same answer). */
+        bool cwd_refused;
         char step[48];
 } ExecFailure;
+
+#define EXEC_CHILD_STEP_CWD "change to the working directory"
 
 /* Fork the child that enters the containment, becomes the job's owner and
  * execs `/bin/sh -c COMMAND`. In the parent: its pid, and the read end of

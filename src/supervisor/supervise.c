@@ -37,8 +37,23 @@ static int fail_setup(Supervisor *s, int error, const char *step) {
         return publish_setup_failure(s->dir_fd, &s->spec, error, step);
 }
 
-/* Fork the command and wait until it exec'd. Any failure is published:
- * nothing of the command ran then. */
+/* The job's user cannot enter its cwd: bad input, which leaves no record,
+ * as if Launch had refused it before anything was made. The child that
+ * tried forked nothing and is reaped, so nothing of the job is left; bgrund,
+ * told over the readiness pipe, removes the job once we are gone. With
+ * nobody to tell (no readiness pipe, bgrund gone) a failed record is what
+ * is left. The path stays out of the log, as every job's cwd does. */
+static int refuse_cwd(Supervisor *s, int error) {
+        s->containment.ops->cleanup(&s->containment);
+        if (s->ready_fd < 0 || write(s->ready_fd, &(char) { SUPERVISOR_CWD_REFUSED }, 1) != 1)
+                return fail_setup(s, error, EXEC_CHILD_STEP_CWD);
+        s->ready_fd = safe_close(s->ready_fd);
+        log_info("Job %s: its user cannot enter its working directory; nothing was run", s->spec.id);
+        return error;
+}
+
+/* Fork the command and wait until it exec'd. Any failure is published
+ * (nothing of the command ran then), but a cwd its user cannot enter. */
 static int start_command(Supervisor *s) {
         PayloadContainment *c = &s->containment;
         const char *step;
@@ -90,6 +105,8 @@ static int start_command(Supervisor *s) {
                 /* It never exec'd, so it forked nothing, and it exits
                  * after reporting: reaping it is the whole teardown. */
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                if (f.cwd_refused)
+                        return refuse_cwd(s, f.error);
                 return fail_setup(s, f.error, f.step);
         }
         return 0;
@@ -387,7 +404,7 @@ int supervise(Supervisor *s) {
         }
 
         if (s->ready_fd >= 0) {
-                (void) !write(s->ready_fd, "R", 1);
+                (void) !write(s->ready_fd, &(char) { SUPERVISOR_READY }, 1);
                 s->ready_fd = safe_close(s->ready_fd);
         }
 
