@@ -132,6 +132,24 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_USER:
                 FUZZ_CHECK(o->user && o->user != v->str && strcmp(o->user, v->str) == 0, "User");
                 break;
+        case LAUNCH_OPTION_STOP_SIGNAL:
+                FUZZ_CHECK(o->stop_signal == (int) (int64_t) v->u64, "StopSignal");
+                break;
+        case LAUNCH_OPTION_STOP_GRACE_USEC:
+                FUZZ_CHECK(o->stop_grace_set && o->stop_grace_usec == v->u64, "StopGraceUSec");
+                break;
+        case LAUNCH_OPTION_STDIN:
+                FUZZ_CHECK(o->stdin_pipe == (strcmp(v->str, "pipe") == 0), "Stdin");
+                break;
+        case LAUNCH_OPTION_TTY:
+                FUZZ_CHECK(o->tty == (v->u64 != 0), "Tty");
+                break;
+        case LAUNCH_OPTION_TTY_ROWS:
+                FUZZ_CHECK(o->tty_rows == v->u64, "TtyRows");
+                break;
+        case LAUNCH_OPTION_TTY_COLUMNS:
+                FUZZ_CHECK(o->tty_columns == v->u64, "TtyColumns");
+                break;
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -143,7 +161,10 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
         return a->seen == b->seen && a->max_runtime_usec == b->max_runtime_usec &&
                a->environment == b->environment && a->limits.memory_max == b->limits.memory_max &&
                a->limits.tasks_max == b->limits.tasks_max &&
-               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user;
+               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user &&
+               a->stop_signal == b->stop_signal && a->stop_grace_set == b->stop_grace_set &&
+               a->stop_grace_usec == b->stop_grace_usec && a->stdin_pipe == b->stdin_pipe && a->tty == b->tty &&
+               a->tty_rows == b->tty_rows && a->tty_columns == b->tty_columns;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
