@@ -6,12 +6,12 @@
  * sd-bus reads a whole message into memory whatever size its header
  * declares (up to its own 128 MiB), and accepts the file descriptors a
  * client sends with it. So sd-bus does not read the client's socket itself:
- * bgrund reads it, checks the framing as it goes (the authentication lines,
- * then each message's declared size against BUS_LISTEN_MESSAGE_MAX), closes
- * any descriptor that came along, and feeds the bytes to sd-bus through a
- * socket pair. sd-bus writes its answers to the client's socket directly
- * (descriptors included: OpenOutput). The peer credentials are the client
- * socket's, read once at accept. */
+ * bgrund reads it, checks the framing as it goes (listen-framing.c: the
+ * authentication lines, then each message's declared size against
+ * BUS_LISTEN_MESSAGE_MAX), closes any descriptor that came along, and feeds
+ * the bytes to sd-bus through a socket pair. sd-bus writes its answers to
+ * the client's socket directly (descriptors included: OpenOutput). The peer
+ * credentials are the client socket's, read once at accept. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,11 +27,10 @@
 #include "bus-manager.h"
 #include "bus-service.h"
 #include "list.h"
+#include "listen-framing.h"
 #include "log.h"
 
 #define FEED_BUFFER_SIZE (64U * 1024U)
-#define AUTH_LINE_MAX 512U
-#define MESSAGE_HEADER_SIZE 16U
 /* A client's socket's send buffer (the kernel doubles it). */
 #define LISTEN_SNDBUF_SIZE (256 * 1024)
 /* How often to look whether a client that stopped reading has read. */
@@ -65,16 +64,11 @@ struct ListenConnection {
         int fd;                 /* the client's socket (sd-bus writes to a dup of it) */
         int feed;               /* our end of the pair sd-bus reads */
         sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source, *unread_timer;
-        /* What the client sent so far: the authentication lines, then
-         * messages, each a header and the bytes it declares. */
-        bool got_nul, authenticated, running; /* BEGIN sent; sd-bus read it */
-        char line[AUTH_LINE_MAX];
-        size_t line_len;
-        uint8_t header[MESSAGE_HEADER_SIZE];
-        size_t header_len;
-        uint64_t remaining;
+        /* Where the client is in its stream: the authentication lines,
+         * then messages, each a header and the bytes it declares. */
+        ListenFraming framing;
+        bool running;           /* sd-bus read BEGIN */
         unsigned held_retries;
-        size_t begin_at;        /* in the chunk being checked: just after BEGIN, or 0 */
         size_t buf_start, buf_end, buf_held; /* fed [start, end); [end, held) waits */
         uint8_t buf[FEED_BUFFER_SIZE];
 };
@@ -126,52 +120,6 @@ static void connection_free(ListenConnection *c) {
 static void connection_drop(ListenConnection *c, const char *why) {
         log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
         connection_free(c);
-}
-
-static uint32_t read_u32(const uint8_t *p, bool little_endian) {
-        return little_endian ? (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24
-                             : (uint32_t) p[3] | (uint32_t) p[2] << 8 | (uint32_t) p[1] << 16 | (uint32_t) p[0] << 24;
-}
-
-/* Follow the client's bytes: the NUL, authentication lines up to BEGIN,
- * then messages. NULL when they may go on to sd-bus, else why not. */
-static const char *connection_check(ListenConnection *c, const uint8_t *p, size_t n) {
-        for (size_t i = 0; i < n;) {
-                if (!c->got_nul) {
-                        if (p[i++] != 0)
-                                return "no NUL byte first";
-                        c->got_nul = true;
-                } else if (!c->authenticated) {
-                        if (c->line_len >= AUTH_LINE_MAX)
-                                return "authentication line too long";
-                        c->line[c->line_len++] = (char) p[i++];
-                        if (c->line[c->line_len - 1] != '\n')
-                                continue;
-                        if (c->line_len == 7 && memcmp(c->line, "BEGIN\r\n", 7) == 0) {
-                                c->authenticated = true;
-                                c->begin_at = i;
-                        }
-                        c->line_len = 0;
-                } else if (c->remaining > 0) {
-                        size_t k = (size_t) MIN(c->remaining, (uint64_t) (n - i));
-                        c->remaining -= k;
-                        i += k;
-                } else {
-                        c->header[c->header_len++] = p[i++];
-                        if (c->header_len < MESSAGE_HEADER_SIZE)
-                                continue;
-                        c->header_len = 0;
-                        bool le = c->header[0] == 'l';
-                        if ((!le && c->header[0] != 'B') || c->header[3] != 1)
-                                return "not a D-Bus message";
-                        uint64_t fields = read_u32(c->header + 12, le), body = read_u32(c->header + 4, le);
-                        uint64_t total = MESSAGE_HEADER_SIZE + ((fields + 7) & ~(uint64_t) 7) + body;
-                        if (total > BUS_LISTEN_MESSAGE_MAX)
-                                return "message larger than the most a client may send";
-                        c->remaining = total - MESSAGE_HEADER_SIZE;
-                }
-        }
-        return NULL;
 }
 
 static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
@@ -232,7 +180,7 @@ static void connection_feed(ListenConnection *c) {
                 }
                 c->buf_start += (size_t) k;
         }
-        if (c->authenticated && !c->running) {
+        if (c->framing.authenticated && !c->running) {
                 /* What comes after BEGIN goes once sd-bus has read BEGIN: it
                  * reads the authentication in chunks, and would keep a
                  * message that came in the same chunk unprocessed in its
@@ -300,20 +248,19 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
                 (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
                 return 0;
         }
-        bool was_authenticated = c->authenticated;
-        const char *bad = connection_check(c, c->buf, (size_t) n);
-        if (bad) {
-                connection_drop(c, bad);
+        /* What comes after BEGIN waits (buf_held) until sd-bus has read it. */
+        size_t pass;
+        if (listen_framing_feed(&c->framing, c->buf, (size_t) n, &pass) < 0) {
+                connection_drop(c, listen_framing_refusal_to_string(c->framing.refusal));
                 return 0;
         }
         /* A turned-down connection keeps its timer: it has that long to
          * call and hear why, and holds a slot of BUS_LISTEN_REFUSING_MAX. */
-        if (c->authenticated && !c->refusal)
+        if (c->framing.authenticated && !c->refusal)
                 c->auth_timer = sd_event_source_disable_unref(c->auth_timer);
         c->buf_start = 0;
-        c->buf_end = c->buf_held = (size_t) n;
-        if (!was_authenticated && c->authenticated)
-                c->buf_end = c->begin_at;
+        c->buf_end = pass;
+        c->buf_held = (size_t) n;
         connection_feed(c);
         return 0;
 }
@@ -327,7 +274,7 @@ static int on_auth_timeout(sd_event_source *src, uint64_t usec, void *userdata) 
         ListenConnection *c = userdata;
         if (c->refusal)
                 connection_drop(c, "turned down, and gone quiet");
-        else if (!c->authenticated || sd_bus_is_ready(c->bus) <= 0)
+        else if (!c->framing.authenticated || sd_bus_is_ready(c->bus) <= 0)
                 connection_drop(c, "not authenticated in time");
         return 0;
 }
@@ -478,6 +425,7 @@ static int connection_new(BusListen *l, int fd, const struct ucred *cred, const 
         c->feed = -EBADF;
         c->uid = cred->uid;
         c->pid = cred->pid;
+        listen_framing_init(&c->framing, BUS_LISTEN_MESSAGE_MAX);
         snprintf(c->name, sizeof c->name, ":p2p.%" PRIu64, ++l->next_id);
         LIST_PREPEND(l->connections, c);
         int r = 0;

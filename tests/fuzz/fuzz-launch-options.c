@@ -4,13 +4,16 @@
  *
  * Input: a sequence of entries, each
  *   K      key: K < 0x80 is launch_options[K % n].name, else a STRING follows
- *   S      signature: S % 4 is 0 "t", 1 "s", 2 "as", 3 a STRING follows
- *   value  for "t" 8 bytes (little endian), for "s" a STRING, for "as" a
- *          2-byte count (modulo ARRAY_MAX, a little past what Environment
- *          takes) and that many STRINGs (when the input runs out, the rest
- *          repeat the last one, so that big arrays cost few bytes), for any
- *          other signature nothing (no member is set); a signature given as
- *          a STRING that is "t", "s" or "as" takes its value as above
+ *   S      signature: S % 8 is 0 "t", 1 "s", 2 "as", 4 "i", 5 "q", 6 "b",
+ *          3 or 7 a STRING follows
+ *   value  for "t" 8 bytes (little endian), for "i" 4 (sign-extended), for
+ *          "q" 2, for "b" 1 (0 false, else true): as bgrund's D-Bus face
+ *          widens them; for "s" a STRING, for "as" a 2-byte count (modulo
+ *          ARRAY_MAX, a little past what Environment takes) and that many
+ *          STRINGs (when the input runs out, the rest repeat the last one,
+ *          so that big arrays cost few bytes), for any other signature
+ *          nothing (no member is set); a signature given as a STRING that
+ *          is one of these takes its value as above
  * where STRING is a 2-byte length (little endian, cut to what is left) and
  * its bytes (a NUL in them ends the C string early).
  *
@@ -26,6 +29,7 @@
 
 #include "fuzz.h"
 #include "launch-options.h"
+#include "macro.h"
 
 #define ARRAY_MAX (LAUNCH_ENVIRONMENT_MAX_ENTRIES + 64)
 #define ENTRIES_MAX 16
@@ -132,6 +136,24 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_USER:
                 FUZZ_CHECK(o->user && o->user != v->str && strcmp(o->user, v->str) == 0, "User");
                 break;
+        case LAUNCH_OPTION_STOP_SIGNAL:
+                FUZZ_CHECK(o->stop_signal == (int) (int64_t) v->u64, "StopSignal");
+                break;
+        case LAUNCH_OPTION_STOP_GRACE_USEC:
+                FUZZ_CHECK(o->stop_grace_set && o->stop_grace_usec == v->u64, "StopGraceUSec");
+                break;
+        case LAUNCH_OPTION_STDIN:
+                FUZZ_CHECK(o->stdin_pipe == (strcmp(v->str, "pipe") == 0), "Stdin");
+                break;
+        case LAUNCH_OPTION_TTY:
+                FUZZ_CHECK(o->tty == (v->u64 != 0), "Tty");
+                break;
+        case LAUNCH_OPTION_TTY_ROWS:
+                FUZZ_CHECK(o->tty_rows == v->u64, "TtyRows");
+                break;
+        case LAUNCH_OPTION_TTY_COLUMNS:
+                FUZZ_CHECK(o->tty_columns == v->u64, "TtyColumns");
+                break;
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -143,7 +165,10 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
         return a->seen == b->seen && a->max_runtime_usec == b->max_runtime_usec &&
                a->environment == b->environment && a->limits.memory_max == b->limits.memory_max &&
                a->limits.tasks_max == b->limits.tasks_max &&
-               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user;
+               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user &&
+               a->stop_signal == b->stop_signal && a->stop_grace_set == b->stop_grace_set &&
+               a->stop_grace_usec == b->stop_grace_usec && a->stdin_pipe == b->stdin_pipe && a->tty == b->tty &&
+               a->tty_rows == b->tty_rows && a->tty_columns == b->tty_columns;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -157,17 +182,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 unsigned k = read_byte(&in);
                 const char *key = k < 0x80 ? launch_options[k % _LAUNCH_OPTION_MAX].name
                                            : (key_buf = read_string(&in));
-                static const char *const sigs[] = { "t", "s", "as" };
-                unsigned s = read_byte(&in) % 4;
-                LaunchValue v = { .signature = s < 3 ? sigs[s] : (sig_buf = read_string(&in)) };
+                static const char *const sigs[] = { "t", "s", "as", NULL, "i", "q", "b", NULL };
+                unsigned s = read_byte(&in) % ELEMENTSOF(sigs);
+                LaunchValue v = { .signature = sigs[s] ?: (sig_buf = read_string(&in)) };
                 /* A value of a signature the bus reader knows always comes
                  * with it, however the signature was spelt here. */
-                for (unsigned j = 0; s == 3 && j < 3; j++)
-                        if (strcmp(v.signature, sigs[j]) == 0)
+                for (unsigned j = 0; !sigs[s] && j < ELEMENTSOF(sigs); j++)
+                        if (sigs[j] && strcmp(v.signature, sigs[j]) == 0)
                                 s = j;
                 if (s == 0) {
                         for (unsigned b = 0; b < 8; b++)
                                 v.u64 |= (uint64_t) read_byte(&in) << (8 * b);
+                } else if (s == 4) {
+                        uint32_t u = 0;
+                        for (unsigned b = 0; b < 4; b++)
+                                u |= (uint32_t) read_byte(&in) << (8 * b);
+                        v.u64 = (uint64_t) (int64_t) (int32_t) u;
+                } else if (s == 5) {
+                        v.u64 = read_u16(&in);
+                } else if (s == 6) {
+                        v.u64 = read_byte(&in) != 0;
                 } else if (s == 1) {
                         v.str = str = read_string(&in);
                 } else if (s == 2) {
