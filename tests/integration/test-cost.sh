@@ -73,7 +73,7 @@ cost() {
 	ping_stop
 	summary=$(tail -1 <<<"$out")
 	jq -e .inputs <<<"$summary" >/dev/null 2>&1 || fail "cost.py failed (exit $rc): ${out: -2000}"
-	echo "NOTE: $(jq -r '"\(.methods) methods, \(.options) options, \(.inputs) inputs, \(.calls) calls in \(.seconds) s; slowest \(.slowest.ms) ms (\(.slowest.input)); bgrund VmRSS at most \(.rss_max_kb) kB"' <<<"$summary"); bob's worst Ping ${PING_WORST} ms"
+	echo "NOTE: $(jq -r '"\(.methods) methods, \(.options) options, \(.inputs) inputs, \(.calls) calls in \(.seconds) s; slowest \(.slowest.ms) ms (\(.slowest.input)); bgrund VmRSS at most \(.rss_max_kb) kB"' <<<"$summary"); bob's worst Ping ${PING_WORST} ms (the bus daemon's own: $(jq -r '.bus_worst_ms // "-"' <<<"$PING") ms)"
 	[[ $(jq -r '.uncovered | length' <<<"$summary") == 0 ]] ||
 		fail "the table of inputs lacks: $(jq -r '.uncovered | join("; ")' <<<"$summary")"
 	(($(jq -r .methods <<<"$summary") > 0 && $(jq -r .options <<<"$summary") > 0)) ||
