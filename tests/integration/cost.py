@@ -791,16 +791,18 @@ def run(argv):
     rss["stop"] = True
     if sampler:
         sampler.join()
-    bad = 0
+    bad, tally = 0, {}
     slowest = max(results, key=lambda r: r[1].get("ms", 0))
     for inp, d in results:
         ok = d["answer"] == "error" or (d["answer"] == "reply" and not inp.must_error)
         if not ok:
             bad += 1
+            kind = d["answer"].split(":")[0]
+            tally[kind] = tally.get(kind, 0) + 1
             print(json.dumps({"input": inp.label, "signature": inp.sig[:80], "bytes": len(inp.body()),
                               "fds": inp.fds, **d}), flush=True)
     summary = {"methods": methods, "options": len(options), "inputs": len(inputs), "calls": len(results),
-               "without_error_reply": bad, "uncovered": uncovered, "seconds": round(time.monotonic() - start, 1),
+               "without_error_reply": bad, "what_they_got": tally, "uncovered": uncovered, "seconds": round(time.monotonic() - start, 1),
                "slowest": {"input": slowest[0].label, "ms": slowest[1].get("ms")},
                "rss_max_kb": rss["max"] if args.rss_pid else None}
     print(json.dumps(summary), flush=True)

@@ -79,7 +79,7 @@ cost() {
 	(($(jq -r .methods <<<"$summary") > 0 && $(jq -r .options <<<"$summary") > 0)) ||
 		fail "no method or no option was found: $summary"
 	[[ $(jq -r .without_error_reply <<<"$summary") == 0 ]] ||
-		fail "$(jq -r .without_error_reply <<<"$summary") hostile calls got no error reply; the first (at most 20):
+		fail "$(jq -r .without_error_reply <<<"$summary") hostile calls got no error reply ($(jq -c .what_they_got <<<"$summary")); the first (at most 20):
 $(head -n 20 <<<"$out" | cut -c1-400)"
 	((rc == 0)) || fail "cost.py exited $rc: ${out: -1000}"
 	local rss
