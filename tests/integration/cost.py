@@ -696,6 +696,9 @@ def generate(address, job, header, listen):
                 continue
             methods += 1
             inputs += method_inputs(kind, path, name, sig, ctx, options)
+    # Descriptors last: a connection they hang up (a --listen socket drops
+    # them, and the call waits for them) is replaced only after a timeout.
+    inputs.sort(key=lambda i: i.fds > 0)
     return inputs, methods, options, uncovered
 
 
@@ -747,7 +750,7 @@ def run(argv):
     p.add_argument("--listen", metavar="ADDRESS")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--connections", type=int, default=1)
-    p.add_argument("--deadline", type=float, default=60.0)
+    p.add_argument("--deadline", type=float, default=45.0)
     p.add_argument("--rss-pid", type=int)
     p.add_argument("--only", metavar="REGEX", help="send only the inputs whose label matches")
     p.add_argument("--skip", metavar="REGEX", help="send none of the inputs whose label matches")

@@ -14,7 +14,7 @@
 # lacks fails it. Here each input goes once; tools/cost runs the full form:
 #   BGRUN_COST_REPEAT=N        each input N times (default 1)
 #   BGRUN_COST_CONNECTIONS=N   from N connections at once (default 1)
-#   BGRUN_COST_DEADLINE=SEC    what is not sent by then fails (default 60)
+#   BGRUN_COST_DEADLINE=SEC    what is not sent by then fails (default 45)
 #   BGRUN_COST_ONLY=REGEX      only the inputs whose label matches (all are
 #                              still generated, and the table still checked)
 
@@ -24,7 +24,7 @@ PING_WORST_MS=100
 RSS_MAX_KB=$((64 * 1024))
 REPEAT=${BGRUN_COST_REPEAT:-1}
 CONNECTIONS=${BGRUN_COST_CONNECTIONS:-1}
-DEADLINE=${BGRUN_COST_DEADLINE:-60}
+DEADLINE=${BGRUN_COST_DEADLINE:-45}
 ONLY=${BGRUN_COST_ONLY:-}
 
 setup_users() {
