@@ -20,14 +20,15 @@ file descriptors attached.
                                     and with --listen the bus-daemon object of
                                     that socket) and every Launch option of
                                     include/bgrun/launch-options.h; prints
-                                    one JSON line per input that did not get
-                                    an error reply in time, then a summary;
+                                    one JSON line per call that did not get
+                                    an error reply in time (a reply does for
+                                    a well-typed call), then a summary;
                                     --rss-pid: the largest VmRSS of PID
                                     meanwhile; --only, --skip: the inputs
                                     whose label matches; --list: print the
                                     inputs, send nothing
-ADDRESS: "system" or unix:path=PATH. Introspection is read as root
-(busctl); the inputs are sent as whoever runs `run` (the test: alice).
+ADDRESS: "system" or unix:path=PATH. Both the introspection (busctl) and
+the inputs are as whoever runs `run` (the test: alice).
 """
 import json, os, re, signal, socket, struct, subprocess, sys, time
 import xml.etree.ElementTree as ET
