@@ -22,14 +22,15 @@
  *    it): without an answer, the call is refused. */
 #define CREDS_CACHE_SIZE 256
 #define GONE_CACHE_SIZE 1024
-#define CREDS_QUERIES_MAX 256
+/* Senders asked about at once: more than dbus-daemon lets one user connect
+ * (max_connections_per_user, 256 on the system bus), so that one user's
+ * flood of new connections leaves room for everyone else's. */
+#define CREDS_QUERIES_MAX 1024
 /* Calls one sender may have held before its identity is known: what
  * dbus-daemon lets a connection await (max_replies_per_connection, 128 on
  * the system bus), as many more sent NO_REPLY_EXPECTED (that it does not
  * count), and a margin. */
 #define CREDS_HELD_PER_SENDER 320
-/* And all senders together. */
-#define CREDS_HELD_MAX 4096
 
 typedef struct CredsQuery {
         struct CredsQuery *next;
@@ -52,7 +53,7 @@ static struct {
         char gone[GONE_CACHE_SIZE][64];
         unsigned next_gone;
         CredsQuery *queries;
-        unsigned n_queries, n_held;
+        unsigned n_queries;
         /* The call being dispatched and its sender's identity: what the
          * handler asks for, even if the cache has forgotten it meanwhile. */
         sd_bus_message *current;
@@ -101,7 +102,6 @@ static void creds_query_free(CredsQuery *q) {
         sd_bus_slot_unref(q->slot);
         for (unsigned i = q->n_back; i < q->n_held; i++)
                 sd_bus_message_unref(q->held[i]);
-        creds.n_held -= q->n_held - q->n_back;
         free(q->held);
         free(q->sender);
         free(q);
@@ -177,7 +177,6 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                  * and a call read since goes after them. */
                 if (q->n_back < q->n_held && q->held[q->n_back] == m) {
                         sd_bus_message_unref(q->held[q->n_back++]);
-                        creds.n_held--;
                         if (q->known) {
                                 creds.current = m;
                                 creds.current_uid = q->uid;
@@ -187,13 +186,12 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                                 creds_query_free(q);
                         return 0;
                 }
-                if (q->n_held >= CREDS_HELD_PER_SENDER || creds.n_held >= CREDS_HELD_MAX)
+                if (q->n_held >= CREDS_HELD_PER_SENDER)
                         (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                                          "Too many calls before their callers' identities were established");
-                else if (creds_query_requeue(q, m) >= 0) {
+                                                          "More than %d calls before the caller's identity was established",
+                                                          CREDS_HELD_PER_SENDER);
+                else if (creds_query_requeue(q, m) >= 0)
                         q->held[q->n_held++] = sd_bus_message_ref(m);
-                        creds.n_held++;
-                }
                 return 1;
         }
         uid_t uid;
@@ -204,8 +202,10 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                 creds.current_pid = pid;
                 return 0;
         }
-        if (iface && (streq(iface, "org.freedesktop.DBus.Peer") || streq(iface, "org.freedesktop.DBus.Introspectable")))
-                return 0; /* answered without an identity */
+        /* Answered without an identity (Introspect is not: which job
+         * objects exist depends on who asks). */
+        if (iface && streq(iface, "org.freedesktop.DBus.Peer"))
+                return 0;
         if (sender_gone(sender))
                 return 1; /* dropped: nobody to answer */
 
@@ -238,15 +238,13 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                 creds.queries = q;
                 creds.n_queries++;
         }
-        if (q->n_held >= CREDS_HELD_PER_SENDER || creds.n_held >= CREDS_HELD_MAX) {
+        if (q->n_held >= CREDS_HELD_PER_SENDER) {
                 (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                                  "Too many calls before their callers' identities were established");
-                if (q->n_held == 0)
-                        creds_query_free(q); /* with its query: its answer finds nothing */
+                                                  "More than %d calls before the caller's identity was established",
+                                                  CREDS_HELD_PER_SENDER);
                 return 1;
         }
         q->held[q->n_held++] = sd_bus_message_ref(m);
-        creds.n_held++;
         return 1; /* held */
 }
 

@@ -214,7 +214,9 @@ static int on_held(sd_event_source *src, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static void close_received_fds(struct msghdr *mh) {
+/* Closes what came along; returns how many there were. */
+static size_t close_received_fds(struct msghdr *mh) {
+        size_t closed = 0;
         for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
                 if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
                         size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -223,7 +225,9 @@ static void close_received_fds(struct msghdr *mh) {
                                 memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
                                 safe_close(fd);
                         }
+                        closed += n;
                 }
+        return closed;
 }
 
 static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -237,8 +241,15 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
         struct iovec iov = { .iov_base = c->buf, .iov_len = sizeof c->buf };
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control };
         ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        if (n >= 0)
-                close_received_fds(&mh);
+        /* No method takes a descriptor, and its message would wait for
+         * ever in sd-bus for the ones closed here: the connection goes, at
+         * once, rather than hang. */
+        if (n >= 0 && close_received_fds(&mh) > 0) {
+                log_info("Peer-to-peer connection %s of uid %u sent file descriptors, which no method takes: dropped",
+                         c->name, (unsigned) c->uid);
+                connection_free(c);
+                return 0;
+        }
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
         if (n <= 0) {

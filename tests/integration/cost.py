@@ -799,6 +799,10 @@ def run(argv):
     slowest = max(results, key=lambda r: r[1].get("ms", 0))
     for inp, d in results:
         ok = d["answer"] == "error" or (d["answer"] == "reply" and not inp.must_error)
+        # A --listen socket takes no descriptor: the connection that sends
+        # one is closed at once (bgrund logs why), never left waiting.
+        if args.listen and inp.fds and d["answer"].startswith("disconnected"):
+            ok = True
         if not ok:
             bad += 1
             kind = d["answer"].split(":")[0]
