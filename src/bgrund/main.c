@@ -2,7 +2,26 @@
 /* bgrund: the bgrun daemon. Reads the operator's configuration, sets up the
  * runtime (runtime.c) and its D-Bus face (bus-service.c), loads and reaps
  * the job store, then serves org.bgrun.Runtime1 on the system bus, or with
- * --user on the user's session bus, for that user alone. */
+ * --user on the user's session bus, for that user alone.
+ *
+ * bgrund has one loop, and nothing in it waits on a process, a peer or a
+ * file system that a caller controls. What can block in it at all:
+ *  - files of its own state directory (records read and written; a
+ *    released job's result.json fsync'd): the administrator's file system;
+ *  - cgroup files (cgroup.kill, cgroup.events, cgroup.procs) and /proc files
+ *    that take no lock a process can hold (stat, cgroup, status; cmdline only
+ *    of bgrund's own supervisors, which run as bgrund's user);
+ *  - the user database (getpwuid_r, getgrouplist) for a Launch's user: the
+ *    administrator's NSS;
+ *  - waitid() on bgrund's own supervisor children killed before they ran
+ *    anything of a job;
+ *  - at start, before serving: one call to the user's systemd manager
+ *    (bgrund --user) and the loading of the store.
+ * Everything else is an event source: the bus and --listen connections,
+ * polkit and the bus daemon's answers (asked asynchronously), the
+ * supervisors' pidfds, readiness pipes and control sockets (connected
+ * without blocking; a greeting that has not come holds the call, not the
+ * loop), and timers. A job's cwd is looked up by its own process. */
 #include <getopt.h>
 #include <pwd.h>
 #include <signal.h>

@@ -76,7 +76,7 @@ static bool gen_type(Reader *r, char *sig, size_t *len, unsigned depth) {
                 sig[(*len)++] = 'a';
                 sig[(*len)++] = '{';
                 sig[(*len)++] = basic[byte(r) % 12];
-                if (!gen_type(r, sig, len, depth + 1))
+                if (!gen_type(r, sig, len, depth + 1) || *len + 1 >= SIGNATURE_MAX)
                         return false;
                 sig[(*len)++] = '}';
                 return true;
@@ -138,7 +138,7 @@ static int gen_basic(sd_bus_message *m, Reader *r, char type) {
 
 static int gen_value(sd_bus_message *m, Reader *r, const char *t, unsigned depth) {
         const char *end = type_end(t);
-        char inner[SIGNATURE_MAX + 1];
+        char inner[SIGNATURE_MAX + 8];
         int k;
         switch (*t) {
         case 'a': {
@@ -151,7 +151,7 @@ static int gen_value(sd_bus_message *m, Reader *r, const char *t, unsigned depth
                 for (unsigned i = 0; k >= 0 && i < count; i++) {
                         if (inner[0] == '{') {
                                 size_t en = strlen(inner) - 2;
-                                char e[SIGNATURE_MAX + 1];
+                                char e[SIGNATURE_MAX + 8];
                                 memcpy(e, inner + 1, en);
                                 e[en] = 0;
                                 k = sd_bus_message_open_container(m, 'e', e);
@@ -176,7 +176,7 @@ static int gen_value(sd_bus_message *m, Reader *r, const char *t, unsigned depth
                 return k >= 0 ? sd_bus_message_close_container(m) : k;
         }
         case 'v': {
-                char sig[SIGNATURE_MAX + 1];
+                char sig[SIGNATURE_MAX + 8];
                 size_t len = 0;
                 if (depth >= DEPTH_MAX * 2 || !gen_type(r, sig, &len, depth))
                         strcpy(sig, "t"), len = 1;
@@ -225,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         unsigned n = byte(&r) % 8;
         int k = sd_bus_message_open_container(m, 'a', "{sv}");
         for (unsigned i = 0; k >= 0 && i < n; i++) {
-                char key[256], sig[SIGNATURE_MAX + 1];
+                char key[256], sig[SIGNATURE_MAX + 8];
                 size_t len = 0;
                 unsigned kb = byte(&r);
                 if (kb < 0x80)

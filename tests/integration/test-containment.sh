@@ -66,25 +66,20 @@ test_bad_configuration_is_refused_naming_file_line_key() {
 	assert_contains "$out" "ContainmentMode=report-only" "flag overrides the file"
 }
 
-test_supervisor_setup_failure_runs_nothing() {
+test_a_cwd_a_job_of_root_cannot_enter_runs_nothing() {
 	# The job runs as root with no capabilities, so a directory of another
-	# owner with mode 0700 cannot be entered: the supervisor's setup fails
-	# after validation, before anything of the command runs.
+	# owner with mode 0700 cannot be entered. Its own process finds that
+	# out, as the job's user, before anything of the command runs: the
+	# Launch is refused and leaves no record (bgrund's loop never looks the
+	# path up itself).
 	locked=$(mktemp -d /var/tmp/bgrun-locked.XXXXXX)
 	chown nobody "$locked"
 	chmod 0700 "$locked"
 	effect=/var/tmp/bgrun-effect.$$
-	id=$(bgrun run -C "$locked" -- "printf effect > $effect") || fail "launch failed: the job should exist, failed"
-	rec=$(bgrun status "$id" --json)
-	assert_eq failed "$(jq -r .status <<<"$rec")" status
-	assert_eq false "$(jq -r .containment.executed <<<"$rec")" executed
-	assert_eq false "$(jq -r .containment.contained <<<"$rec")" contained
-	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" dead
-	assert_eq 1 "$(jq -r .exit_code <<<"$rec")" exit_code
-	res=$(cat "/var/lib/bgrun/jobs/$id/result.json")
-	assert_eq 1 "$(jq -r .exit_code <<<"$res")" "result.json exit_code"
-	assert_eq false "$(jq -r .executed <<<"$res")" "result.json executed"
-	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
+	records=$(ls /var/lib/bgrun/jobs | wc -l)
+	expect_fail bgrun run -C "$locked" -- "printf effect > $effect"
+	assert_contains "$ERR_OUT" "cwd '$locked' does not exist or is not a directory that user root can enter" "the refusal"
+	assert_eq "$records" "$(ls /var/lib/bgrun/jobs | wc -l)" "records after the refused Launch"
 	sleep 0.3
 	[[ ! -e $effect ]] || fail "the command's side effect happened"
 	rm -rf "$locked"
