@@ -86,11 +86,15 @@ $(head -n 20 <<<"$out" | cut -c1-400)"
 	rss=$(jq -r .rss_max_kb <<<"$summary")
 	((rss > 0)) || fail "bgrund's VmRSS was not read: $summary"
 	# An AddressSanitizer build (tools/test --sanitize) keeps shadow memory
-	# and a quarantine: its RSS is not the one this bounds.
+	# and a quarantine, and runs several times slower: its RSS and its
+	# delays are not the ones these bound. There the test asks for what the
+	# issue asks of it: no crash (any report fails tools/test) and no restart.
 	if [[ -z ${BGRUN_SANITIZER_LOG_DIR:-} ]]; then
 		assert_le "$rss" $((RSS_MAX_KB - 1)) "bgrund's largest VmRSS (kB) during the inputs"
+		assert_le "$PING_WORST" $((PING_WORST_MS - 1)) "bob's worst Ping (ms) during the inputs ($PING)"
+	else
+		echo "NOTE: an AddressSanitizer build: bob's worst Ping ($PING_WORST ms) and the RSS are not bounded"
 	fi
-	assert_le "$PING_WORST" $((PING_WORST_MS - 1)) "bob's worst Ping (ms) during the inputs ($PING)"
 	assert_eq "$pid" "$(systemctl show -p MainPID --value "$unit")" "$unit's MainPID"
 	assert_eq "$restarts" "$(systemctl show -p NRestarts --value "$unit")" "$unit's NRestarts"
 }
