@@ -27,7 +27,7 @@ summary() { echo "paths: $passed passed, $failed failed, $skipped skipped"; }
 
 for cmd in meson ninja; do
 	if ! command -v "$cmd" >/dev/null; then
-		skipped=1; echo "skip    paths: $cmd is not installed"; summary; exit 0
+		not_ok setup "$cmd is missing: tools/install-deps installs it"; summary; exit 1
 	fi
 done
 

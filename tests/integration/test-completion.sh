@@ -106,7 +106,7 @@ test_bash_completes_job_ids_from_bgrun_list() {
 }
 
 test_fish_completes_job_ids() {
-	command -v fish >/dev/null || skip "fish is not installed"
+	command -v fish >/dev/null || fail "fish is missing: tools/install-deps installs it"
 	[[ -f $FISH_COMPLETION ]] || fail "$FISH_COMPLETION is not installed"
 	running=$(bgrun run -- 'sleep 60') || fail "bgrun run failed"
 	trap 'bgrun kill "$running" >/dev/null; bgrun forget "$running" >/dev/null' EXIT
@@ -117,7 +117,7 @@ test_fish_completes_job_ids() {
 }
 
 test_zsh_completion_parses_and_is_autoloadable() {
-	command -v zsh >/dev/null || skip "zsh is not installed"
+	command -v zsh >/dev/null || fail "zsh is missing: tools/install-deps installs it"
 	[[ -f $ZSH_COMPLETION ]] || fail "$ZSH_COMPLETION is not installed"
 	out=$(zsh -n "$ZSH_COMPLETION" 2>&1) || fail "zsh -n $ZSH_COMPLETION: $out"
 	assert_eq "#compdef bgrun" "$(head -1 "$ZSH_COMPLETION")" "first line of _bgrun"

@@ -85,7 +85,7 @@ signal.pause()
 test_a_hanging_cwd_lookup_holds_up_no_one() {
 	setup_users
 	[[ -c /dev/fuse ]] || skip "no /dev/fuse in the sandbox: a FUSE mount that hangs cannot be made"
-	command -v python3 >/dev/null || skip "no python3 (tools/install-deps installs it)"
+	command -v python3 >/dev/null || fail "python3 is missing: tools/install-deps installs it"
 	local tmp mnt fuse launch uid jobs store pid i ok=0 t0 ms
 	uid=$(id -u alice)
 	tmp=$(mktemp -d /tmp/bgrun-cwd.XXXXXX)
@@ -146,7 +146,7 @@ test_a_hanging_cwd_lookup_holds_up_no_one() {
 
 # bgrund --user is the job's user already: its answer is the same.
 test_the_user_instance_refuses_the_same_way() {
-	command -v bgrun-sandbox-login >/dev/null || skip "no bgrun-sandbox-login (bgrund --user)"
+	command -v bgrun-sandbox-login >/dev/null || fail "bgrun-sandbox-login is missing: tools/sandbox puts it on PATH"
 	setup_users
 	local out
 	on_exit "chmod $(stat -c %a /root) /root"

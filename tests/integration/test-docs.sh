@@ -90,11 +90,9 @@ man_render() {
 }
 
 need_man() {
-	command -v man >/dev/null || skip "man is not installed (man-db; tools/install-deps installs it)"
-	[[ -d $MAN_DIR ]] || {
-		command -v scdoc >/dev/null || skip "scdoc is not installed: the build made no man pages"
-		fail "no man pages in $MAN_DIR although scdoc is installed"
-	}
+	command -v man >/dev/null || fail "man is missing (man-db): tools/install-deps installs it"
+	command -v scdoc >/dev/null || fail "scdoc is missing: tools/install-deps installs it"
+	[[ -d $MAN_DIR ]] || fail "no man pages in $MAN_DIR although scdoc is installed"
 }
 
 test_man_pages_render_with_their_sections() {

@@ -17,7 +17,7 @@ pool_holds() { test "$(pooled_supervisors | wc -l)" "$@"; } # pool_holds -ge 1
 # run` returned (Launch's answer), OUT.id the job.
 fsync_trace() {
 	local out=$1 seconds=$2 to_end=${3:-} sp
-	command -v strace >/dev/null || skip "no strace on this host"
+	command -v strace >/dev/null || fail "strace is missing: tools/install-deps installs it"
 	bgrun run --wait -q true || fail "warm-up job failed" # fills the pool
 	# Full: none is started while strace attaches to those there.
 	wait_until 5 pool_holds -eq 4 || fail "the pool was not filled"

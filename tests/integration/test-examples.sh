@@ -10,7 +10,7 @@ EXAMPLES_BUILD_DIR=${BGRUN_BUILD_DIR:-${BGRUN_PREFIX%/stage/usr}}
 
 need_dbus_next() {
 	/usr/bin/python3 -c 'import dbus_next' 2>/dev/null ||
-		skip "python3-dbus-next is not installed (tools/install-deps installs it)"
+		fail "python3-dbus-next is missing: tools/install-deps installs it"
 }
 
 test_agent_py_runs_a_job_and_reads_its_record() {

@@ -10,7 +10,7 @@ JOURNALD=/lib/systemd/systemd-journald
 
 # with_journal: journald running, bgrund logging to it, for the rest of the test.
 with_journal() {
-	[[ -x $JOURNALD ]] || skip "no systemd-journald binary"
+	[[ -x $JOURNALD ]] || fail "systemd-journald is missing: it comes with systemd, which tools/install-deps installs"
 	local unitdir
 	unitdir=$(systemctl show -p UnitPath --value | awk '{ print $1 }')
 	[[ -d $unitdir ]] || fail "no unit directory in the sandbox's UnitPath"

@@ -653,7 +653,7 @@ test_unit_description_is_the_id_and_the_job_is_contained_in_both_modes() {
 # --- 7. listings come from memory ----------------------------------------
 
 test_listing_opens_no_record_file() {
-	command -v strace >/dev/null || skip "strace is not installed in this sandbox"
+	command -v strace >/dev/null || fail "strace is missing: tools/install-deps installs it"
 	setup_users
 	template=$(arun alice -- true) || fail "alice cannot launch"
 	as_user alice "$BGRUN" wait "$template" >/dev/null

@@ -3,13 +3,8 @@
 # bgrun-sandbox-login (a real systemd --user with a delegated cgroup and a
 # session bus), each with its own bgrund started by bus activation.
 
-# bgrun talking to the caller's own bgrund --user: `bgrun --user` once the
-# CLI has it, the session bus's address until then.
-if bgrun --user --version >/dev/null 2>&1; then
-	ubgrun() { bgrun --user "$@"; }
-else
-	ubgrun() { BGRUN_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS bgrun "$@"; }
-fi
+# bgrun talking to the caller's own bgrund --user.
+ubgrun() { bgrun --user "$@"; }
 ujget() { ubgrun status "$1" --json | jq -r "$2"; }
 
 # hold_login USER: USER stays logged in (its manager and bus up) until the

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The supervisor's containment operations: which mechanism gets which, and
  * what each kind does where that needs no root and no cgroupfs. */
+#include <assert.h>
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "cgroup.h"
@@ -39,11 +42,42 @@ Test(supervisor_containment, an_unknown_mechanism_gets_none) {
         cr_assert_null(c.ops);
 }
 
+/* Every operation of PayloadContainmentOps, in the order the struct declares
+ * them: supervise.c calls each without asking whether it is there. */
+typedef void (*AnyOp)(void);
+#define OP(name) { #name, offsetof(PayloadContainmentOps, name) }
+static const struct {
+        const char *name;
+        size_t offset;
+} every_op[] = {
+        OP(setup), OP(enter), OP(kill), OP(signal), OP(is_empty), OP(watch),
+        OP(confirm_empty), OP(usage), OP(controllers), OP(cleanup), OP(cgroup),
+};
+#undef OP
+/* The struct is name, teardown_method, then operations only, as many as
+ * every_op lists: an operation added to it (or any other member) stops this
+ * file from compiling until every_op, and so this test, has it. */
+static_assert(offsetof(PayloadContainmentOps, name) == 0, "PayloadContainmentOps starts with name");
+static_assert(offsetof(PayloadContainmentOps, teardown_method) == sizeof(const char *),
+              "PayloadContainmentOps: teardown_method follows name");
+static_assert(offsetof(PayloadContainmentOps, setup) ==
+                      (offsetof(PayloadContainmentOps, teardown_method) + sizeof(TeardownMethod) + sizeof(AnyOp) - 1) /
+                              sizeof(AnyOp) * sizeof(AnyOp),
+              "PayloadContainmentOps: the operations follow teardown_method");
+static_assert(sizeof(PayloadContainmentOps) == offsetof(PayloadContainmentOps, setup) + ELEMENTSOF(every_op) * sizeof(AnyOp),
+              "PayloadContainmentOps has an operation that every_op does not list");
+
 static void assert_complete(const PayloadContainmentOps *ops, TeardownMethod method) {
         cr_assert_not_null(ops->name);
         cr_assert_eq(ops->teardown_method, method, "%s", ops->name);
-        cr_assert(ops->setup && ops->enter && ops->kill && ops->confirm_empty && ops->cleanup && ops->cgroup,
-                  "%s lacks an operation", ops->name);
+        for (size_t i = 0; i < ELEMENTSOF(every_op); i++) {
+                /* Listed in the struct's order, so the list covers every slot. */
+                cr_assert_eq(every_op[i].offset, offsetof(PayloadContainmentOps, setup) + i * sizeof(AnyOp),
+                             "every_op[%zu] (%s) is out of the struct's order", i, every_op[i].name);
+                AnyOp op;
+                memcpy(&op, (const char *) ops + every_op[i].offset, sizeof(op));
+                cr_assert_not_null(op, "%s lacks the operation %s", ops->name, every_op[i].name);
+        }
 }
 
 Test(supervisor_containment, both_kinds_are_complete_and_name_their_teardown) {
