@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/build/test-check-layers.sh tree|self BUILD-DIR: tools/check-layers as
+# meson tests (suite unit, so tools/test runs both), in TAP.
+#   tree  the check on this tree, with this build's build-config.h;
+#   self  the check's own test, on copies of what it reads (src/, include/,
+#         the check and its allow-list, build-config.h) in $TMPDIR: the
+#         untouched copy passes, and each planted fault fails it, for that
+#         fault (its failure line is the one expected). Removed at the end.
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mode=${1:-} build=${2:-}
+[[ ($mode == tree || $mode == self) && -f $build/build-config.h ]] || {
+	echo "usage: $0 tree|self BUILD-DIR (a configured build)" >&2; exit 2; }
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=1; echo "not ok $n - $1"
+	shift
+	printf '# %s\n' "$@"
+}
+
+if [[ $mode == tree ]]; then
+	echo "1..1"
+	out=$("$top/tools/check-layers" "$build" 2>&1); rc=$?
+	mapfile -t lines <<<"$out"
+	if ((rc == 0)); then
+		ok "check-layers: the tree keeps its layering and sizes"
+		printf '# %s\n' "${lines[@]}" # its notes: allow-list entries to remove
+	else
+		not_ok "check-layers: the tree keeps its layering and sizes (exit $rc)" "${lines[@]}" \
+			"fix it, or put it on tools/check-layers.allow with its reason"
+	fi
+	exit "$failed"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bgrun-test-check-layers.XXXXXX") || { echo "Bail out! mktemp failed"; exit 1; }
+trap 'rm -rf -- "$tmp"' EXIT
+pristine=$tmp/pristine
+mkdir -p "$pristine/tools" "$pristine/build"
+cp -a "$top/src" "$top/include" "$pristine/"
+cp -a "$top/tools/check-layers" "$top/tools/check-layers.allow" "$pristine/tools/"
+cp -a "$build/build-config.h" "$pristine/build/"
+
+# copy NAME: a fresh copy of the pristine tree in $tmp/NAME, its path printed.
+copy() {
+	rm -rf -- "${tmp:?}/$1"
+	cp -a "$pristine" "$tmp/$1" && echo "$tmp/$1"
+}
+# plant FILE LINE: LINE after the first line (the licence) of FILE.
+plant() { sed -i "1a\\$2" "$1"; }
+# fn NAME LINES: a function of LINES lines, counted as the check counts them
+# (its first line to its closing brace).
+fn() {
+	local i
+	echo "int $1(void) {"
+	echo "        int x = 0;"
+	for ((i = 3; i < $2; i++)); do echo "        x++;"; done
+	echo "}"
+}
+
+# expect NAME DIR PATTERN...: the check on DIR fails (exit 1) with a line
+# matching each PATTERN; with no PATTERN, it passes (exit 0).
+expect() {
+	local name=$1 dir=$2 out rc p
+	shift 2
+	out=$("$dir/tools/check-layers" "$dir/build" 2>&1); rc=$?
+	mapfile -t lines <<<"$out"
+	if (($# == 0)); then
+		((rc == 0)) && { ok "$name"; return; }
+		not_ok "$name: exit $rc, not 0" "${lines[@]}"; return
+	fi
+	((rc == 1)) || { not_ok "$name: exit $rc, not 1" "${lines[@]}"; return; }
+	for p in "$@"; do
+		grep -qE -- "$p" <<<"$out" || { not_ok "$name: no line matching: $p" "${lines[@]}"; return; }
+	done
+	ok "$name"
+}
+
+echo "1..12"
+expect "the untouched copy passes" "$pristine"
+
+d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
+expect "sd-bus.h in a basic file fails" "$d" '^check-layers: src/basic/utf8\.c>systemd/sd-bus\.h: '
+
+d=$(copy core-shared) && plant "$d/src/core/job-id.c" '#include "bus-json.h"'
+expect "a shared header in a core file fails" "$d" '^check-layers: src/core/job-id\.c>src/shared/bus-json\.h: '
+
+d=$(copy lifecycle-sdbus) && plant "$d/src/bgrund/owner.c" '#include <systemd/sd-bus.h>'
+expect "sd-bus.h in a lifecycle file (owner.c) fails" "$d" '^check-layers: src/bgrund/owner\.c>systemd/sd-bus\.h: '
+
+d=$(copy lifecycle-face) && plant "$d/src/bgrund/job-log.c" '#include "bus-record.h"'
+expect "a bus-*.h in a lifecycle file (job-log.c) fails" "$d" '^check-layers: src/bgrund/job-log\.c>src/bgrund/bus-record\.h: '
+
+d=$(copy supervisor-bgrund) && plant "$d/src/supervisor/environment.c" '#include "job-table.h"'
+expect "a bgrund header in a supervisor file fails" "$d" '^check-layers: src/supervisor/environment\.c>src/bgrund/job-table\.h: '
+
+d=$(copy cli-supervisor) && plant "$d/src/bgrun/record.c" '#include "publish.h"'
+expect "a supervisor header in a CLI file fails" "$d" '^check-layers: src/bgrun/record\.c>src/supervisor/publish\.h: '
+
+d=$(copy new-folder) && mkdir "$d/src/extra" && printf '/* x */\nint extra(void);\n' >"$d/src/extra/extra.h"
+expect "a file that no rule covers fails" "$d" '^check-layers: src/extra/extra\.h: '
+
+d=$(copy function-120) && fn at_limit 120 >>"$d/src/basic/utf8.c"
+expect "a function of 120 lines passes" "$d"
+
+d=$(copy function-121) && fn too_long 121 >>"$d/src/basic/utf8.c"
+expect "a function of 121 lines fails" "$d" '^check-layers: src/basic/utf8\.c:too_long: 121 lines '
+
+d=$(copy file-601) && f=$d/src/basic/utf8.c &&
+	while (($(wc -l <"$f") < 601)); do echo "/* filler */" >>"$f"; done
+expect "a .c file of 601 lines fails" "$d" '^check-layers: src/basic/utf8\.c: 601 lines '
+
+# The allow-list lets its entries pass (the untouched copy), and only them:
+# not a new long function in a file that is on it.
+d=$(copy allowed) && fn also_too_long 130 >>"$d/src/bgrun/cmdline.c"
+expect "a new long function in an allowed file fails" "$d" \
+	'^check-layers: src/bgrun/cmdline\.c:also_too_long: 130 lines '
+
+exit "$failed"
