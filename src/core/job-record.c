@@ -5,6 +5,7 @@
 #include "job-record.h"
 #include "json-util.h"
 #include "macro.h"
+#include "strv.h"
 
 int record_format_check(json_object *o) {
         if (!json_object_object_get_ex(o, "format", NULL))

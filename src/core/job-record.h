@@ -25,6 +25,7 @@
 #include "mechanism.h"
 #include "job-id.h"
 #include "pidref.h"
+#include "strv.h"
 
 /* The record format this build writes and the newest it reads. */
 #define RECORD_FORMAT 1U
