@@ -36,9 +36,11 @@ int user_groups(const char *user, gid_t gid, gid_t **ret, int *ret_n) {
  * execs (clone(CLONE_VM|CLONE_VFORK), exec-child.c): system calls only, on
  * its own stack. No malloc, no libcap (whose cap_t is heap memory), no
  * stdio: a lock or an allocator's state left half-changed in the shared heap
- * would be the supervisor's. (glibc's set*id wrappers are plain system calls
- * in a process of one thread, which the supervisor is.) The capability sets are 64 bits in version 3,
- * so that is the most the kernel can know; one it does not is EINVAL. */
+ * would be the supervisor's. (glibc's set*id wrappers are plain system
+ * calls in a process of one thread, which the supervisor is.)
+ *
+ * The capability sets are 64 bits in version 3, so that is the most the
+ * kernel can know; a capability it does not know is EINVAL. */
 #define CAP_BITS_MAX 64
 
 int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {

@@ -13,10 +13,10 @@
 
 /* Everything from here to the exec runs in the child, which shares the
  * supervisor's memory until it execs (start_child()). The rule: system calls
- * only, and writes to its own stack: no malloc, no stdio, no libcap. Either
- * would change heap or lock state that is the supervisor's, which resumes
- * once the child execs, with the allocator mid-change or a lock taken by a
- * process that no longer exists. */
+ * only, and writes to its own stack: no malloc, no stdio, no libcap. Each
+ * changes heap or lock state that is the supervisor's, which resumes once
+ * the child execs and would find the allocator mid-change or a lock held by
+ * a program that is gone. */
 
 static _Noreturn void report_as(int report_fd, int error, bool cwd_refused, const char *step) {
         ExecFailure f = { .error = error, .cwd_refused = cwd_refused };
