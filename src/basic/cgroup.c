@@ -99,9 +99,17 @@ int cgroup_write_attribute(int cgroup_fd, const char *name, const char *value) {
 }
 
 int cgroup_attach(int cgroup_fd, pid_t pid) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", (int) pid);
-        return cgroup_write_attribute(cgroup_fd, "cgroup.procs", buf);
+        /* Formatted by hand: the supervisor's exec child calls this while it
+         * shares the supervisor's memory, where stdio has no place. */
+        if (pid < 0)
+                return -EINVAL;
+        char buf[32], *p = buf + sizeof buf;
+        unsigned v = (unsigned) pid;
+        *--p = '\0';
+        do
+                *--p = (char) ('0' + v % 10);
+        while (v /= 10);
+        return cgroup_write_attribute(cgroup_fd, "cgroup.procs", p);
 }
 
 /* Every v2 cgroup has cgroup.procs; once the directory is removed, lookups

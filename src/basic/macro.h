@@ -39,18 +39,6 @@ static inline void closedirp(DIR **d) {
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-static inline void strv_free(char **l) {
-        if (!l)
-                return;
-        for (char **i = l; *i; i++)
-                free(*i);
-        free(l);
-}
-static inline void strv_freep(char ***l) {
-        strv_free(*l);
-}
-#define _cleanup_strv_free_ _cleanup_(strv_freep)
-
 #define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)          \
         static inline void func##p(type *p) {            \
                 if (*p)                                  \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <grp.h>
-#include <sys/capability.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "macro.h"
 #include "privilege.h"
@@ -31,6 +32,17 @@ int user_groups(const char *user, gid_t gid, gid_t **ret, int *ret_n) {
         return -E2BIG;
 }
 
+/* Runs in the command's child, which shares the supervisor's memory until it
+ * execs (clone(CLONE_VM|CLONE_VFORK), exec-child.c): system calls only, on
+ * its own stack. No malloc, no libcap (whose cap_t is heap memory), no
+ * stdio: a lock or an allocator's state left half-changed in the shared heap
+ * would be the supervisor's. (glibc's set*id wrappers are plain system
+ * calls in a process of one thread, which the supervisor is.)
+ *
+ * The capability sets are 64 bits in version 3, so that is the most the
+ * kernel can know; a capability it does not know is EINVAL. */
+#define CAP_BITS_MAX 64
+
 int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
         /* Not root (bgrund --user): already the job's user, with the groups
          * its session gave it; there is no identity to change and no way to,
@@ -41,11 +53,11 @@ int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
 
         /* The bounding set can only be shrunk while we still hold CAP_SETPCAP,
          * so it goes first; the uid change last but for the final clear. */
-        for (int cap = 0; as_root && (cap <= CAP_LAST_CAP || cap < cap_max_bits()); cap++)
+        for (int cap = 0; as_root && cap < CAP_BITS_MAX; cap++)
                 if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
                         return negative_errno();
 
-        if (cap_reset_ambient() < 0)
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
                 return negative_errno();
         if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
                 return negative_errno();
@@ -58,13 +70,12 @@ int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups) {
                 return negative_errno();
 
         /* For uid 0 the kernel keeps the capabilities across setresuid; clear
-         * them explicitly so a root-owned job has none either. */
-        cap_t empty = cap_init();
-        if (!empty)
-                return -ENOMEM;
-        int r = cap_set_proc(empty);
-        cap_free(empty);
-        if (r < 0)
+         * them explicitly so a root-owned job has none either. The raw
+         * system call, as bubblewrap does: effective, permitted and
+         * inheritable all zero. */
+        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+        if (syscall(SYS_capset, &header, data) < 0)
                 return negative_errno();
 
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

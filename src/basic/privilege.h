@@ -12,5 +12,6 @@ int user_groups(const char *user, gid_t gid, gid_t **ret, int *ret_n);
  * set cleared, and no_new_privs set so nothing can regain them. Must be called
  * with CAP_SETUID/CAP_SETGID/CAP_SETPCAP, in a child about to exec; or, not
  * as root, as uid itself: then only the capabilities go (the bounding set
- * stays, and no_new_privs keeps anything from using it). */
+ * stays, and no_new_privs keeps anything from using it). System calls only:
+ * safe in a child that shares its parent's memory. */
 int drop_privileges(uid_t uid, gid_t gid, const gid_t *groups, int n_groups);

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "strv.h"
 #include "verbs.h"
 
 #define RUN_OPTIONS                                                                              \
@@ -324,14 +325,7 @@ static const char *peek_verb(int argc, char *argv[]) {
 }
 
 static int add_word(Args *args, char *word) {
-        char **p = reallocarray(args->words, args->n_words + 2, sizeof(char *));
-
-        if (!p)
-                return log_oom();
-        p[args->n_words++] = word;
-        p[args->n_words] = NULL;
-        args->words = p;
-        return 0;
+        return strv_push(&args->words, &args->n_words, word) < 0 ? log_oom() : 0;
 }
 
 void args_done(Args *args) {

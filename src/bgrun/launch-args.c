@@ -12,6 +12,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "strv.h"
 
 int parse_duration_arg(const char *value, const char *what, uint64_t *ret) {
         int r;
@@ -156,19 +157,14 @@ int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
 
 int launch_args_add_environment(LaunchArgs *a, char *assignment) {
         const char *eq = strchr(assignment, '=');
-        char **l;
 
         if (!eq || eq == assignment)
                 return log_usage_error("Invalid environment assignment '%s', expected NAME=VALUE.", assignment);
 
-        l = reallocarray(a->environment, a->n_environment + 2, sizeof(char *));
-        if (!l)
+        if (strv_push(&a->environment, &a->n_environment, assignment) < 0)
                 return log_oom();
-        l[a->n_environment++] = assignment;
-        l[a->n_environment] = NULL;
-        a->environment = l;
 
-        launch_args_set(a, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = l });
+        launch_args_set(a, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = a->environment });
         return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-args.h"
 #include "macro.h"
+#include "strv.h"
 
 static int invalid_message(sd_bus_error *error, int r, const char *message) {
         if (r == -EINVAL && message)

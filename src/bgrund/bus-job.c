@@ -6,6 +6,7 @@
 #include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
+#include "strv.h"
 
 /* Who may see what, for the message being handled. Object lookups cannot
  * wait for polkit, so here only root sees other users' jobs; polkit admins

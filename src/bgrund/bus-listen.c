@@ -29,6 +29,7 @@
 #include "list.h"
 #include "listen-framing.h"
 #include "log.h"
+#include "mkdir.h"
 
 #define FEED_BUFFER_SIZE (64U * 1024U)
 /* A client's socket's send buffer (the kernel doubles it). */
@@ -517,20 +518,6 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
         return 0;
 }
 
-/* mkdir -p of path's directory, each new one 0755. */
-static int make_parents(const char *path) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        return 0;
-}
-
 static int listen_socket(const char *address, char **ret_path, int *ret_fd) {
         const char *path = startswith_s(address, "unix:path=") ? address + strlen("unix:path=") : NULL;
         if (!path || path[0] != '/' || strpbrk(path, ",;%"))
@@ -540,7 +527,7 @@ static int listen_socket(const char *address, char **ret_path, int *ret_fd) {
                 return log_error_errno(-ENAMETOOLONG, "--listen=%s: the path is too long for a socket", address);
         strcpy(sa.sun_path, path);
 
-        int r = make_parents(path);
+        int r = mkdir_parents(path, 0755);
         if (r < 0)
                 return log_error_errno(r, "Cannot make the directory of %s: %m", path);
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -107,9 +107,10 @@ static int close_entry(sd_bus_message *m) {
 
 static int append_containment(sd_bus_message *m, const JobView *v) {
         const JobSpec *s = v->spec;
-        /* Running means the command was exec'd. */
+        /* Running means the command was exec'd; an ended job's result says
+         * what its writer found, contained included. */
         bool executed = v->result ? v->result->executed : v->run != NULL;
-        bool contained = executed && job_contained(s->mechanism, v->run);
+        bool contained = v->result ? v->result->contained : job_contained(s->mechanism, executed, v->run);
         const char *cgroup = v->run && v->run->cgroup ? v->run->cgroup : "";
 
         int r = sd_bus_message_open_container(m, 'a', "{sv}");

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
+#include "strv.h"
 
 #define JOB_PREFIX "bgrun-job-"
 #define SELF_LEAF "bgrund"
@@ -231,21 +232,13 @@ static int cgroupfs_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
                 _cleanup_close_ int fd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
                 if (fd < 0 || cgroup_is_populated(fd) != 1)
                         continue;
-                char **a = reallocarray(ids, n + 2, sizeof(char *)), **b = a ? reallocarray(cgroups, n + 2, sizeof(char *)) : NULL;
-                if (a)
-                        ids = a;
-                if (b)
-                        cgroups = b;
-                if (!a || !b)
-                        return -ENOMEM;
-                ids[n] = strdup(id);
-                cgroups[n] = NULL;
-                ids[n + 1] = cgroups[n + 1] = NULL;
-                if (!ids[n] || job_cgroup(c, id, &cgroups[n]) < 0) {
-                        n++;
-                        return -ENOMEM;
-                }
-                n++;
+                char *cgroup = NULL;
+                size_t n_cgroups = n;
+                int r = strv_consume(&ids, &n, strdup(id));
+                if (r >= 0)
+                        r = strv_consume(&cgroups, &n_cgroups, job_cgroup(c, id, &cgroup) < 0 ? NULL : cgroup);
+                if (r < 0)
+                        return r;
         }
         *ret_ids = TAKE_PTR(ids);
         *ret_cgroups = TAKE_PTR(cgroups);

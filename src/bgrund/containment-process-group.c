@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "pidref.h"
 #include "process-tree.h"
+#include "strv.h"
 
 static bool process_group_available(Containment *c) {
         return true;

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
+#include "strv.h"
 #include "supervisor-spawn.h"
 
 #define UNIT_PREFIX "bgrun-job-"
@@ -329,19 +330,6 @@ static int systemd_watch(Containment *c, int handle, int *ret_fd) {
         return cgroup_events_watch(handle, ret_fd);
 }
 
-/* Append s (taken; NULL is out of memory) to a NULL-terminated list of n. */
-static int strv_push(char ***list, size_t n, char *s) {
-        char **p = s ? reallocarray(*list, n + 2, sizeof(char *)) : NULL;
-        if (!p) {
-                free(s);
-                return -ENOMEM;
-        }
-        p[n] = s;
-        p[n + 1] = NULL;
-        *list = p;
-        return 0;
-}
-
 /* Job scopes with processes in the slice at path, onto ids and cgroups. */
 static int list_slice(const char *path, char ***ids, char ***cgroups, size_t *n) {
         _cleanup_close_ int slice_fd = -EBADF;
@@ -359,12 +347,12 @@ static int list_slice(const char *path, char ***ids, char ***cgroups, size_t *n)
                 if (fd < 0 || cgroup_is_populated(fd) != 1)
                         continue;
                 char *cgroup = NULL;
-                int r = strv_push(ids, *n, strdup(id));
+                size_t n_cgroups = *n;
+                int r = strv_consume(ids, n, strdup(id));
                 if (r >= 0)
-                        r = strv_push(cgroups, *n, asprintf(&cgroup, "%s/%s", path, de->d_name) < 0 ? NULL : cgroup);
+                        r = strv_consume(cgroups, &n_cgroups, asprintf(&cgroup, "%s/%s", path, de->d_name) < 0 ? NULL : cgroup);
                 if (r < 0)
                         return r;
-                ++*n;
         }
         return 0;
 }

@@ -275,7 +275,7 @@ static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
                 .status = killed ? JOB_KILLED : JOB_FAILED,
                 .exit_code = -1,
                 .executed = j->live->have_run,
-                .contained = job_contained(j->live->spec.mechanism, j->live->have_run ? &j->live->run : NULL),
+                .contained = job_contained(j->live->spec.mechanism, j->live->have_run, j->live->have_run ? &j->live->run : NULL),
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
                 .method = method,

@@ -36,6 +36,7 @@
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
+#include "mkdir.h"
 #include "runtime.h"
 
 static bool arg_user = false;
@@ -119,20 +120,6 @@ static int xdg_dir(const char *name, const char *fallback, char **ret) {
         if (!home)
                 return log_error_errno(-ENOENT, "Neither $%s nor a home directory is set", name);
         return (*ret = path_join(home, fallback)) ? 0 : -ENOMEM;
-}
-
-/* Make path's missing parents, 0700 as the XDG specification asks. */
-static int mkdir_parents(const char *path) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-                *slash = '\0';
-                if (mkdir(p, 0700) < 0 && errno != EEXIST)
-                        return negative_errno();
-                *slash = '/';
-        }
-        return 0;
 }
 
 /* --listen's address: as given, or the instance's default socket, the
@@ -242,7 +229,8 @@ static int run(int argc, char **argv) {
         (void) signal(SIGPIPE, SIG_IGN);
 
         if (arg_user) {
-                r = mkdir_parents(state_dir);
+                /* 0700, as the XDG specification asks. */
+                r = mkdir_parents(state_dir, 0700);
                 if (r < 0)
                         return log_error_errno(r, "Cannot make the parents of %s: %m", state_dir);
         }

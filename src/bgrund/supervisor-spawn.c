@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
+#include "strv.h"
 #include "supervisor-protocol.h"
 #include "supervisor-spawn.h"
 

@@ -5,6 +5,7 @@
 #include "job-record.h"
 #include "json-util.h"
 #include "macro.h"
+#include "strv.h"
 
 int record_format_check(json_object *o) {
         if (!json_object_object_get_ex(o, "format", NULL))
@@ -102,8 +103,8 @@ bool job_spec_has_limit(const JobSpec *spec, JobLimit l) {
         }
 }
 
-bool job_contained(Mechanism mechanism, const JobRun *run) {
-        return mechanism_contains(mechanism) && run && run->cgroup && run->cgroup[0];
+bool job_contained(Mechanism mechanism, bool executed, const JobRun *run) {
+        return executed && mechanism_contains(mechanism) && run && run->cgroup && run->cgroup[0];
 }
 
 void job_spec_done(JobSpec *s) {

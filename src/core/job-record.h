@@ -25,6 +25,7 @@
 #include "mechanism.h"
 #include "job-id.h"
 #include "pidref.h"
+#include "strv.h"
 
 /* The record format this build writes and the newest it reads. */
 #define RECORD_FORMAT 1U
@@ -168,9 +169,10 @@ int teardown_method_from_string(const char *s);
 
 /* The one rule for containment.contained: every process the job can create
  * is in a cgroup that can be killed as a whole and confirmed empty. So the
- * mechanism must contain, and the command must have been exec'd inside its
- * cgroup (run is NULL when it never ran). */
-bool job_contained(Mechanism mechanism, const JobRun *run);
+ * mechanism must contain, and the command must have been exec'd (executed)
+ * inside its cgroup (run is NULL when it never ran). Whoever writes a result
+ * stores this in it; an ended job's is read from there, never recomputed. */
+bool job_contained(Mechanism mechanism, bool executed, const JobRun *run);
 
 void job_spec_done(JobSpec *s);
 void job_run_done(JobRun *r);

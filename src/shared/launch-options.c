@@ -5,6 +5,7 @@
 
 #include "launch-options.h"
 #include "macro.h"
+#include "strv.h"
 
 #define LAUNCH_INFO(e, n, s) { n, s },
 const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX] = { BGRUN_LAUNCH_OPTIONS(LAUNCH_INFO) };

@@ -3,6 +3,7 @@
 
 #include "environment.h"
 #include "macro.h"
+#include "strv.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define N_BASE 6

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -12,9 +11,19 @@
 #include "macro.h"
 #include "privilege.h"
 
+/* Everything from here to the exec runs in the child, which shares the
+ * supervisor's memory until it execs (start_child()). The rule: system calls
+ * only, and writes to its own stack: no malloc, no stdio, no libcap. Each
+ * changes heap or lock state that is the supervisor's, which resumes once
+ * the child execs and would find the allocator mid-change or a lock held by
+ * a program that is gone. */
+
 static _Noreturn void report_as(int report_fd, int error, bool cwd_refused, const char *step) {
         ExecFailure f = { .error = error, .cwd_refused = cwd_refused };
-        snprintf(f.step, sizeof f.step, "%s", step);
+        /* Cut to fit, as snprintf() would (the struct is zeroed: the last
+         * byte stays the terminator). */
+        for (size_t i = 0; i + 1 < sizeof f.step && step[i]; i++)
+                f.step[i] = step[i];
         (void) !write(report_fd, &f, sizeof f);
         _exit(127);
 }
@@ -104,8 +113,8 @@ static int child_main(void *userdata) {
 /* vfork-style: the child borrows our memory until it execs, and we wait
  * meanwhile, so nothing of ours is copied (a fork copied the page tables
  * and then faulted on every page either side wrote: about a millisecond
- * here). The child only makes system calls and writes to its own stack.
- * Not under AddressSanitizer, whose per-thread state the child would
+ * here). The child only makes system calls and writes to its own stack
+ * (the rule above exec_child()). Not under AddressSanitizer, whose per-thread state the child would
  * share: a plain fork there. */
 static pid_t start_child(const ExecChild *x, int report_fd) {
         if (!EXEC_CHILD_SHARES_MEMORY) {

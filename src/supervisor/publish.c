@@ -15,7 +15,7 @@ int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o) {
                 .signal = o->signal,
                 .timed_out = o->status == JOB_TIMED_OUT,
                 .executed = o->executed,
-                .contained = o->executed && job_contained(spec->mechanism, o->run),
+                .contained = job_contained(spec->mechanism, o->executed, o->run),
                 .finished_at = now,
                 .dead = o->dead,
                 .method = o->method,

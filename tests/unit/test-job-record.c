@@ -138,3 +138,15 @@ Test(job_record, grant_format) {
                                      "\"cgroup\":\"c\",\"opened_at\":1,\"dead\":false,\"method\":\"\",\"released_at\":0}", &t),
                      -EPROTONOSUPPORT);
 }
+
+Test(job_record, contained_needs_a_containing_mechanism_an_exec_and_a_cgroup) {
+        char cgroup[] = "/bgrun.slice/bgrun-job-x.scope/payload", none[] = "";
+        JobRun in_cgroup = { .cgroup = cgroup }, no_cgroup = { .cgroup = none }, unknown = {};
+        cr_assert(job_contained(MECHANISM_SYSTEMD, true, &in_cgroup));
+        cr_assert(job_contained(MECHANISM_CGROUPFS, true, &in_cgroup));
+        cr_assert_not(job_contained(MECHANISM_SYSTEMD, false, &in_cgroup), "never exec'd");
+        cr_assert_not(job_contained(MECHANISM_PROCESS_GROUP, true, &in_cgroup), "a mechanism that does not contain");
+        cr_assert_not(job_contained(MECHANISM_SYSTEMD, true, &no_cgroup));
+        cr_assert_not(job_contained(MECHANISM_SYSTEMD, true, &unknown));
+        cr_assert_not(job_contained(MECHANISM_SYSTEMD, true, NULL), "no run recorded");
+}

@@ -3,13 +3,7 @@
 
 #include "environment.h"
 #include "macro.h"
-
-static size_t strv_length(char **l) {
-        size_t n = 0;
-        while (l[n])
-                n++;
-        return n;
-}
+#include "strv.h"
 
 static JobSpec spec_with(char **environment) {
         JobSpec s = {
