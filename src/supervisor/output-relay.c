@@ -318,12 +318,15 @@ static bool check_budget(OutputRelay *r, uint64_t *avail) {
         }
         if (r->disk_waiting_since == 0)
                 r->disk_waiting_since = now;
-        if (now - r->disk_waiting_since < DISK_WAIT_USEC) {
+        /* After the job's end nobody answers any more (the control socket is
+         * closed): what is left is dropped, and counted, not waited for. */
+        if (!r->finishing && now - r->disk_waiting_since < DISK_WAIT_USEC) {
                 r->hold_until = now + DISK_HOLD_USEC;
                 return false;
         }
-        log_warning("Job %s: bgrund did not answer for its disk budget: its output is no longer kept until it "
-                    "does (what is dropped is counted)", r->job_id);
+        if (!r->finishing)
+                log_warning("Job %s: bgrund did not answer for its disk budget: its output is no longer kept until it "
+                            "does (what is dropped is counted)", r->job_id);
         set_short(r, &r->over_budget, true);
         r->disk_report_due = true;
         return true;
@@ -670,6 +673,7 @@ static void compact(OutputRelay *r) {
 }
 
 void output_relay_finish(OutputRelay *r) {
+        r->finishing = true;
         /* Once every writer is gone the pipe holds at most its size; more
          * than that means something outside the job writes to it still. */
         uint64_t budget = 2 * r->pipe_size;

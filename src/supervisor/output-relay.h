@@ -49,6 +49,7 @@ typedef struct OutputRelay {
         uint64_t disk_reported_usec;
         uint64_t disk_waiting_since; /* at the limit, holding the pipe for an answer */
         bool over_budget;      /* no room: the files grow no more */
+        bool finishing;        /* output_relay_finish(): no answer can come now */
 } OutputRelay;
 
 #define OUTPUT_RELAY_NULL                                                                   \

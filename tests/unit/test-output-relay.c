@@ -595,3 +595,22 @@ Test(output_relay, at_its_limit_the_pipe_waits_for_an_answer) {
         output_relay_finish(&r);
         output_relay_done(&r);
 }
+
+/* At its limit when the job ends, the rest is dropped and counted: no
+ * answer can come any more, and nothing is lost uncounted. */
+Test(output_relay, at_its_limit_at_the_end_the_rest_is_counted) {
+        OutputRelay r;
+        int w = -EBADF;
+        open_relay_budgeted(&r, UINT64_C(64) << 20, 0, &w);
+        job_writes(&r, w, 0, SUPERVISOR_DISK_WINDOW, 4096);
+        uint8_t buf[10000] = {};
+        cr_assert_eq(loop_write(w, buf, sizeof buf), 0);
+        safe_close(w);
+        output_relay_finish(&r);
+        cr_assert(r.eof, "all of the pipe read");
+        uint64_t bytes, dropped;
+        output_relay_summary(&r, &bytes, &dropped);
+        cr_assert_eq(bytes, SUPERVISOR_DISK_WINDOW + sizeof buf);
+        cr_assert_eq(dropped, sizeof buf);
+        output_relay_done(&r);
+}
