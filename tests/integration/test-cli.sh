@@ -130,6 +130,25 @@ test_interrupt_stops_the_job_gracefully() {
 	assert_contains "$(cat out)" cleaned "the trap's output, streamed after the interrupt"
 }
 
+# "Job … stopped." comes once the job's output is all out: after what its
+# trap wrote while it stopped, in one stream (issue #25).
+test_interrupt_says_stopped_after_the_jobs_last_output() {
+	bgrun run --wait -- 'trap "echo cleaning; sleep 1; echo cleaned; exit 0" TERM; echo started; sleep 300 & wait' \
+		>both 2>&1 &
+	pid=$!
+	wait_until 10 grep -q started both || fail "no job started: $(cat both)"
+	id=$(cli_job_from both)
+	kill_at_exit "$id"
+	kill -INT "$pid"
+	set +e
+	wait "$pid"
+	assert_eq 130 "$?" "exit status after SIGINT"
+	grep -q "^bgrun: Job $id stopped\.$" both || fail "no 'Job $id stopped.' line: $(cat both)"
+	assert_eq "cleaning
+cleaned
+bgrun: Job $id stopped." "$(sed -n '/^cleaning$/,$p' both)" "the trap's output, then the stop, last"
+}
+
 test_sigterm_and_sighup_exit_like_a_shell() {
 	interrupt_run TERM 'sleep 300'
 	assert_eq 143 "$RC" "exit status after SIGTERM"
