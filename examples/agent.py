@@ -5,7 +5,10 @@ stream its output as it comes, stop it when cancelled, and read its record.
 Uses dbus-next (asyncio; Debian's python3-dbus-next) and nothing of bgrun.
 
     agent.py [--user | --address ADDRESS] [-s SESSION] [-t SECONDS]
-             [-E NAME=VALUE]... [--grace SECONDS] -- COMMAND
+             [-E NAME=VALUE]... [--grace SECONDS] -- COMMAND | WORD...
+
+One word after -- is a shell command line, as it is; several are an argv,
+each quoted for /bin/sh (shlex.join), as bgrun run has them.
 
 The job's output goes to stdout as it comes; its record goes to stderr as
 one JSON line at the end. SIGINT or SIGTERM cancels the run: the job is
@@ -16,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import shlex
 import signal
 import sys
 
@@ -92,9 +96,10 @@ async def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="the per-user bgrund on the session bus")
-    # dbus-next says Hello to a bus daemon on connecting, so this is a bus's
-    # address, not the peer-to-peer socket of bgrund --listen.
-    where.add_argument("--address", help="the address of the D-Bus bus bgrund is on")
+    # dbus-next says Hello on connecting, and bgrund --listen answers it as a
+    # bus would: a bus's address or bgrund --listen's socket.
+    where.add_argument("--address", help="a D-Bus bus bgrund is on, or bgrund --listen's socket "
+                       "(unix:path=/run/bgrun/bus)")
     parser.add_argument("-s", "--session", default="", help="tag the job with a session")
     parser.add_argument("-t", "--timeout", type=float, help="wall-clock limit in seconds")
     parser.add_argument("-E", "--setenv", action="append", default=[], metavar="NAME=VALUE")
@@ -111,7 +116,8 @@ async def main():
         options["MaxRuntimeUSec"] = Variant("t", int(args.timeout * USEC))
     if args.setenv:
         options["Environment"] = Variant("as", args.setenv)
-    job_id, _ = await mgr.call_launch(" ".join(args.command), args.session, os.getcwd(), options)
+    command = args.command[0] if len(args.command) == 1 else shlex.join(args.command)
+    job_id, _ = await mgr.call_launch(command, args.session, os.getcwd(), options)
     print(f"agent.py: running as job {job_id}", file=sys.stderr, flush=True)
 
     # Cancelling the task that follows the output is how a runtime stops a

@@ -111,7 +111,9 @@ def convert(lines):
             out.append("```")
             i += 1
             while not lines[i].startswith("```"):
-                out.append(lines[i].rstrip("\n"))
+                # scdoc takes a backslash as an escape even here: the
+                # reader's backslashes (a line continued) are doubled.
+                out.append(lines[i].rstrip("\n").replace("\\", "\\\\"))
                 i += 1
             out += ["```", ""]
             i += 1

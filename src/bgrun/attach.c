@@ -149,6 +149,7 @@ typedef struct Attach {
         bool raw;              /* the terminal is in raw mode: restore it */
         struct termios saved;
         int interrupted;       /* the first interrupting signal */
+        bool stopped;          /* attach_stop(): the job obeyed its Stop */
         bool detached;
         uint64_t escapes[3];   /* when the last ^] came, oldest first */
         FollowHooks hooks;
@@ -365,7 +366,8 @@ static int attach_stop(sd_bus *bus, Attach *a) {
                 log_error("Stop of job %s failed: %s", a->id, msg ?: strerror(call.error));
                 return kill_now(bus, a->id);
         }
-        log_error("Job %s stopped.", a->id);
+        /* Said by the caller once the job's output is all out. */
+        a->stopped = true;
         return 0;
 }
 
@@ -441,9 +443,17 @@ int attach_job(sd_bus *bus, const char *id, const AttachOptions *o, json_object 
                 r = attach_stop(bus, &a);
                 if (r < 0)
                         return r;
-                /* What the job wrote while it stopped (a trap's last words). */
-                if (o->output)
-                        (void) output_pump(bus, &src, 0);
+                /* What the job wrote while it stopped (a trap's last words),
+                 * to its end, before the line that says it stopped: followed
+                 * until the record says the job ended and its output is all
+                 * there. */
+                if (o->output) {
+                        _cleanup_json_ json_object *end = NULL;
+
+                        (void) output_follow(bus, &src, NULL, NULL, &end);
+                }
+                if (a.stopped)
+                        log_error("Job %s stopped.", id);
                 return 128 + a.interrupted;
         }
 

@@ -19,6 +19,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-json.h"
 #include "fileio.h"
+#include "job-id.h"
 #include "call.h"
 #include "json-util.h"
 #include "log.h"
@@ -49,6 +50,18 @@ static const char *bus_error_text(const sd_bus_error *error, int r) {
         if (sd_bus_error_is_set(error) && error->message && error->message[0])
                 return error->message;
         return strerror(r < 0 ? -r : r);
+}
+
+/* bgrund's texts of BGRUN_ERROR_ACCESS_DENIED begin with "Request
+ * authority denied: ", sd-bus' own may say "Access denied": the reason
+ * without the words the line begins with anyway. */
+const char *access_denied_reason(const char *message) {
+        static const char *const prefixes[] = { "Request authority denied: ", "Access denied: " };
+
+        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
+                if (startswith_s(message, prefixes[i]))
+                        return message + strlen(prefixes[i]);
+        return message;
 }
 
 static bool errno_means_nobody_there(int r) {
@@ -130,7 +143,11 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
         }
 
         if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB)) {
-                if (id)
+                if (id && !job_id_is_valid(id))
+                        /* Not one that could ever be found: say why. */
+                        log_error("No job has the id \"%s\": a job id is %d characters of [a-z0-9].",
+                                  id, JOB_ID_LEN);
+                else if (id)
                         log_error("Job %s not found.", id);
                 else
                         log_error("Job not found: %s", bus_error_text(error, r));
@@ -138,7 +155,7 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                                           BGRUN_ERROR_ACCESS_DENIED,
                                           SD_BUS_ERROR_ACCESS_DENIED,
                                           SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
-                log_error("Access denied: %s", bus_error_text(error, r));
+                log_error("Access denied: %s", access_denied_reason(bus_error_text(error, r)));
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
                 log_error("Containment refused, nothing was started: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))

@@ -76,6 +76,11 @@ int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *i
  * said already). id may be NULL if the call is not about one job. Returns r
  * (negative). */
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r);
+
+/* The reason of an access-denied error's message, without the "Request
+ * authority denied: " or "Access denied: " it may begin with (a pointer into
+ * message), so that "Access denied: " is not said twice. */
+const char *access_denied_reason(const char *message);
 int log_parse_error(const char *method, int r);
 
 /* Calls m like manager_call() and reads its a{sv} reply into a JSON object

@@ -348,7 +348,9 @@ static int kill_session(sd_bus *bus, const Args *args) {
 
         printf("Killed %" PRIu64 " job%s of session ", killed, killed == 1 ? "" : "s");
         print_cell(args->session, SIZE_MAX);
-        puts(killed > 0 && dead ? ", nothing of them is left alive." : ".");
+        if (killed > 0 && dead)
+                printf(", nothing of %s is left alive", killed == 1 ? "it" : "them");
+        puts(".");
         if (dead_known && !dead)
                 log_error("Warning: the teardown of some jobs of the session is not confirmed; processes of them may "
                           "still be alive.");

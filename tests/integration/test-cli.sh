@@ -130,6 +130,25 @@ test_interrupt_stops_the_job_gracefully() {
 	assert_contains "$(cat out)" cleaned "the trap's output, streamed after the interrupt"
 }
 
+# "Job … stopped." comes once the job's output is all out: after what its
+# trap wrote while it stopped, in one stream (issue #25).
+test_interrupt_says_stopped_after_the_jobs_last_output() {
+	bgrun run --wait -- 'trap "echo cleaning; sleep 1; echo cleaned; exit 0" TERM; echo started; sleep 300 & wait' \
+		>both 2>&1 &
+	pid=$!
+	wait_until 10 grep -q started both || fail "no job started: $(cat both)"
+	id=$(cli_job_from both)
+	kill_at_exit "$id"
+	kill -INT "$pid"
+	set +e
+	wait "$pid"
+	assert_eq 130 "$?" "exit status after SIGINT"
+	grep -q "^bgrun: Job $id stopped\.$" both || fail "no 'Job $id stopped.' line: $(cat both)"
+	assert_eq "cleaning
+cleaned
+bgrun: Job $id stopped." "$(sed -n '/^cleaning$/,$p' both)" "the trap's output, then the stop, last"
+}
+
 test_sigterm_and_sighup_exit_like_a_shell() {
 	interrupt_run TERM 'sleep 300'
 	assert_eq 143 "$RC" "exit status after SIGTERM"
@@ -160,6 +179,42 @@ test_second_interrupt_kills_at_once() {
 	assert_contains "$(cat err)" "Killing job $id" "bgrun says it kills"
 	assert_eq killed "$(job_status "$id")"
 	assert_eq true "$(jget "$id" .teardown.dead)"
+}
+
+# "nothing of it" for one job, "nothing of them" for more (issue #25).
+test_kill_session_answer_reads_right_for_one_and_many() {
+	a=$(bgrun run -s cli-one -- 'sleep 300') || fail "launch"
+	b=$(bgrun run -s cli-two -- 'sleep 300') || fail "launch"
+	c=$(bgrun run -s cli-two -- 'sleep 300') || fail "launch"
+	kill_at_exit "$a" "$b" "$c"
+	out=$(bgrun kill --session cli-one) || fail "kill --session cli-one: $out"
+	assert_eq "Killed 1 job of session cli-one, nothing of it is left alive." "$out" "kill --session of one job"
+	out=$(bgrun kill --session cli-two) || fail "kill --session cli-two: $out"
+	assert_eq "Killed 2 jobs of session cli-two, nothing of them is left alive." "$out" "kill --session of two jobs"
+}
+
+# An empty id, or one no job could have, is said to be so, not "Job  not
+# found." (issue #25).
+test_an_id_no_job_could_have_says_what_an_id_is() {
+	set +e
+	err=$(bgrun status '' 2>&1 >/dev/null)
+	assert_eq 1 "$?" "exit status of status ''"
+	assert_eq 'bgrun: No job has the id "": a job id is 10 characters of [a-z0-9].' "$err" "status ''"
+	err=$(bgrun kill 'NOT-AN-ID' 2>&1 >/dev/null)
+	assert_eq 'bgrun: No job has the id "NOT-AN-ID": a job id is 10 characters of [a-z0-9].' "$err" "kill NOT-AN-ID"
+	# A well-formed id that is not there is plainly not found.
+	err=$(bgrun status 0000000000 2>&1 >/dev/null)
+	assert_eq "bgrun: Job 0000000000 not found." "$err" "status of a well-formed id"
+}
+
+# bgrund's text already says it was denied: "Access denied: " says it once
+# (issue #25).
+test_access_denied_is_said_once() {
+	ensure_user alice
+	set +e
+	err=$(as_user alice "$(command -v bgrun)" run -C / -p User=root -- true 2>&1 >/dev/null)
+	assert_eq 1 "$?" "exit status of a denied launch"
+	assert_eq "bgrun: Access denied: only root may run a job as another user" "$err" "alice's launch as root"
 }
 
 test_kill_session_kills_only_that_session() {

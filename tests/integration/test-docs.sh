@@ -103,6 +103,8 @@ test_man_pages_render_with_their_sections() {
 	done
 	assert_contains "$out" "bgrun run --wait -t 5min" "bgrun(1) examples"
 	assert_contains "$out" "128+N" "bgrun(1) exit status"
+	# A backslash of a code block is the reader's to type (issue #25).
+	assert_contains "$out" "printf '3\\n1\\n2\\n' | bgrun run --stdin" "bgrun(1) examples' backslashes"
 
 	out=$(man_render man8/bgrund.8)
 	for s in NAME SYNOPSIS OPTIONS SIGNALS FILES EXAMPLES; do
@@ -123,6 +125,9 @@ test_man_pages_render_with_their_sections() {
 	# The IDL block comes through verbatim, and a table as tagged paragraphs.
 	assert_contains "$out" "Launch(in  s command," "org.bgrun.Runtime1(5) IDL"
 	grep -qE '^ +MaxRuntimeUSec \(t\)$' <<<"$out" || fail "org.bgrun.Runtime1(5): no 'MaxRuntimeUSec (t)' entry"
+	# The examples' lines go on after a backslash, which is there to type.
+	grep -qE 'org\.bgrun\.Runtime1\.Manager \\$' <<<"$out" ||
+		fail "org.bgrun.Runtime1(5): no example line ending in its backslash"
 }
 
 # The man pages are found by name where man looks in this prefix.

@@ -29,6 +29,31 @@ test_agent_py_runs_a_job_and_reads_its_record() {
 	bgrun forget "$id"
 }
 
+# Several words after -- are an argv, quoted as bgrun run quotes them; one
+# is a shell command line (issue #25).
+test_agent_py_runs_several_words_as_an_argv() {
+	need_dbus_next
+	out=$("$EXAMPLES_DIR/agent.py" -- printf '%s\n' 'two words' "it's" 2>err) || fail "agent.py: $(cat err)"
+	assert_eq $'two words\nit\'s' "$out" "printf's output, each word as given"
+	bgrun forget "$(tail -1 err | jq -r .id)"
+}
+
+# --address reaches bgrund --listen's socket as well as a bus: dbus-next says
+# Hello and bgrund answers it (issue #25).
+test_agent_py_address_reaches_bgrund_listen() {
+	need_dbus_next
+	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
+	systemctl stop bgrund.service
+	trap 'systemctl stop bgrund-listen.service 2>/dev/null; systemctl reset-failed bgrund-listen.service 2>/dev/null
+	      systemctl reset-failed bgrund.service 2>/dev/null; systemctl start bgrund.service' EXIT
+	systemd-run --quiet --unit=bgrund-listen -p Type=notify "$BGRUN_LIBEXECDIR/bgrund" --listen ||
+		fail "bgrund --listen did not start"
+	out=$("$EXAMPLES_DIR/agent.py" --address unix:path=/run/bgrun/bus -- 'echo over the socket' 2>err) ||
+		fail "agent.py --address of the socket: $(cat err)"
+	assert_eq "over the socket" "$out" "the job's output through the socket"
+	assert_eq exited "$(tail -1 err | jq -r .status)" "the record through the socket"
+}
+
 # agent_cancelled: run agent.py on a job that says "ready", then handles
 # SIGTERM by saying "stopping"; once "ready" has streamed, SIGINT agent.py.
 # (A stop signals every process of the job: its sleep waits in the
