@@ -258,6 +258,13 @@ static int run(int argc, char **argv) {
                  containment_mode_to_string(config.mode), counts.background_kept, counts.released,
                  counts.orphans_killed);
 
+        /* Serve last, so no caller ever sees a half-loaded daemon: the
+         * socket, then the bus name. */
+        if (listen_address) {
+                r = bus_listen_new(bus, listen_address);
+                if (r < 0)
+                        return r;
+        }
         r = bus_service_start(bus);
         if (r < 0)
                 return r;
