@@ -20,7 +20,6 @@
 #include "macro.h"
 #include "runtime.h"
 #include "strv.h"
-#include "supervisor-spawn.h"
 
 #define UNIT_PREFIX "bgrun-job-"
 #define UNIT_SUFFIX ".scope"
@@ -90,7 +89,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         /* The scope's start job is over: systemd will not move the
          * supervisor's PID anywhere any more. */
-        supervisor_unpin(c->runtime, job_id);
+        containment_unpin(c, job_id);
 
         /* Only the scope's start job matters, once. */
         Job *j = runtime_find_job(c->runtime, job_id);
@@ -124,7 +123,7 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
          * answer in time is no such promise: systemd may still act on the
          * call, and its JobRemoved will unpin. */
         if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
-                supervisor_unpin(c->runtime, call->job_id);
+                containment_unpin(c, call->job_id);
         Job *j = runtime_find_job(c->runtime, call->job_id);
         if (j && job_awaits_containment(j, MECHANISM_SYSTEMD)) {
                 char msg[512];
@@ -274,7 +273,7 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
         if (r < 0) {
                 free(call);
                 /* Never sent: systemd will not move it. */
-                supervisor_unpin(c->runtime, j->id);
+                containment_unpin(c, j->id);
         }
         return r < 0 ? r : 0;
 }

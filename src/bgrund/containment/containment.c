@@ -21,11 +21,11 @@ const ContainmentOps *containment_ops(Mechanism m) {
         return (unsigned) m < _MECHANISM_MAX ? registry[m] : NULL;
 }
 
-int containments_init(Runtime *rt) {
+int containments_init(Runtime *rt, ContainmentUnpin unpin) {
         /* Every registered mechanism can release what an earlier
          * configuration started; only the configured ones start jobs. */
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++)
-                rt->containments[m] = (Containment) { .ops = containment_ops(m), .runtime = rt };
+                rt->containments[m] = (Containment) { .ops = containment_ops(m), .runtime = rt, .unpin = unpin };
 
         for (unsigned i = 0; i < rt->config.n_mechanisms; i++) {
                 Containment *c = &rt->containments[rt->config.mechanisms[i]];
@@ -48,6 +48,11 @@ void containments_done(Runtime *rt) {
                         c->ops->done(c);
                 c->initialized = false;
         }
+}
+
+void containment_unpin(Containment *c, const char *job_id) {
+        if (c->unpin)
+                c->unpin(c->runtime, job_id);
 }
 
 bool containment_usable(Containment *c) {

@@ -36,7 +36,7 @@ typedef struct Containment Containment;
 
 /* How job.c spawns a job's supervisor for a mechanism. */
 typedef struct SpawnPlan {
-        /* Not reaped, even when it dies, until supervisor_unpin(): the
+        /* Not reaped, even when it dies, until containment_unpin(): the
          * mechanism hands its PID by number to someone who may move it. */
         bool pin;
         /* Born inside this cgroup (clone3 with CLONE_INTO_CGROUP), or -EBADF;
@@ -128,9 +128,15 @@ typedef struct ContainmentOps {
         int (*controllers)(Containment *c, const char **ret);
 } ContainmentOps;
 
+/* Lets job_id's pinned supervisor be reaped (SpawnPlan.pin). The lifecycle
+ * gives the spawn's to containments_init(), so that a mechanism unpins
+ * without knowing how supervisors are spawned. */
+typedef void (*ContainmentUnpin)(Runtime *rt, const char *job_id);
+
 struct Containment {
         const ContainmentOps *ops;
         Runtime *runtime;
+        ContainmentUnpin unpin; /* NULL: nothing is ever pinned */
         void *data;       /* the mechanism's own */
         bool initialized;
 };
@@ -143,8 +149,12 @@ extern const ContainmentOps containment_process_group_ops;
 const ContainmentOps *containment_ops(Mechanism m);
 
 /* Initialize every mechanism the configuration names (rt->containments). */
-int containments_init(Runtime *rt);
+int containments_init(Runtime *rt, ContainmentUnpin unpin);
 void containments_done(Runtime *rt);
+
+/* The mechanism is done with the PID of job_id's supervisor, which it
+ * asked to be pinned (SpawnPlan.pin). */
+void containment_unpin(Containment *c, const char *job_id);
 
 /* Available, and allowed by the containment mode. */
 bool containment_usable(Containment *c);

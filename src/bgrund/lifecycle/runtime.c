@@ -50,7 +50,7 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
                         log_warning_errno(negative_errno(), "Cannot raise the soft limit of open files: %m");
         }
 
-        r = containments_init(rt);
+        r = containments_init(rt, supervisor_unpin);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(rt);
