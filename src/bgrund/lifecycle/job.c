@@ -566,10 +566,16 @@ static void job_discard(Job *j, int error, const char *message) {
         job_free(j);
 }
 
+/* j as its mechanism sees it. */
+static ContainmentJob job_for_containment(const Job *j) {
+        return (ContainmentJob) { .id = j->id, .spec = &j->live->spec, .limits = &j->live->limits };
+}
+
 /* Verify the held supervisor is inside its containment and let it go. */
 static int job_let_go(Job *j) {
         Containment *c = job_containment(j);
-        int r = containment_verify(c, j, j->live->spawned_pid);
+        ContainmentJob cj = job_for_containment(j);
+        int r = containment_verify(c, &cj, j->live->spawned_pid);
         if (r == 0)
                 r = -EREMCHG;
         if (r < 0)
@@ -617,7 +623,8 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         *ret_fatal = true;
         if (r < 0)
                 return r;
-        r = containment_prepare(c, j, &plan);
+        ContainmentJob cj = job_for_containment(j);
+        r = containment_prepare(c, &cj, &plan);
         *ret_fatal = false;
         if (r < 0)
                 return r;
@@ -629,7 +636,7 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
                 return r;
         }
         *ret_fatal = false;
-        r = containment_start(c, j, j->live->spawned_pid);
+        r = containment_start(c, &cj, j->live->spawned_pid);
         if (r > 0)
                 r = job_let_go(j);
         if (r < 0) {

@@ -23,6 +23,23 @@
 #include "supervisor-spawn.h"
 #include "time-util.h"
 
+/* The containment host's: what a mechanism says of a job by its id. */
+static void containment_unpin_supervisor(void *userdata, const char *job_id) {
+        supervisor_unpin(userdata, job_id);
+}
+
+static void containment_ready(void *userdata, const char *job_id, Mechanism m) {
+        Job *j = runtime_find_job(userdata, job_id);
+        if (j && job_awaits_containment(j, m))
+                job_containment_ready(j);
+}
+
+static void containment_failed(void *userdata, const char *job_id, Mechanism m, bool may_fall_back, const char *message) {
+        Job *j = runtime_find_job(userdata, job_id);
+        if (j && job_awaits_containment(j, m))
+                job_start_failed(j, may_fall_back, message);
+}
+
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
                 bool user_instance) {
         _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
@@ -50,7 +67,16 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
                         log_warning_errno(negative_errno(), "Cannot raise the soft limit of open files: %m");
         }
 
-        r = containments_init(rt, supervisor_unpin);
+        rt->containment_host = (ContainmentHost) {
+                .event = rt->event,
+                .config = &rt->config,
+                .user_instance = rt->user_instance,
+                .userdata = rt,
+                .unpin = containment_unpin_supervisor,
+                .ready = containment_ready,
+                .failed = containment_failed,
+        };
+        r = containments_init(rt->containments, &rt->containment_host);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(rt);
@@ -70,7 +96,7 @@ Runtime *runtime_free(Runtime *rt) {
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
         supervisor_children_free(rt);
-        containments_done(rt);
+        containments_done(rt->containments);
         safe_close(rt->jobs_fd);
         sd_event_unref(rt->event);
         free(rt);

@@ -71,6 +71,7 @@ struct Runtime {
         unsigned n_running;                 /* starting + running */
         ReapCounts reaped;                  /* releases since start */
         Containment containments[_MECHANISM_MAX];
+        ContainmentHost containment_host;  /* what the mechanisms are given */
         struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
         struct SupervisorPool *supervisor_pool; /* supervisors started ahead of time */
         uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
