@@ -20,12 +20,12 @@
 #include "runtime.h"
 #include "supervisor-protocol.h"
 #include "job-log.h"
-#include "supervisor-spawn.h"
 #include "time-util.h"
 
 /* The containment host's: what a mechanism says of a job by its id. */
 static void containment_unpin_supervisor(void *userdata, const char *job_id) {
-        supervisor_unpin(userdata, job_id);
+        Runtime *rt = userdata;
+        rt->supervisor->unpin(rt, job_id);
 }
 
 static void containment_ready(void *userdata, const char *job_id, Mechanism m) {
@@ -41,13 +41,14 @@ static void containment_failed(void *userdata, const char *job_id, Mechanism m, 
 }
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
-                bool user_instance) {
+                bool user_instance, const SupervisorOps *supervisor) {
         _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
         if (!rt)
                 return -ENOMEM;
         rt->jobs_fd = -EBADF;
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
+        rt->supervisor = supervisor;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
         rt->config = *config;
         rt->user_instance = user_instance;
@@ -95,7 +96,8 @@ Runtime *runtime_free(Runtime *rt) {
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
-        supervisor_children_free(rt);
+        if (rt->supervisor)
+                rt->supervisor->children_free(rt);
         containments_done(rt->containments);
         safe_close(rt->jobs_fd);
         sd_event_unref(rt->event);
@@ -491,7 +493,7 @@ static int find_damaged_supervisor(Job *j) {
         if (containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup) >= 0 &&
             containment_find_supervisor(c, cgroup, &j->live->supervisor) > 0)
                 return 1;
-        return supervisor_find(j->runtime, j->id, &j->live->supervisor);
+        return j->runtime->supervisor->find(j->runtime, j->id, &j->live->supervisor);
 }
 
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;
