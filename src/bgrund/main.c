@@ -38,6 +38,7 @@
 #include "macro.h"
 #include "mkdir.h"
 #include "runtime.h"
+#include "supervisor-spawn.h"
 
 static bool arg_user = false;
 static const char *arg_state_dir = NULL;
@@ -235,7 +236,7 @@ static int run(int argc, char **argv) {
                         return log_error_errno(r, "Cannot make the parents of %s: %m", state_dir);
         }
         _cleanup_(runtime_freep) Runtime *rt = NULL;
-        r = runtime_new(&rt, event, state_dir, &config, arg_user);
+        r = runtime_new(&rt, event, state_dir, &config, arg_user, &supervisor_spawn_ops);
         if (r < 0)
                 return r;
         /* Freed first: it holds calls waiting on the runtime's jobs. */
@@ -258,6 +259,13 @@ static int run(int argc, char **argv) {
                  containment_mode_to_string(config.mode), counts.background_kept, counts.released,
                  counts.orphans_killed);
 
+        /* Serve last, so no caller ever sees a half-loaded daemon: the
+         * socket, then the bus name. */
+        if (listen_address) {
+                r = bus_listen_new(bus, listen_address);
+                if (r < 0)
+                        return r;
+        }
         r = bus_service_start(bus);
         if (r < 0)
                 return r;

@@ -2,7 +2,7 @@
 #pragma once
 
 /* The containment mechanisms a job can run under, and what each promises.
- * How each works lives with bgrund (src/bgrund/containment-*.c) and the
+ * How each works lives with bgrund (src/bgrund/containment/containment-*.c) and the
  * supervisor; this is the part records and configuration share. */
 
 #include <stdbool.h>

@@ -80,7 +80,7 @@ expect() {
 	ok "$name"
 }
 
-echo "1..12"
+echo "1..13"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -89,14 +89,17 @@ expect "sd-bus.h in a basic file fails" "$d" '^check-layers: src/basic/utf8\.c>s
 d=$(copy core-shared) && plant "$d/src/core/job-id.c" '#include "bus-json.h"'
 expect "a shared header in a core file fails" "$d" '^check-layers: src/core/job-id\.c>src/shared/bus-json\.h: '
 
-d=$(copy lifecycle-sdbus) && plant "$d/src/bgrund/owner.c" '#include <systemd/sd-bus.h>'
-expect "sd-bus.h in a lifecycle file (owner.c) fails" "$d" '^check-layers: src/bgrund/owner\.c>systemd/sd-bus\.h: '
+d=$(copy lifecycle-sdbus) && plant "$d/src/bgrund/lifecycle/owner.c" '#include <systemd/sd-bus.h>'
+expect "sd-bus.h in a lifecycle file (owner.c) fails" "$d" '^check-layers: src/bgrund/lifecycle/owner\.c>systemd/sd-bus\.h: '
 
-d=$(copy lifecycle-face) && plant "$d/src/bgrund/job-log.c" '#include "bus-record.h"'
-expect "a bus-*.h in a lifecycle file (job-log.c) fails" "$d" '^check-layers: src/bgrund/job-log\.c>src/bgrund/bus-record\.h: '
+d=$(copy lifecycle-face) && plant "$d/src/bgrund/lifecycle/job-log.c" '#include "bus-record.h"'
+expect "a dbus/ header in a lifecycle file (job-log.c) fails" "$d" '^check-layers: src/bgrund/lifecycle/job-log\.c>src/bgrund/dbus/bus-record\.h: '
+
+d=$(copy folder-loop) && plant "$d/src/bgrund/dbus/bus-record.c" '#include "bus-listen.h"'
+expect "two folders that include each other (dbus/, listen/) fail" "$d" '^check-layers: src/bgrund/dbus<>src/bgrund/listen: '
 
 d=$(copy supervisor-bgrund) && plant "$d/src/supervisor/environment.c" '#include "job-table.h"'
-expect "a bgrund header in a supervisor file fails" "$d" '^check-layers: src/supervisor/environment\.c>src/bgrund/job-table\.h: '
+expect "a bgrund header in a supervisor file fails" "$d" '^check-layers: src/supervisor/environment\.c>src/bgrund/lifecycle/job-table\.h: '
 
 d=$(copy cli-supervisor) && plant "$d/src/bgrun/record.c" '#include "publish.h"'
 expect "a supervisor header in a CLI file fails" "$d" '^check-layers: src/bgrun/record\.c>src/supervisor/publish\.h: '

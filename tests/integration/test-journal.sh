@@ -110,7 +110,7 @@ test_a_limit_and_a_refusal_are_logged_with_the_owner() {
 
 test_every_message_id_is_documented_in_bgrund_8() {
 	top=$TESTS_DIR/../..
-	ids=$(sed -nE 's/^#define BGRUN_MESSAGE_[A-Z_]+ +"([0-9a-f]{32})".*/\1/p' "$top/src/bgrund/job-log.h")
+	ids=$(sed -nE 's/^#define BGRUN_MESSAGE_[A-Z_]+ +"([0-9a-f]{32})".*/\1/p' "$top/src/bgrund/lifecycle/job-log.h")
 	assert_eq 6 "$(wc -l <<<"$ids")" "MESSAGE_IDs in job-log.h"
 	for id in $ids; do
 		grep -q "$id" "$top/man/bgrund.8.scd" || fail "MESSAGE_ID $id is not in man/bgrund.8.scd"

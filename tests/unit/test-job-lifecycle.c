@@ -23,6 +23,7 @@
 #include "pidref.h"
 #include "process-tree.h"
 #include "runtime.h"
+#include "supervisor-spawn.h"
 #include "supervisor-protocol.h"
 #include "time-util.h"
 
@@ -53,7 +54,7 @@ static int test_describe(Containment *c, const JobSpec *spec, char **ret_unit, c
         return asprintf(ret_cgroup, "%s/%s", calls.cgroup_base, spec->id) < 0 ? -ENOMEM : 0;
 }
 
-static int test_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+static int test_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret) {
         *ret = SPAWN_PLAN_NULL;
         return 0;
 }
@@ -67,23 +68,24 @@ static int on_ready_later(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-static int test_start(Containment *c, Job *j, pid_t supervisor) {
+static int test_start(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         calls.starts++;
         if (!calls.ready_async)
                 return 1;
         /* Ready later, from the event loop, as systemd's JobRemoved is. */
         strcpy(calls.started_id, j->id);
-        return sd_event_add_defer(c->runtime->event, NULL, on_ready_later, c->runtime);
+        return sd_event_add_defer(c->host->event, NULL, on_ready_later, c->host->userdata);
 }
 
-static int test_start_fails(Containment *c, Job *j, pid_t supervisor) {
+static int test_start_fails(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         calls.failing_starts++;
         return -EIO;
 }
 
-static int test_verify(Containment *c, Job *j, pid_t supervisor) {
+static int test_verify(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         calls.verifies++;
-        return pidref_check(&(PidRef) { .pid = supervisor, .fd = j->live->spawned_pidfd }) == PIDREF_OWNED;
+        Job *job = runtime_find_job(c->host->userdata, j->id);
+        return pidref_check(&(PidRef) { .pid = supervisor, .fd = job->live->spawned_pidfd }) == PIDREF_OWNED;
 }
 
 static int test_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle) {
@@ -199,9 +201,9 @@ static void new_runtime(void) {
         config.mode = CONTAINMENT_REPORT_ONLY;
         config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
         config.n_mechanisms = 1;
-        cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false), 0);
+        cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false, &supervisor_spawn_ops), 0);
         rt->containments[MECHANISM_PROCESS_GROUP] =
-                (Containment) { .ops = &test_ops, .runtime = rt, .initialized = true };
+                (Containment) { .ops = &test_ops, .host = &rt->containment_host, .initialized = true };
         runtime_set_notifier(rt, &notifier, NULL);
 }
 
@@ -310,7 +312,7 @@ Test(job_lifecycle, a_failing_mechanism_falls_back_to_the_next) {
         failing_ops = test_ops;
         failing_ops.mechanism = MECHANISM_SYSTEMD;
         failing_ops.start = test_start_fails;
-        rt->containments[MECHANISM_SYSTEMD] = (Containment) { .ops = &failing_ops, .runtime = rt, .initialized = true };
+        rt->containments[MECHANISM_SYSTEMD] = (Containment) { .ops = &failing_ops, .host = &rt->containment_host, .initialized = true };
         rt->config.mechanisms[0] = MECHANISM_SYSTEMD;
         rt->config.mechanisms[1] = MECHANISM_PROCESS_GROUP;
         rt->config.n_mechanisms = 2;
@@ -332,7 +334,7 @@ Test(job_lifecycle, no_mechanism_that_starts_means_nothing_is_left) {
         failing_ops = test_ops;
         failing_ops.start = test_start_fails;
         rt->containments[MECHANISM_PROCESS_GROUP] =
-                (Containment) { .ops = &failing_ops, .runtime = rt, .initialized = true };
+                (Containment) { .ops = &failing_ops, .host = &rt->containment_host, .initialized = true };
 
         _cleanup_(job_spec_done) JobSpec spec;
         spec_for(&spec, "true");

@@ -15,12 +15,9 @@
 
 #include "cgroup.h"
 #include "containment.h"
-#include "job.h"
 #include "log.h"
 #include "macro.h"
-#include "runtime.h"
 #include "strv.h"
-#include "supervisor-spawn.h"
 
 #define UNIT_PREFIX "bgrun-job-"
 #define UNIT_SUFFIX ".scope"
@@ -90,19 +87,17 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         /* The scope's start job is over: systemd will not move the
          * supervisor's PID anywhere any more. */
-        supervisor_unpin(c->runtime, job_id);
+        containment_unpin(c, job_id);
 
-        /* Only the scope's start job matters, once. */
-        Job *j = runtime_find_job(c->runtime, job_id);
-        if (!j || !job_awaits_containment(j, MECHANISM_SYSTEMD))
-                return 0;
+        /* Only the scope's start job matters, once: the host acts only on a
+         * job that still awaits it. */
         if (streq(result, "done")) {
-                job_containment_ready(j);
+                c->host->ready(c->host->userdata, job_id, MECHANISM_SYSTEMD);
                 return 0;
         }
         char msg[256];
         snprintf(msg, sizeof msg, "systemd could not start %s: start job result '%.32s'", unit, result);
-        job_start_failed(j, true, msg);
+        c->host->failed(c->host->userdata, job_id, MECHANISM_SYSTEMD, true, msg);
         return 0;
 }
 
@@ -124,15 +119,13 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
          * answer in time is no such promise: systemd may still act on the
          * call, and its JobRemoved will unpin. */
         if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
-                supervisor_unpin(c->runtime, call->job_id);
-        Job *j = runtime_find_job(c->runtime, call->job_id);
-        if (j && job_awaits_containment(j, MECHANISM_SYSTEMD)) {
-                char msg[512];
-                snprintf(msg, sizeof msg, "systemd refused the job's unit: %.400s", e->message ?: e->name);
-                /* Refused for what it was asked is the request's fault, and
-                 * no weaker mechanism may take the job for it. */
-                job_start_failed(j, !sd_bus_error_has_name(e, SD_BUS_ERROR_INVALID_ARGS), msg);
-        }
+                containment_unpin(c, call->job_id);
+        char msg[512];
+        snprintf(msg, sizeof msg, "systemd refused the job's unit: %.400s", e->message ?: e->name);
+        /* Refused for what it was asked is the request's fault, and no
+         * weaker mechanism may take the job for it. */
+        c->host->failed(c->host->userdata, call->job_id, MECHANISM_SYSTEMD,
+                        !sd_bus_error_has_name(e, SD_BUS_ERROR_INVALID_ARGS), msg);
         return 0;
 }
 
@@ -142,7 +135,7 @@ static int append_property_t(sd_bus_message *m, const char *name, uint64_t v) {
 
 /* The owner's slice with [Limits]'s TasksMax=, MemoryMax=, CPUWeight=. */
 static int append_slice_limits(Containment *c, sd_bus_message *m) {
-        const BgrunLimits *l = &c->runtime->config.limits;
+        const BgrunLimits *l = &c->host->config->limits;
         int r = sd_bus_message_open_container(m, 'a', "(sv)");
         if (r >= 0) r = append_property_t(m, "TasksMax", l->tasks_max);
         if (r >= 0) r = append_property_t(m, "MemoryMax", l->memory_max);
@@ -218,9 +211,9 @@ static int ensure_owner_slice(Containment *c, uid_t owner, const char *slice) {
         return 0;
 }
 
-static int systemd_start(Containment *c, Job *j, pid_t pid) {
-        const JobSpec *spec = &j->live->spec;
-        const LaunchLimits *limits = &j->live->limits;
+static int systemd_start(Containment *c, const ContainmentJob *j, pid_t pid) {
+        const JobSpec *spec = j->spec;
+        const LaunchLimits *limits = j->limits;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -274,21 +267,21 @@ static int systemd_start(Containment *c, Job *j, pid_t pid) {
         if (r < 0) {
                 free(call);
                 /* Never sent: systemd will not move it. */
-                supervisor_unpin(c->runtime, j->id);
+                containment_unpin(c, j->id);
         }
         return r < 0 ? r : 0;
 }
 
-static int systemd_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+static int systemd_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret) {
         /* systemd moves the supervisor by PID: it must not be recycled. */
         *ret = SPAWN_PLAN_NULL;
         ret->pin = true;
         return 0;
 }
 
-static int systemd_verify(Containment *c, Job *j, pid_t pid) {
+static int systemd_verify(Containment *c, const ContainmentJob *j, pid_t pid) {
         _cleanup_free_ char *expected = NULL, *actual = NULL;
-        int r = unit_cgroup(c, j->live->spec.owner, j->id, &expected);
+        int r = unit_cgroup(c, j->spec->owner, j->id, &expected);
         if (r >= 0)
                 r = cgroup_path_of_pid(pid, &actual);
         return r < 0 ? r : streq(expected, actual);
@@ -362,7 +355,7 @@ static int systemd_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         if (!ids || !cgroups)
                 return -ENOMEM;
         size_t n = 0;
-        if (c->runtime->user_instance) {
+        if (c->host->user_instance) {
                 /* Only the user's manager's bgrun.slice is this instance's
                  * (none while that manager is out of reach). */
                 int r = state(c) ? list_slice(state(c)->user_slice_cgroup, &ids, &cgroups, &n) : 0;
@@ -479,10 +472,10 @@ static int systemd_init(Containment *c) {
         _cleanup_free_ SystemdState *s = calloc(1, sizeof(SystemdState));
         if (!s)
                 return -ENOMEM;
-        int r = c->runtime->user_instance ? sd_bus_open_user(&s->bus) : sd_bus_open_system(&s->bus);
+        int r = c->host->user_instance ? sd_bus_open_user(&s->bus) : sd_bus_open_system(&s->bus);
         if (r < 0)
                 return r;
-        if (c->runtime->user_instance) {
+        if (c->host->user_instance) {
                 r = find_user_slice(s);
                 if (r < 0) {
                         sd_bus_flush_close_unref(s->bus);
@@ -493,7 +486,7 @@ static int systemd_init(Containment *c) {
         c->data = s;
         r = sd_bus_set_exit_on_disconnect(s->bus, true);
         if (r >= 0)
-                r = sd_bus_attach_event(s->bus, c->runtime->event, 0);
+                r = sd_bus_attach_event(s->bus, c->host->event, 0);
         if (r >= 0)
                 r = sd_bus_match_signal_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                               "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,

@@ -9,9 +9,9 @@
 #include "bus-client.h"
 #include "bus-input.h"
 #include "bus-job.h"
-#include "bus-listen.h"
 #include "bus-manager.h"
 #include "bus-pending.h"
+#include "bus-peer.h"
 #include "bus-polkit.h"
 #include "bus-record.h"
 #include "record-keys.h"
@@ -70,7 +70,7 @@ static void emit(BusService *s, Job *j, const char *path, const char *interface,
         for (BusClient *c = s->subscribers; c; c = c->subscriber_next) {
                 if (j && !c->admin && c->uid != j->owner)
                         continue;
-                if (c->direct && !bus_listen_may_send(c->bus))
+                if (c->direct && !bus_peer_may_send(c->bus))
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 int r = sd_bus_message_new_signal(c->bus, &m, path, interface, member);
@@ -247,7 +247,7 @@ BusService *bus_service_free(BusService *s) {
                         pending_calls_drop(j);
                 runtime_set_notifier(s->runtime, NULL, NULL);
         }
-        bus_listen_free(s->listen);
+        bus_peer_server_free();
         bus_clients_free(s);
         bus_polkit_queries_free(s);
         bus_authority_prefetch_done();
@@ -258,11 +258,6 @@ BusService *bus_service_free(BusService *s) {
 
 int bus_service_start(BusService *s) {
         /* Serve last, so no caller ever sees a half-loaded daemon. */
-        if (s->listen_address) {
-                int r = bus_listen_new(s, s->listen_address, &s->listen);
-                if (r < 0)
-                        return r;
-        }
         if (!s->bus)
                 return 0;
         int r = sd_bus_request_name(s->bus, BGRUN_BUS_NAME, 0);

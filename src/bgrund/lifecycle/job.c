@@ -21,7 +21,6 @@
 #include "reaper.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
-#include "supervisor-spawn.h"
 #include "time-util.h"
 #include "utf8.h"
 
@@ -544,7 +543,7 @@ void job_started(Job *j) {
         if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
         job_log_started(j);
-        supervisor_pool_refill(rt);
+        rt->supervisor->pool_refill(rt);
 
         if (j->live && j->live->kill_requested && !j->live->releasing)
                 job_tell_supervisor(j);
@@ -566,15 +565,21 @@ static void job_discard(Job *j, int error, const char *message) {
         job_free(j);
 }
 
+/* j as its mechanism sees it. */
+static ContainmentJob job_for_containment(const Job *j) {
+        return (ContainmentJob) { .id = j->id, .spec = &j->live->spec, .limits = &j->live->limits };
+}
+
 /* Verify the held supervisor is inside its containment and let it go. */
 static int job_let_go(Job *j) {
         Containment *c = job_containment(j);
-        int r = containment_verify(c, j, j->live->spawned_pid);
+        ContainmentJob cj = job_for_containment(j);
+        int r = containment_verify(c, &cj, j->live->spawned_pid);
         if (r == 0)
                 r = -EREMCHG;
         if (r < 0)
                 return r;
-        return supervisor_let_go(j);
+        return j->runtime->supervisor->let_go(j);
 }
 
 void job_containment_ready(Job *j) {
@@ -617,25 +622,26 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         *ret_fatal = true;
         if (r < 0)
                 return r;
-        r = containment_prepare(c, j, &plan);
+        ContainmentJob cj = job_for_containment(j);
+        r = containment_prepare(c, &cj, &plan);
         *ret_fatal = false;
         if (r < 0)
                 return r;
-        r = supervisor_spawn(j, &plan);
+        r = j->runtime->supervisor->spawn(j, &plan);
         *ret_fatal = true;
         if (r < 0) {
                 if (plan.pin)
-                        supervisor_unpin(j->runtime, j->id);
+                        j->runtime->supervisor->unpin(j->runtime, j->id);
                 return r;
         }
         *ret_fatal = false;
-        r = containment_start(c, j, j->live->spawned_pid);
+        r = containment_start(c, &cj, j->live->spawned_pid);
         if (r > 0)
                 r = job_let_go(j);
         if (r < 0) {
-                supervisor_abort(j);
+                j->runtime->supervisor->abort(j);
                 if (plan.pin)
-                        supervisor_unpin(j->runtime, j->id);
+                        j->runtime->supervisor->unpin(j->runtime, j->id);
         }
         return r;
 }
@@ -678,7 +684,7 @@ void job_start_refused(Job *j, const char *message) {
         }
         if (c->ops->cleanup)
                 c->ops->cleanup(c, cgroup, true);
-        supervisor_abort(j);
+        j->runtime->supervisor->abort(j);
         j->live->let_go = false; /* it ran nothing, and is gone */
         job_discard(j, -EINVAL, message);
 }
@@ -689,7 +695,7 @@ void job_start_failed(Job *j, bool may_fall_back, const char *message) {
 
         /* Nothing of the failed attempt may go on: no supervisor of it. (A
          * late answer about it finds the job moved on.) */
-        supervisor_abort(j);
+        j->runtime->supervisor->abort(j);
 
         /* A supervisor that failed its own setup published a result: the job
          * exists and is failed, nothing of the command ran. */

@@ -17,10 +17,8 @@
 
 #include "cgroup.h"
 #include "containment.h"
-#include "job.h"
 #include "log.h"
 #include "macro.h"
-#include "runtime.h"
 #include "strv.h"
 
 #define JOB_PREFIX "bgrun-job-"
@@ -153,8 +151,8 @@ static int cgroupfs_describe(Containment *c, const JobSpec *spec, char **ret_uni
 }
 
 /* What the job's cgroup can enforce of its limits. */
-static void apply_limits(Containment *c, Job *j, int fd) {
-        const LaunchLimits *l = &j->live->limits;
+static void apply_limits(Containment *c, const ContainmentJob *j, int fd) {
+        const LaunchLimits *l = j->limits;
         const char *have = state(c)->controllers;
         char v[64];
         if (l->memory_max > 0 && cgroup_has_controller(have, "memory")) {
@@ -171,7 +169,7 @@ static void apply_limits(Containment *c, Job *j, int fd) {
         }
 }
 
-static int cgroupfs_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+static int cgroupfs_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret) {
         char name[sizeof(JOB_PREFIX) + JOB_ID_MAX];
         snprintf(name, sizeof name, JOB_PREFIX "%s", j->id);
         int fd;
@@ -184,11 +182,11 @@ static int cgroupfs_prepare(Containment *c, Job *j, SpawnPlan *ret) {
         return 0;
 }
 
-static int cgroupfs_start(Containment *c, Job *j, pid_t supervisor) {
+static int cgroupfs_start(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         return 1; /* it was born in its cgroup: nothing left to set up */
 }
 
-static int cgroupfs_verify(Containment *c, Job *j, pid_t pid) {
+static int cgroupfs_verify(Containment *c, const ContainmentJob *j, pid_t pid) {
         _cleanup_free_ char *expected = NULL, *actual = NULL;
         int r = job_cgroup(c, j->id, &expected);
         if (r >= 0)

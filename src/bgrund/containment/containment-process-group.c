@@ -7,7 +7,6 @@
 #include <signal.h>
 
 #include "containment.h"
-#include "job.h"
 #include "macro.h"
 #include "pidref.h"
 #include "process-tree.h"
@@ -26,16 +25,16 @@ static int process_group_describe(Containment *c, const JobSpec *spec, char **re
         return 0;
 }
 
-static int process_group_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+static int process_group_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret) {
         *ret = SPAWN_PLAN_NULL;
         return 0;
 }
 
-static int process_group_start(Containment *c, Job *j, pid_t supervisor) {
+static int process_group_start(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         return 1; /* nothing to set up around it: ready at once */
 }
 
-static int process_group_verify(Containment *c, Job *j, pid_t supervisor) {
+static int process_group_verify(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         return 1;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-authority.h"
 #include "bgrun/bus-api.h"
-#include "bus-listen.h"
+#include "bus-peer.h"
 #include "bus-service.h"
 #include "job-id.h"
 #include "log.h"
@@ -261,7 +261,7 @@ void bus_authority_prefetch_done(void) {
 static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
         const char *sender = sd_bus_message_get_sender(m);
         /* A --listen connection: its socket's peer, read at accept. */
-        if (!sender && bus_listen_peer(sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
+        if (!sender && bus_peer(sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
                 return 0;
         if (m == creds.current) {
                 *ret_uid = creds.current_uid;

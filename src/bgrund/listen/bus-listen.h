@@ -38,20 +38,10 @@ typedef struct BusListen BusListen;
 /* A connection that has not finished authenticating by then is dropped. */
 #define BUS_LISTEN_AUTH_TIMEOUT_USEC (5 * USEC_PER_SEC)
 
-/* Whether bgrund may send one more message (a signal) on bus: false for
- * a peer-to-peer connection that left BUS_LISTEN_UNREAD_DROP unread, which
- * is then dropped (soon, not now: its caller may be walking a list of
- * connections). True for any other bus. */
-bool bus_listen_may_send(sd_bus *bus);
-
 /* Listen on address ("unix:path=PATH"): the directory is made if missing
  * (0755), the socket is 0666 (every local user may connect; what each may
- * do is decided by its peer credentials). */
-int bus_listen_new(BusService *s, const char *address, BusListen **ret);
+ * do is decided by its peer credentials). The listener is s's peer-to-peer
+ * server from then on (bus-peer.h): bus_service_free() frees it. */
+int bus_listen_new(BusService *s, const char *address);
 BusListen *bus_listen_free(BusListen *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusListen *, bus_listen_free);
-
-/* The peer of bus if it is one of the listener's connections: its uid and
- * pid from SO_PEERCRED, and the name it is known by (":p2p.N"). -ENXIO when
- * bus is not a peer-to-peer connection of bgrund's. */
-int bus_listen_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name);

@@ -20,17 +20,35 @@
 #include "runtime.h"
 #include "supervisor-protocol.h"
 #include "job-log.h"
-#include "supervisor-spawn.h"
 #include "time-util.h"
 
+/* The containment host's: what a mechanism says of a job by its id. */
+static void containment_unpin_supervisor(void *userdata, const char *job_id) {
+        Runtime *rt = userdata;
+        rt->supervisor->unpin(rt, job_id);
+}
+
+static void containment_ready(void *userdata, const char *job_id, Mechanism m) {
+        Job *j = runtime_find_job(userdata, job_id);
+        if (j && job_awaits_containment(j, m))
+                job_containment_ready(j);
+}
+
+static void containment_failed(void *userdata, const char *job_id, Mechanism m, bool may_fall_back, const char *message) {
+        Job *j = runtime_find_job(userdata, job_id);
+        if (j && job_awaits_containment(j, m))
+                job_start_failed(j, may_fall_back, message);
+}
+
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
-                bool user_instance) {
+                bool user_instance, const SupervisorOps *supervisor) {
         _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
         if (!rt)
                 return -ENOMEM;
         rt->jobs_fd = -EBADF;
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
+        rt->supervisor = supervisor;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
         rt->config = *config;
         rt->user_instance = user_instance;
@@ -50,7 +68,16 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
                         log_warning_errno(negative_errno(), "Cannot raise the soft limit of open files: %m");
         }
 
-        r = containments_init(rt);
+        rt->containment_host = (ContainmentHost) {
+                .event = rt->event,
+                .config = &rt->config,
+                .user_instance = rt->user_instance,
+                .userdata = rt,
+                .unpin = containment_unpin_supervisor,
+                .ready = containment_ready,
+                .failed = containment_failed,
+        };
+        r = containments_init(rt->containments, &rt->containment_host);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(rt);
@@ -69,8 +96,9 @@ Runtime *runtime_free(Runtime *rt) {
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
-        supervisor_children_free(rt);
-        containments_done(rt);
+        if (rt->supervisor)
+                rt->supervisor->children_free(rt);
+        containments_done(rt->containments);
         safe_close(rt->jobs_fd);
         sd_event_unref(rt->event);
         free(rt);
@@ -465,7 +493,7 @@ static int find_damaged_supervisor(Job *j) {
         if (containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup) >= 0 &&
             containment_find_supervisor(c, cgroup, &j->live->supervisor) > 0)
                 return 1;
-        return supervisor_find(j->runtime, j->id, &j->live->supervisor);
+        return j->runtime->supervisor->find(j->runtime, j->id, &j->live->supervisor);
 }
 
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;

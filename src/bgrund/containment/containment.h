@@ -17,26 +17,54 @@
  *   2. prepare() says how its supervisor is to be spawned (held, pinned);
  *      job.c spawns it, held: it runs nothing yet;
  *   3. start() puts the supervisor's PID into its containment, and calls
- *      job_containment_ready() (or job_start_failed()) when done;
+ *      the host's ready() (or failed()) when done;
  *   4. verify() confirms the supervisor is inside; job.c lets it go.
  * A job whose supervisor is lost is released through kill(), is_empty()
- * and watch(); list() and kill_orphan() find what no record accounts for. */
+ * and watch(); list() and kill_orphan() find what no record accounts for.
+ * A mechanism sees a job only as a ContainmentJob and talks back through
+ * the ContainmentHost the lifecycle gives it: containment/ includes nothing
+ * of the lifecycle. */
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
+#include "config.h"
 #include "job-record.h"
+#include "launch-options.h"
 #include "macro.h"
 #include "mechanism.h"
 #include "pidref.h"
 
-typedef struct Runtime Runtime;
-typedef struct Job Job;
 typedef struct Containment Containment;
+
+/* A job as a mechanism starts it. */
+typedef struct ContainmentJob {
+        const char *id;
+        const JobSpec *spec;
+        const LaunchLimits *limits;
+} ContainmentJob;
+
+/* What the lifecycle gives the mechanisms: its loop, its configuration
+ * (read at each use: it may change), and where a start's end and a pin's
+ * end go. */
+typedef struct ContainmentHost {
+        sd_event *event;
+        const BgrunConfig *config;
+        bool user_instance;
+        void *userdata;
+        /* job_id's pinned supervisor may be reaped (SpawnPlan.pin). */
+        void (*unpin)(void *userdata, const char *job_id);
+        /* The start of job_id under mechanism m is done: its containment is
+         * ready, or it failed (may_fall_back: another mechanism may try).
+         * Nothing happens unless job_id still awaits m. */
+        void (*ready)(void *userdata, const char *job_id, Mechanism m);
+        void (*failed)(void *userdata, const char *job_id, Mechanism m, bool may_fall_back, const char *message);
+} ContainmentHost;
 
 /* How job.c spawns a job's supervisor for a mechanism. */
 typedef struct SpawnPlan {
-        /* Not reaped, even when it dies, until supervisor_unpin(): the
+        /* Not reaped, even when it dies, until containment_unpin(): the
          * mechanism hands its PID by number to someone who may move it. */
         bool pin;
         /* Born inside this cgroup (clone3 with CLONE_INTO_CGROUP), or -EBADF;
@@ -77,13 +105,13 @@ typedef struct ContainmentOps {
          * change this may differ from what a job got: its grant says that. */
         int (*describe)(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup);
         /* Needs init. */
-        int (*prepare)(Containment *c, Job *j, SpawnPlan *ret);
+        int (*prepare)(Containment *c, const ContainmentJob *j, SpawnPlan *ret);
         /* Needs init. Put the held supervisor into j's containment. 1: ready
-         * at once; 0: job_containment_ready() or job_start_failed() follows. */
-        int (*start)(Containment *c, Job *j, pid_t supervisor);
+         * at once; 0: the host's ready() or failed() follows. */
+        int (*start)(Containment *c, const ContainmentJob *j, pid_t supervisor);
         /* Needs init. 1 when the supervisor pid is inside j's containment,
          * 0 when not. */
-        int (*verify)(Containment *c, Job *j, pid_t supervisor);
+        int (*verify)(Containment *c, const ContainmentJob *j, pid_t supervisor);
 
         /* Any registered. Kill every process of the job now: cgroup is the
          * one its grant names, run NULL when the command never ran.
@@ -130,7 +158,7 @@ typedef struct ContainmentOps {
 
 struct Containment {
         const ContainmentOps *ops;
-        Runtime *runtime;
+        const ContainmentHost *host;
         void *data;       /* the mechanism's own */
         bool initialized;
 };
@@ -142,9 +170,14 @@ extern const ContainmentOps containment_process_group_ops;
 /* The registry: the ops of mechanism m, or NULL. */
 const ContainmentOps *containment_ops(Mechanism m);
 
-/* Initialize every mechanism the configuration names (rt->containments). */
-int containments_init(Runtime *rt);
-void containments_done(Runtime *rt);
+/* Register every mechanism in cs, and initialize those host's
+ * configuration names. */
+int containments_init(Containment cs[static _MECHANISM_MAX], const ContainmentHost *host);
+void containments_done(Containment cs[static _MECHANISM_MAX]);
+
+/* The mechanism is done with the PID of job_id's supervisor, which it
+ * asked to be pinned (SpawnPlan.pin). */
+void containment_unpin(Containment *c, const char *job_id);
 
 /* Available, and allowed by the containment mode. */
 bool containment_usable(Containment *c);
@@ -152,9 +185,9 @@ bool containment_usable(Containment *c);
 /* The ops, for every caller: each runs the op only where containment.h
  * allows it, and answers -ENXIO (nothing for the void ones) where not. */
 int containment_describe(Containment *c, const JobSpec *spec, char **ret_unit, char **ret_cgroup);
-int containment_prepare(Containment *c, Job *j, SpawnPlan *ret);
-int containment_start(Containment *c, Job *j, pid_t supervisor);
-int containment_verify(Containment *c, Job *j, pid_t supervisor);
+int containment_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret);
+int containment_start(Containment *c, const ContainmentJob *j, pid_t supervisor);
+int containment_verify(Containment *c, const ContainmentJob *j, pid_t supervisor);
 int containment_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle);
 int containment_is_empty(Containment *c, const JobRun *run, int handle);
 int containment_watch(Containment *c, int handle, int *ret_fd);

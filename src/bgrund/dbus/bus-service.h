@@ -17,7 +17,6 @@
 typedef struct BusService {
         sd_bus *bus;                        /* NULL: no bus, only the --listen socket */
         const char *listen_address;         /* bgrund --listen, or NULL */
-        struct BusListen *listen;
         Runtime *runtime;
         struct PolkitQuery *polkit_queries; /* authorization checks in flight */
         struct PolkitQuery *polkit_answer;  /* the answer for the message being dispatched */
@@ -33,9 +32,9 @@ typedef struct BusService {
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and
  * become the runtime's notifier. The name is requested by
  * bus_service_start(), once the runtime has loaded its jobs. With
- * listen_address (bgrund --listen), the API is also served peer to peer on
- * that socket from bus_service_start() on, and a bus that cannot be reached
- * is no error: then the socket is the only way in. */
+ * listen_address (bgrund --listen; listen/ serves it, see bus-peer.h), a bus
+ * that cannot be reached is no error: then the socket is the only way in.
+ * Freeing the service frees the peer-to-peer server too. */
 int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address);
 BusService *bus_service_free(BusService *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusService *, bus_service_free);

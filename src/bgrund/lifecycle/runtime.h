@@ -16,6 +16,7 @@
 #include "job.h"
 #include "list.h"
 #include "owner.h"
+#include "supervisor-ops.h"
 
 typedef struct ReapCounts {
         unsigned background_kept;
@@ -59,6 +60,7 @@ struct Runtime {
         BgrunConfig config;
         const char *state_dir;
         const char *supervisor_path;        /* BGRUN_SUPERVISOR_PATH, or a test's */
+        const SupervisorOps *supervisor;    /* spawn/'s: supervisor_spawn_ops */
         /* bgrund --user: the one user it runs as is the only owner and admin;
          * jobs go through that user's systemd manager, in its bgrun.slice. */
         bool user_instance;
@@ -71,6 +73,7 @@ struct Runtime {
         unsigned n_running;                 /* starting + running */
         ReapCounts reaped;                  /* releases since start */
         Containment containments[_MECHANISM_MAX];
+        ContainmentHost containment_host;  /* what the mechanisms are given */
         struct SpawnedChild *children;      /* spawned supervisors not reaped yet */
         struct SupervisorPool *supervisor_pool; /* supervisors started ahead of time */
         uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
@@ -88,7 +91,7 @@ struct Runtime {
 #define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
-                bool user_instance);
+                bool user_instance, const SupervisorOps *supervisor);
 Runtime *runtime_free(Runtime *rt);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Runtime *, runtime_free);
 

@@ -8,7 +8,6 @@
 #include "fileio.h"
 #include "grant.h"
 #include "log.h"
-#include "runtime.h"
 
 /* The registry: adding a mechanism is its file and a line here. */
 static const ContainmentOps *const registry[_MECHANISM_MAX] = {
@@ -21,14 +20,14 @@ const ContainmentOps *containment_ops(Mechanism m) {
         return (unsigned) m < _MECHANISM_MAX ? registry[m] : NULL;
 }
 
-int containments_init(Runtime *rt) {
+int containments_init(Containment cs[static _MECHANISM_MAX], const ContainmentHost *host) {
         /* Every registered mechanism can release what an earlier
          * configuration started; only the configured ones start jobs. */
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++)
-                rt->containments[m] = (Containment) { .ops = containment_ops(m), .runtime = rt };
+                cs[m] = (Containment) { .ops = containment_ops(m), .host = host };
 
-        for (unsigned i = 0; i < rt->config.n_mechanisms; i++) {
-                Containment *c = &rt->containments[rt->config.mechanisms[i]];
+        for (unsigned i = 0; i < host->config->n_mechanisms; i++) {
+                Containment *c = &cs[host->config->mechanisms[i]];
                 if (!c->ops)
                         continue;
                 int r = c->ops->init ? c->ops->init(c) : 0;
@@ -41,19 +40,24 @@ int containments_init(Runtime *rt) {
         return 0;
 }
 
-void containments_done(Runtime *rt) {
+void containments_done(Containment cs[static _MECHANISM_MAX]) {
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
-                Containment *c = &rt->containments[m];
+                Containment *c = &cs[m];
                 if (c->initialized && c->ops->done)
                         c->ops->done(c);
                 c->initialized = false;
         }
 }
 
+void containment_unpin(Containment *c, const char *job_id) {
+        if (c->host->unpin)
+                c->host->unpin(c->host->userdata, job_id);
+}
+
 bool containment_usable(Containment *c) {
         if (!c || !c->initialized || !c->ops->available(c))
                 return false;
-        return mechanism_contains(c->ops->mechanism) || c->runtime->config.mode == CONTAINMENT_REPORT_ONLY;
+        return mechanism_contains(c->ops->mechanism) || c->host->config->mode == CONTAINMENT_REPORT_ONLY;
 }
 
 /* The one place that decides whether an op may run (containment.h says of
@@ -67,15 +71,15 @@ int containment_describe(Containment *c, const JobSpec *spec, char **ret_unit, c
         return may_run(c, true) ? c->ops->describe(c, spec, ret_unit, ret_cgroup) : -ENXIO;
 }
 
-int containment_prepare(Containment *c, Job *j, SpawnPlan *ret) {
+int containment_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *ret) {
         return may_run(c, true) ? c->ops->prepare(c, j, ret) : -ENXIO;
 }
 
-int containment_start(Containment *c, Job *j, pid_t supervisor) {
+int containment_start(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         return may_run(c, true) ? c->ops->start(c, j, supervisor) : -ENXIO;
 }
 
-int containment_verify(Containment *c, Job *j, pid_t supervisor) {
+int containment_verify(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         return may_run(c, true) ? c->ops->verify(c, j, supervisor) : -ENXIO;
 }
 

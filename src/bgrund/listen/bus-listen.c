@@ -25,6 +25,7 @@
 #include "bus-job.h"
 #include "bus-listen.h"
 #include "bus-manager.h"
+#include "bus-peer.h"
 #include "bus-service.h"
 #include "list.h"
 #include "listen-framing.h"
@@ -74,11 +75,11 @@ struct ListenConnection {
         uint8_t buf[FEED_BUFFER_SIZE];
 };
 
-/* One listener per bgrund: the authority checks find a connection's peer
- * from the message's bus alone. */
+/* One listener per bgrund: the face finds a connection's peer from the
+ * message's bus alone (bus-peer.h). */
 static BusListen *the_listener;
 
-int bus_listen_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
+static int bus_listen_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
         if (!the_listener || !bus)
                 return -ENXIO;
         for (ListenConnection *c = the_listener->connections; c; c = c->next)
@@ -340,7 +341,7 @@ static int unread_filter(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 1;
 }
 
-bool bus_listen_may_send(sd_bus *bus) {
+static bool bus_listen_may_send(sd_bus *bus) {
         if (!the_listener || !bus)
                 return true;
         for (ListenConnection *c = the_listener->connections; c; c = c->next)
@@ -561,7 +562,25 @@ static int listen_socket(const char *address, char **ret_path, int *ret_fd) {
         return 0;
 }
 
-int bus_listen_new(BusService *s, const char *address, BusListen **ret) {
+static int peer_op(void *server, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
+        return bus_listen_peer(bus, ret_uid, ret_pid, ret_name);
+}
+
+static bool may_send_op(void *server, sd_bus *bus) {
+        return bus_listen_may_send(bus);
+}
+
+static void free_op(void *server) {
+        bus_listen_free(server);
+}
+
+static const BusPeerServer peer_server_ops = {
+        .peer = peer_op,
+        .may_send = may_send_op,
+        .free = free_op,
+};
+
+int bus_listen_new(BusService *s, const char *address) {
         if (the_listener)
                 return -EBUSY;
         _cleanup_(bus_listen_freep) BusListen *l = calloc(1, sizeof(BusListen));
@@ -579,9 +598,12 @@ int bus_listen_new(BusService *s, const char *address, BusListen **ret) {
         r = sd_event_add_io(l->event, &l->accept_source, l->fd, EPOLLIN, on_accept, l);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch %s: %m", l->path);
+        r = bus_peer_server_set(&peer_server_ops, l);
+        if (r < 0)
+                return r;
         the_listener = l;
         log_info("Serving org.bgrun.Runtime1 peer to peer on %s", l->path);
-        *ret = TAKE_PTR(l);
+        TAKE_PTR(l); /* the face's now: bus_service_free() frees it */
         return 0;
 }
 
@@ -599,6 +621,7 @@ BusListen *bus_listen_free(BusListen *l) {
         sd_event_unref(l->event);
         if (the_listener == l)
                 the_listener = NULL;
+        bus_peer_server_unset(l);
         free(l);
         return NULL;
 }

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* Launch on the bus: read, authorize, answer; what the request means is
+ * launch-request.c's. Validation comes before anything is created, so bad
+ * input changes nothing. */
+#include <inttypes.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-args.h"
+#include "bus-authority.h"
+#include "bus-client.h"
+#include "bus-launch.h"
+#include "bus-pending.h"
+#include "bus-service.h"
+#include "launch-request.h"
+#include "log.h"
+
+/* A refusal of launch-request.c's as the caller's error: -EINVAL is
+ * InvalidArgs, as any other errno is its own D-Bus error. */
+static int refused(sd_bus_error *error, int r, const char *message) {
+        return message ? sd_bus_error_set_errnof(error, r, "%s", message) : r;
+}
+
+int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusService *s = userdata;
+        LaunchRequest req = {};
+        _cleanup_(launch_options_done) LaunchOptions o = {};
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        _cleanup_free_ char *message = NULL;
+        int r;
+
+        r = sd_bus_message_read(m, "sss", &req.command, &req.session, &req.cwd);
+        if (r >= 0) {
+                r = launch_request_check(&req, &message);
+                if (r < 0)
+                        return refused(error, r, message);
+        }
+        if (r >= 0)
+                r = bus_read_launch_options(m, &o, error);
+        if (r < 0)
+                return r;
+
+        r = bus_caller_creds(m, &req.uid, &req.pid, error);
+        if (r < 0)
+                return r;
+        if (o.user && req.uid != 0)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
+                                         "Request authority denied: only root may run a job as another user");
+
+        r = launch_request_spec(s->runtime, &req, &o, &spec, &message);
+        if (r < 0)
+                return refused(error, r, message);
+
+        /* Launch waits for the job to run: the caller must have room. */
+        r = bus_caller_may_wait(s, m, req.uid, error);
+        if (r < 0)
+                return r;
+
+        Job *j;
+        r = runtime_launch(s->runtime, &spec, &o.limits, &j);
+        if (r == LAUNCH_NO_CONTAINMENT)
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "Containment mode is enforcing and no containing mechanism is available; nothing was run");
+        if (r == LAUNCH_TOO_MANY_RUNNING)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; nothing was started",
+                                         s->runtime->config.limits.max_running_jobs, (unsigned) req.uid);
+        if (r == LAUNCH_NO_SPACE)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "KeepFree=%" PRIu64 " reached: the state's file system has less free; nothing was started",
+                                         s->runtime->config.limits.keep_free);
+        if (r == LAUNCH_OVER_DISK_BUDGET)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "OutputMaxBytesPerUser=%" PRIu64 " reached: uid %u keeps that much on disk with this job's record, "
+                                         "in running jobs; nothing was started",
+                                         s->runtime->config.limits.output_max_bytes_per_user, (unsigned) req.uid);
+        if (r == LAUNCH_START_FAILED)
+                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
+                                         "No mechanism could start the job; nothing was run");
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
+
+        r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
+        if (r < 0) {
+                /* Nobody can be told about it: end it as a Kill would. */
+                job_kill(j);
+                return r;
+        }
+        return 1;
+}

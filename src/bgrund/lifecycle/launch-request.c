@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* Validation comes before anything is created, so bad input changes
+ * nothing. */
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "launch-request.h"
+#include "macro.h"
+#include "privilege.h"
+
+/* The kernel's MAX_ARG_STRLEN (128 KiB with the NUL): sh -c cannot take more. */
+#define COMMAND_MAX (128 * 1024 - 1)
+#define SESSION_MAX 256
+#define PATH_MAX_LEN 4095
+
+/* r, with why in *ret_message. */
+_printf_(3, 4)
+static int refuse(int r, char **ret_message, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        int k = vasprintf(ret_message, format, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret_message = NULL;
+                return -ENOMEM;
+        }
+        return r;
+}
+
+int launch_request_check(const LaunchRequest *req, char **ret_message) {
+        size_t len = strlen(req->command);
+        if (len == 0)
+                return refuse(-EINVAL, ret_message, "The command is empty");
+        if (len > COMMAND_MAX)
+                return refuse(-EINVAL, ret_message, "The command is %zu bytes long; at most %d bytes are allowed", len,
+                              COMMAND_MAX);
+        if (strlen(req->session) > SESSION_MAX)
+                return refuse(-EINVAL, ret_message, "The session name is longer than %d bytes", SESSION_MAX);
+        if (req->cwd[0] != '/' || strlen(req->cwd) > PATH_MAX_LEN)
+                return strlen(req->cwd) <= 256 ? refuse(-EINVAL, ret_message, "cwd '%s' is not an absolute path", req->cwd)
+                                               : refuse(-EINVAL, ret_message, "cwd is not an absolute path");
+        return 0;
+}
+
+/* Fill the spec's identity fields for the user the job runs as. */
+static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_message) {
+        char buf[16384];
+        struct passwd pw, *found = NULL;
+        int r = name ? getpwnam_r(name, &pw, buf, sizeof buf, &found) : getpwuid_r(uid, &pw, buf, sizeof buf, &found);
+        if (r != 0 || !found) {
+                if (name)
+                        return refuse(-EINVAL, ret_message, "Option User: no such user '%s'", name);
+                /* A uid without a passwd entry still runs, as itself, but in
+                 * no group it might not own: the overflow group, alone. */
+                char n[16];
+                snprintf(n, sizeof n, "%u", (unsigned) uid);
+                spec->uid = uid;
+                spec->gid = NO_GROUP_GID;
+                spec->user = strdup(n);
+                spec->home = strdup("/");
+                spec->shell = strdup("/bin/sh");
+        } else {
+                spec->uid = found->pw_uid;
+                spec->gid = found->pw_gid;
+                spec->user = strdup(found->pw_name);
+                spec->home = strdup(found->pw_dir && *found->pw_dir ? found->pw_dir : "/");
+                spec->shell = strdup(found->pw_shell && *found->pw_shell ? found->pw_shell : "/bin/sh");
+        }
+        if (!spec->user || !spec->home || !spec->shell)
+                return -ENOMEM;
+
+        /* Resolved here, so the supervisor started per job needs no NSS. */
+        int n;
+        r = user_groups(found ? spec->user : NULL, spec->gid, &spec->groups, &n);
+        if (r < 0)
+                return refuse(r, ret_message, "Cannot look up the groups of user %s: %s", spec->user, strerror(-r));
+        spec->n_groups = (size_t) n;
+        return 0;
+}
+
+int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message) {
+        int r = resolve_user(spec, o->user, req->uid, ret_message);
+        if (r < 0)
+                return r;
+        spec->owner = req->uid;
+        spec->session_id = strdup(req->session);
+        spec->command = strdup(req->command);
+        spec->cwd = strdup(req->cwd);
+        if (!spec->session_id || !spec->command || !spec->cwd)
+                return -ENOMEM;
+        spec->environment = TAKE_PTR(o->environment);
+        spec->max_runtime_usec = o->max_runtime_usec;
+        spec->stop_signal = o->stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
+        spec->stop_grace_usec = o->stop_grace_set ? o->stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
+        spec->memory_max = o->limits.memory_max;
+        spec->tasks_max = o->limits.tasks_max;
+        spec->cpu_quota_per_sec_usec = o->limits.cpu_quota_per_sec_usec;
+        spec->stdin_mode = o->tty ? JOB_STDIN_TTY : o->stdin_pipe ? JOB_STDIN_PIPE : JOB_STDIN_NULL;
+        spec->tty_rows = o->tty_rows ?: JOB_TTY_ROWS_DEFAULT;
+        spec->tty_columns = o->tty_columns ?: JOB_TTY_COLUMNS_DEFAULT;
+        /* Launched from inside a job of the same owner: that job's child. */
+        Job *parent = req->pid > 0 ? runtime_job_of_process(rt, req->pid, req->uid) : NULL;
+        if (parent)
+                strcpy(spec->parent, parent->id);
+        return 0;
+}
