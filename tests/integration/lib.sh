@@ -125,3 +125,20 @@ all_procs_below() { [[ ! -d $1 ]] || find "$1" -name cgroup.procs -exec cat {} +
 supervisor_pid() { jq -r .supervisor_pid "/var/lib/bgrun/jobs/$1/run.json"; }
 
 open_grants() { grep -l '"state":"open"' /var/lib/bgrun/jobs/*/grant.json 2>/dev/null | wc -l; }
+
+# setup_users: alice and bob, two ordinary users of the sandbox; BGRUN (the
+# staged bgrun's path, for as_user), ALICE and BOB (their uids).
+setup_users() {
+	ensure_user alice
+	ensure_user bob
+	BGRUN=$(command -v bgrun)
+	ALICE=$(id -u alice)
+	BOB=$(id -u bob)
+}
+
+# on_exit COMMAND: run COMMAND when the test ends, last registered first.
+UNDO=()
+on_exit() {
+	UNDO=("$1" "${UNDO[@]}")
+	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
+}

@@ -27,19 +27,6 @@ CONNECTIONS=${BGRUN_COST_CONNECTIONS:-1}
 DEADLINE=${BGRUN_COST_DEADLINE:-45}
 ONLY=${BGRUN_COST_ONLY:-}
 
-setup_users() {
-	ensure_user alice
-	ensure_user bob
-	BGRUN=$(command -v bgrun)
-}
-
-# on_exit COMMAND: run COMMAND when the test ends, last registered first.
-UNDO=()
-on_exit() {
-	UNDO=("$1" "${UNDO[@]}")
-	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
-}
-
 ping_start() { # ADDRESS: bob pings bgrund there every 10 ms from now
 	# setpriv execs the pinger: $! is its pid.
 	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- "$PY" "$COST" ping "$1" >ping.out 2>&1 &

@@ -4,19 +4,6 @@
 # every caller of bgrund). A cwd the user cannot enter still answers
 # InvalidArgs naming it and leaves no record, no unit, no process.
 
-setup_users() {
-	ensure_user alice
-	ensure_user bob
-	BGRUN=$(command -v bgrun)
-}
-
-# on_exit COMMAND: run COMMAND when the test ends, last registered first.
-UNDO=()
-on_exit() {
-	UNDO=("$1" "${UNDO[@]}")
-	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
-}
-
 # ucall USER METHOD GVARIANT-ARGS...: gdbus call on the Manager as USER
 # (gdbus errors carry the D-Bus error name).
 ucall() {

@@ -17,21 +17,6 @@ if [[ -n ${BGRUN_SANITIZER_LOG_DIR:-} ]]; then
 	PING_WORST_MS=500 KILL_MS=2500
 fi
 
-setup_users() {
-	ensure_user alice
-	ensure_user bob
-	BGRUN=$(command -v bgrun)
-	ALICE=$(id -u alice)
-	BOB=$(id -u bob)
-}
-
-# on_exit COMMAND: run COMMAND when the test ends, last registered first.
-UNDO=()
-on_exit() {
-	UNDO=("$1" "${UNDO[@]}")
-	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
-}
-
 # ping_start: bob pings bgrund every 10 ms from now; ping_stop ends it and
 # sets PING (its JSON line) and PING_WORST (ms, a whole number).
 ping_start() {

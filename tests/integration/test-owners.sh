@@ -2,12 +2,6 @@
 # Owners, authority and least privilege (issue #5): two real users, alice
 # and bob, made inside the sandbox (its /etc is a private overlay).
 
-setup_users() {
-	ensure_user alice
-	ensure_user bob
-	BGRUN=$(command -v bgrun)
-}
-
 # ucall USER METHOD GVARIANT-ARGS...: gdbus call on the Manager as USER.
 ucall() {
 	local user=$1 method=$2

@@ -10,21 +10,6 @@
 PY=/usr/bin/python3
 DROPIN_DIR=/etc/bgrun/bgrund.conf.d
 
-setup_users() {
-	ensure_user alice
-	ensure_user bob
-	BGRUN=$(command -v bgrun)
-	ALICE=$(id -u alice)
-	BOB=$(id -u bob)
-}
-
-# on_exit COMMAND: run COMMAND when the test ends, last registered first.
-UNDO=()
-on_exit() {
-	UNDO=("$1" "${UNDO[@]}")
-	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
-}
-
 restart_bgrund() {
 	# Tests restart bgrund often; keep systemd's start limit out of it.
 	systemctl reset-failed bgrund.service 2>/dev/null

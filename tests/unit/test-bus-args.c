@@ -11,39 +11,21 @@
 
 #include "bgrun/bus-api.h"
 #include "bus-args.h"
+#include "bus-fixture.h"
 #include "macro.h"
 
-static sd_bus *bus;
-static int peer = -EBADF;
+TestSuite(bus_args, .init = bus_fixture_setup, .fini = bus_fixture_teardown);
 
-static void setup(void) {
-        int s[2];
-        cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s), 0);
-        peer = s[1];
-        cr_assert_geq(sd_bus_new(&bus), 0);
-        cr_assert_geq(sd_bus_set_fd(bus, s[0], s[0]), 0);
-        cr_assert_geq(sd_bus_start(bus), 0);
-}
-
-static void teardown(void) {
-        bus = sd_bus_close_unref(bus);
-        peer = safe_close(peer);
-}
-
-TestSuite(bus_args, .init = setup, .fini = teardown);
-
+/* A call holding an a{sv} of options, opened for the test to fill. */
 static sd_bus_message *new_message(void) {
-        sd_bus_message *m = NULL;
-        cr_assert_geq(sd_bus_message_new_method_call(bus, &m, "org.example.Test", "/org/example/Test",
-                                                     "org.example.Test", "Test"), 0);
+        sd_bus_message *m = bus_fixture_message();
         cr_assert_geq(sd_bus_message_open_container(m, 'a', "{sv}"), 0);
         return m;
 }
 
 static void seal(sd_bus_message *m) {
         cr_assert_geq(sd_bus_message_close_container(m), 0);
-        cr_assert_geq(sd_bus_message_seal(m, 1, 0), 0);
-        cr_assert_geq(sd_bus_message_rewind(m, true), 0);
+        bus_fixture_seal(m);
 }
 
 /* An entry {key: as} of n strings "E<i>=x". */

@@ -10,42 +10,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bus-fixture.h"
 #include "bus-json.h"
 #include "macro.h"
 
-static sd_bus *bus;
-static int peer = -EBADF;
-
-static void setup(void) {
-        int s[2];
-
-        cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s), 0);
-        peer = s[1];
-        cr_assert_geq(sd_bus_new(&bus), 0);
-        cr_assert_geq(sd_bus_set_fd(bus, s[0], s[0]), 0);
-        cr_assert_geq(sd_bus_start(bus), 0);
-}
-
-static void teardown(void) {
-        bus = sd_bus_close_unref(bus); /* no flush: nobody answers the auth */
-        peer = safe_close(peer);
-}
-
-TestSuite(bus_json, .init = setup, .fini = teardown);
+TestSuite(bus_json, .init = bus_fixture_setup, .fini = bus_fixture_teardown);
 
 static sd_bus_message *new_message(void) {
-        sd_bus_message *m = NULL;
-
-        cr_assert_geq(sd_bus_message_new_method_call(bus, &m, "org.example.Test", "/org/example/Test",
-                                                     "org.example.Test", "Test"),
-                      0);
-        return m;
+        return bus_fixture_message();
 }
 
-/* As the receiver sees it. */
 static void seal(sd_bus_message *m) {
-        cr_assert_geq(sd_bus_message_seal(m, 1, 0), 0);
-        cr_assert_geq(sd_bus_message_rewind(m, true), 0);
+        bus_fixture_seal(m);
 }
 
 static const char *plain(json_object *j) {

@@ -5,37 +5,18 @@
 #include <criterion/criterion.h>
 #include <sys/socket.h>
 
+#include "bus-fixture.h"
 #include "bus-json.h"
 #include "bus-record.h"
 #include "macro.h"
 
-static sd_bus *bus;
-static int peer = -EBADF;
-
-static void setup(void) {
-        int s[2];
-        cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s), 0);
-        peer = s[1];
-        cr_assert_geq(sd_bus_new(&bus), 0);
-        cr_assert_geq(sd_bus_set_fd(bus, s[0], s[0]), 0);
-        cr_assert_geq(sd_bus_start(bus), 0);
-}
-
-static void teardown(void) {
-        bus = sd_bus_close_unref(bus);
-        peer = safe_close(peer);
-}
-
-TestSuite(bus_record, .init = setup, .fini = teardown);
+TestSuite(bus_record, .init = bus_fixture_setup, .fini = bus_fixture_teardown);
 
 /* containment.KEY of v's record, read back through bus-json. */
 static bool containment_bool(const JobView *v, const char *key) {
-        sd_bus_message *m = NULL;
-        cr_assert_geq(sd_bus_message_new_method_call(bus, &m, "org.example.Test", "/org/example/Test",
-                                                     "org.example.Test", "Test"), 0);
+        sd_bus_message *m = bus_fixture_message();
         cr_assert_geq(record_appenders[RECORD_KEY_CONTAINMENT](m, v), 0);
-        cr_assert_geq(sd_bus_message_seal(m, 1, 0), 0);
-        cr_assert_geq(sd_bus_message_rewind(m, true), 0);
+        bus_fixture_seal(m);
         json_object *o = NULL, *b = NULL;
         cr_assert_eq(bus_json_read(m, &o), 1);
         cr_assert(json_object_object_get_ex(o, key, &b), "containment.%s", key);
