@@ -443,8 +443,8 @@ test_running_jobs_count_against_the_per_user_budget() {
 }
 
 # A record counts from the moment it is written: a Launch whose record
-# would pass the owner's budget, with none of her ended records left to
-# forget, is refused and starts nothing.
+# would pass the owner's budget, even with her ended records forgotten, is
+# refused, starts nothing and forgets nothing.
 test_a_launch_whose_record_passes_the_budget_is_refused() {
 	ensure_user recquota
 	BGRUN=$(command -v bgrun)
@@ -452,6 +452,8 @@ test_a_launch_whose_record_passes_the_budget_is_refused() {
 	local cmd first records
 	# About 600K of record each (JSON writes a control byte as six).
 	cmd="sleep 300 #$(head -c 100000 /dev/zero | tr '\0' '\001')"
+	ended=$(as_user recquota "$BGRUN" run -C /home/recquota -- true) || fail "a launch failed"
+	bgrun wait "$ended" >/dev/null
 	first=$(as_user recquota "$BGRUN" run -C /home/recquota -- "$cmd") || fail "the first launch failed"
 	ids+=("$first")
 	records=$(ls "$STATE/jobs" | wc -l)
@@ -459,4 +461,6 @@ test_a_launch_whose_record_passes_the_budget_is_refused() {
 	assert_contains "$ERR_OUT" "OutputMaxBytesPerUser=" "the refusal"
 	assert_eq "$records" "$(ls "$STATE/jobs" | wc -l)" "records after the refused launch"
 	assert_eq 1 "$(as_user recquota "$BGRUN" list | grep -c running)" "recquota's running jobs"
+	# Forgetting the ended record would not have made room: it is kept.
+	bgrun status "$ended" >/dev/null || fail "a refused Launch forgot an ended record"
 }

@@ -299,6 +299,11 @@ static Containment *first_usable(Runtime *rt) {
         return NULL;
 }
 
+static int refuse_over_budget(const JobSpec *spec, uint64_t cap) {
+        job_log_limit(spec->owner, NULL, "OutputMaxBytesPerUser", cap);
+        return LAUNCH_OVER_DISK_BUDGET;
+}
+
 /* Room on disk for the job's record: the state's file system above
  * KeepFree=, and the owner's OutputMaxBytesPerUser= (its oldest ended
  * records forgotten first). */
@@ -314,16 +319,20 @@ static int check_disk(Runtime *rt, Owner *o, const JobSpec *spec) {
         int r = job_spec_to_json(spec, &json);
         if (r < 0)
                 return r;
-        uint64_t size = strlen(json);
-        if (o) {
-                o->disk_bytes += size; /* counted as if written, while the oldest go */
-                enforce_owner_limits(rt, o, NULL);
-                o->disk_bytes -= size;
-        }
-        if ((o ? o->disk_bytes : 0) + size > l->output_max_bytes_per_user) {
-                job_log_limit(spec->owner, NULL, "OutputMaxBytesPerUser", l->output_max_bytes_per_user);
-                return LAUNCH_OVER_DISK_BUDGET;
-        }
+        uint64_t size = strlen(json), cap = l->output_max_bytes_per_user;
+        if (!o || o->disk_bytes + size <= cap)
+                return size <= cap ? 0 : refuse_over_budget(spec, cap);
+        /* Over: the oldest ended records would go, but only if that makes
+         * room, so that a refused Launch forgets nothing. */
+        uint64_t running = o->disk_bytes;
+        for (Job *j = o->jobs.head; j; j = j->owner_next)
+                if (j->phase == JOB_PHASE_ENDED)
+                        running -= j->disk_size;
+        if (running + size > cap)
+                return refuse_over_budget(spec, cap);
+        o->disk_bytes += size; /* counted as if written, while the oldest go */
+        enforce_owner_limits(rt, o, NULL);
+        o->disk_bytes -= size;
         return 0;
 }
 
