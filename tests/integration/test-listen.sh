@@ -164,3 +164,62 @@ test_listen_keeps_little_for_a_client_that_does_not_read() {
 	rec=$(/usr/bin/python3 "$CLIENT" "$LISTEN" launch 'echo still') || fail "bgrund does not answer after it"
 	assert_eq exited "$(jq -r .status <<<"$rec")" status
 }
+
+# Client libraries ask the bus daemon things as they connect (issue #25):
+# dbus-next's proxies ask GetNameOwner and AddMatch, and logged an error for
+# each connection when bgrund did not answer them. Over --listen they get a
+# bus daemon's answers, and neither the client nor bgrund logs anything.
+test_listen_answers_a_bus_daemons_methods_so_clients_work_unchanged() {
+	listen_start
+	local since out err
+	since=$(date '+%Y-%m-%d %H:%M:%S')
+	out=$(/usr/bin/python3 "$TESTS_DIR/listen-bus-daemon.py" "$LISTEN" client 2>err) ||
+		fail "dbus-next client failed: $out $(cat err)"
+	err=$(cat err)
+	assert_eq "" "$err" "what dbus-next logged"
+	assert_contains "$out" "ping ok" "Peer.Ping"
+	assert_contains "$out" "get true" "Get after Launch"
+	id=$(awk '$1 == "launched" {print $2}' <<<"$out")
+	assert_contains "$out" "signal JobNew $id" "JobNew through the proxy (its sender is the name's owner)"
+	assert_contains "$out" "owner :p2p.0" "GetNameOwner org.bgrun.Runtime1"
+	assert_contains "$out" "has True" "NameHasOwner org.bgrun.Runtime1"
+	[[ $out =~ hello\ :p2p\.[1-9][0-9]*$'\n' ]] || fail "Hello's name: $out"
+	[[ $out =~ id\ [0-9a-f]{32} ]] || fail "GetId: $out"
+
+	# sd-bus and GLib clients in bus mode (Hello first), the same answers.
+	dbus=(org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus)
+	assert_eq 's ":p2p.0"' "$(busctl --address=$LISTEN call "${dbus[@]}" GetNameOwner s org.bgrun.Runtime1)" \
+		"busctl GetNameOwner"
+	assert_eq "b false" "$(busctl --address=$LISTEN call "${dbus[@]}" NameHasOwner s org.example.None)" \
+		"busctl NameHasOwner of another name"
+	[[ $(busctl --address=$LISTEN call "${dbus[@]}" GetId) =~ ^s\ \"[0-9a-f]{32}\"$ ]] || fail "busctl GetId"
+	expect_fail busctl --address=$LISTEN call "${dbus[@]}" GetNameOwner s org.example.None
+	assert_contains "$ERR_OUT" "org.example.None" "GetNameOwner of a name nobody owns"
+	expect_fail busctl --address=$LISTEN call "${dbus[@]}" ListNames
+	assert_contains "$ERR_OUT" "ListNames" "an unknown bus daemon method named"
+	assert_contains "$ERR_OUT" "GetNameOwner" "the methods that are answered"
+	busctl --address=$LISTEN call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping ||
+		fail "busctl Ping"
+	out=$(gdbus call --address "$LISTEN" --dest org.bgrun.Runtime1 --object-path /org/bgrun/Runtime1 \
+		--method org.bgrun.Runtime1.Manager.Get "$id" 2>&1) || fail "gdbus call Get: $out"
+	assert_contains "$out" "'true'" "gdbus call Get"
+	out=$(gdbus call --address "$LISTEN" --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+		--method org.freedesktop.DBus.GetNameOwner org.bgrun.Runtime1 2>&1) || fail "gdbus GetNameOwner: $out"
+	assert_eq "(':p2p.0',)" "$out" "gdbus GetNameOwner"
+
+	journalctl --sync
+	out=$(journalctl -q -u bgrund-listen.service -p warning --since "$since" --no-pager)
+	assert_eq "" "$out" "bgrund's warnings and errors meanwhile"
+}
+
+# AddMatch is answered, and what a client can make bgrund hold by it is
+# capped per connection, as a bus daemon caps it.
+test_listen_match_rules_per_connection_are_limited() {
+	listen_start
+	out=$(/usr/bin/python3 "$TESTS_DIR/listen-bus-daemon.py" "$LISTEN" matches 256 2>&1) || fail "client failed: $out"
+	assert_contains "$out" "added 256" "match rules held"
+	assert_contains "$out" "then org.freedesktop.DBus.Error.LimitsExceeded" "the 257th"
+	assert_contains "$out" "remove-unknown org.freedesktop.DBus.Error.MatchRuleNotFound" "RemoveMatch of no rule"
+	assert_contains "$out" "again ok" "AddMatch once one was removed"
+	systemctl is-active -q bgrund-listen.service || fail "bgrund died"
+}
