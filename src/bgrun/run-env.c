@@ -40,18 +40,64 @@ static bool name_starts(const char *name, size_t len, const char *prefix) {
         return len >= plen && strncmp(name, prefix, plen) == 0;
 }
 
-bool run_env_passes(const char *name, size_t len) {
-        static const char *const secrets[] = { "KEY", "SECRET", "TOKEN", "PASSWORD" };
+static bool name_ends(const char *name, size_t len, const char *suffix) {
+        size_t slen = strlen(suffix);
+        return len >= slen && strncasecmp(name + len - slen, suffix, slen) == 0;
+}
 
-        if (!name_valid(name, len))
+/* Whether value carries a password in a URL: "scheme://user:pass@host",
+ * anywhere in it (a list of URLs too). "https://user@host/" and
+ * "http://host:8080/" carry none. */
+static bool value_has_url_password(const char *value) {
+        for (const char *p = strstr(value, "://"); p; p = strstr(p + 1, "://")) {
+                const char *authority = p + 3;
+                size_t alen = strcspn(authority, "/?#");
+                const char *at = memrchr(authority, '@', alen);
+                if (at && memchr(authority, ':', (size_t) (at - authority)))
+                        return true;
+        }
+        return false;
+}
+
+static bool name_allowed(const char *name, size_t len, char *const *allow) {
+        for (char *const *a = allow; a && *a; a++)
+                if (name_is(name, len, *a))
+                        return true;
+        return false;
+}
+
+/* What run does not pass of the caller's environment (README and
+ * `bgrun help run` quote this):
+ *   - variables whose names contain KEY, SECRET, TOKEN, PASSWORD, PASSWD,
+ *     CREDENTIAL, AUTH, COOKIE or PRIVATE, or end in _PAT or _PASS, in any
+ *     case (GH_PAT, my_api_key, MY_AUTH_HEADER);
+ *   - variables whose value carries a password in a URL,
+ *     scheme://user:password@... (DATABASE_URL=postgres://u:pw@db/x);
+ *     a URL with a user and no password passes;
+ *   - the caller's own service manager's and bgrun's: NOTIFY_SOCKET,
+ *     LISTEN_*, JOURNAL_STREAM, INVOCATION_ID, BGRUN_*;
+ *   - names that are no variable's ([A-Za-z_][A-Za-z0-9_]* only).
+ * --env-allow NAME passes NAME whatever these rules say (not an invalid
+ * name); -E NAME=VALUE sets a variable for the job outright. */
+bool run_env_passes(const char *entry, char *const *allow) {
+        static const char *const secrets[] = { "KEY",        "SECRET", "TOKEN",  "PASSWORD", "PASSWD",
+                                               "CREDENTIAL", "AUTH",   "COOKIE", "PRIVATE" };
+        size_t len = strcspn(entry, "=");
+
+        if (entry[len] != '=' || !name_valid(entry, len))
                 return false;
+        if (name_allowed(entry, len, allow))
+                return true;
         for (size_t i = 0; i < ELEMENTSOF(secrets); i++)
-                if (name_contains(name, len, secrets[i]))
+                if (name_contains(entry, len, secrets[i]))
                         return false;
-        /* The caller's own service manager's, and bgrun's. */
-        return !name_is(name, len, "NOTIFY_SOCKET") && !name_starts(name, len, "LISTEN_") &&
-                !name_is(name, len, "JOURNAL_STREAM") && !name_is(name, len, "INVOCATION_ID") &&
-                !name_starts(name, len, "BGRUN_");
+        if (name_ends(entry, len, "_PAT") || name_ends(entry, len, "_PASS"))
+                return false;
+        if (value_has_url_password(entry + len + 1))
+                return false;
+        return !name_is(entry, len, "NOTIFY_SOCKET") && !name_starts(entry, len, "LISTEN_") &&
+                !name_is(entry, len, "JOURNAL_STREAM") && !name_is(entry, len, "INVOCATION_ID") &&
+                !name_starts(entry, len, "BGRUN_");
 }
 
 /* What the target user's account says, with User=. */
@@ -89,7 +135,7 @@ int run_environment(char *const *caller, const RunEnvOptions *o, const char ***r
                 for (char *const *e = caller; e && *e; e++) {
                         size_t len = strcspn(*e, "=");
 
-                        if ((*e)[len] != '=' || !run_env_passes(*e, len))
+                        if (!run_env_passes(*e, o->env_allow))
                                 continue;
                         if (o->other_user && name_of_the_account(*e, len))
                                 continue;

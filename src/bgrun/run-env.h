@@ -14,10 +14,13 @@ typedef struct RunEnvOptions {
         bool other_user;         /* -p User=: that user's HOME, USER, LOGNAME, SHELL win */
         bool tty;                /* --tty: TERM always */
         char *const *setenv;     /* -E NAME=VALUE..., NULL-terminated, or NULL */
+        char *const *env_allow;  /* --env-allow NAME...: passed whatever the rules say, or NULL */
 } RunEnvOptions;
 
-/* Whether the caller's variable NAME (len bytes) goes to the job. */
-bool run_env_passes(const char *name, size_t len);
+/* Whether the caller's variable entry ("NAME=VALUE") goes to the job (the
+ * rules are run-env.c's); allow: names that go whatever the rules say
+ * (--env-allow), NULL-terminated, or NULL. */
+bool run_env_passes(const char *entry, char *const *allow);
 
 /* The job's environment from the caller's (environ), as a NULL-terminated
  * array of borrowed strings (free only the array); each name once, the last
