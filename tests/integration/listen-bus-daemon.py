@@ -50,7 +50,7 @@ async def client(address):
     await manager.call_subscribe()
     await peer.call_ping()
     print("ping ok", flush=True)
-    job_id = await manager.call_launch("true", "listen-bus-daemon", "/", {})
+    job_id, _ = await manager.call_launch("true", "listen-bus-daemon", "/", {})
     print("launched", job_id, flush=True)
     rec = await manager.call_get(job_id)
     print("get", rec["command"].value, flush=True)
