@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* bgrund --listen: the API peer to peer, as systemd serves its private bus
- * (/run/systemd/private), with what a bus daemon would add for callers that
- * may be hostile to each other.
+/* bgrund --listen, the server: the API peer to peer, as systemd serves its
+ * private bus (/run/systemd/private): the socket, its connections, and how
+ * a client's bytes reach sd-bus. What a bus daemon would add for callers
+ * that may be hostile to each other is listen-limits.c's; the bus daemon's
+ * own methods are listen-bus-daemon.c's.
  *
  * sd-bus reads a whole message into memory whatever size its header
  * declares (up to its own 128 MiB), and accepts the file descriptors a
@@ -28,71 +30,36 @@
 #include "bus-peer.h"
 #include "bus-service.h"
 #include "list.h"
-#include "listen-framing.h"
+#include "listen-bus-daemon.h"
+#include "listen-connection.h"
+#include "listen-limits.h"
 #include "log.h"
 #include "mkdir.h"
 
-#define FEED_BUFFER_SIZE (64U * 1024U)
 /* A client's socket's send buffer (the kernel doubles it). */
 #define LISTEN_SNDBUF_SIZE (256 * 1024)
-/* How often to look whether a client that stopped reading has read. */
-#define UNREAD_RETRY_USEC (10 * USEC_PER_MSEC)
 /* How often, and how long, to look whether sd-bus has read BEGIN. */
 #define HELD_RETRY_USEC 50U
 #define HELD_RETRY_MAX 20000U
 
-typedef struct ListenConnection ListenConnection;
+static ListenConnection *connection_of(BusListen *l, sd_bus *bus) {
+        for (ListenConnection *c = l->connections; c; c = c->next)
+                if (c->bus == bus)
+                        return c;
+        return NULL;
+}
 
-struct BusListen {
-        BusService *service;
-        sd_event *event;
-        int fd;
-        char *path;
-        sd_event_source *accept_source, *accept_pause;
-        ListenConnection *connections;
-        unsigned n_connections, n_refusing;
-        uint64_t next_id;
-        sd_id128_t server_id;
-};
-
-struct ListenConnection {
-        ListenConnection *next, *prev;
-        BusListen *listen;
-        char name[32];          /* ":p2p.N": what bus-client.c knows it by */
-        uid_t uid;
-        pid_t pid;
-        char *refusal;          /* turned down: every call is answered with this */
-        sd_bus *bus;
-        int fd;                 /* the client's socket (sd-bus writes to a dup of it) */
-        int feed;               /* our end of the pair sd-bus reads */
-        sd_event_source *read_source, *feed_source, *auth_timer, *close_later, *held_source, *unread_timer;
-        /* Where the client is in its stream: the authentication lines,
-         * then messages, each a header and the bytes it declares. */
-        ListenFraming framing;
-        bool running;           /* sd-bus read BEGIN */
-        unsigned held_retries;
-        size_t buf_start, buf_end, buf_held; /* fed [start, end); [end, held) waits */
-        uint8_t buf[FEED_BUFFER_SIZE];
-};
-
-/* One listener per bgrund: the face finds a connection's peer from the
- * message's bus alone (bus-peer.h). */
-static BusListen *the_listener;
-
-static int bus_listen_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
-        if (!the_listener || !bus)
+static int bus_listen_peer(BusListen *l, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
+        ListenConnection *c = bus ? connection_of(l, bus) : NULL;
+        if (!c)
                 return -ENXIO;
-        for (ListenConnection *c = the_listener->connections; c; c = c->next)
-                if (c->bus == bus) {
-                        if (ret_uid)
-                                *ret_uid = c->uid;
-                        if (ret_pid)
-                                *ret_pid = c->pid;
-                        if (ret_name)
-                                *ret_name = c->name;
-                        return 0;
-                }
-        return -ENXIO;
+        if (ret_uid)
+                *ret_uid = c->uid;
+        if (ret_pid)
+                *ret_pid = c->pid;
+        if (ret_name)
+                *ret_name = c->name;
+        return 0;
 }
 
 static void connection_free(ListenConnection *c) {
@@ -113,13 +80,14 @@ static void connection_free(ListenConnection *c) {
         sd_event_source_disable_unref(c->held_source);
         sd_event_source_disable_unref(c->unread_timer);
         sd_bus_close_unref(c->bus);
+        listen_bus_daemon_detach(c);
         safe_close(c->fd);
         safe_close(c->feed);
         free(c->refusal);
         free(c);
 }
 
-static void connection_drop(ListenConnection *c, const char *why) {
+void listen_connection_drop(ListenConnection *c, const char *why) {
         log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
         connection_free(c);
 }
@@ -127,42 +95,11 @@ static void connection_drop(ListenConnection *c, const char *why) {
 static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
 static int on_close_later(sd_event_source *src, void *userdata);
 
-/* Messages sd-bus holds for the client, not yet taken by its socket: what a
- * client that does not read makes bgrund keep. */
-static uint64_t connection_unread(ListenConnection *c) {
-        uint64_t n = 0;
-        return sd_bus_get_n_queued_write(c->bus, &n) >= 0 ? n : 0;
-}
-
-static void connection_drop_later(ListenConnection *c, const char *why) {
+void listen_connection_drop_later(ListenConnection *c, const char *why) {
         if (c->close_later)
                 return;
         log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
         (void) sd_event_add_defer(c->listen->event, &c->close_later, on_close_later, c);
-}
-
-static int on_unread_retry(sd_event_source *src, uint64_t usec, void *userdata) {
-        ListenConnection *c = userdata;
-        if (connection_unread(c) > 0) {
-                (void) sd_event_source_set_time_relative(src, UNREAD_RETRY_USEC);
-                return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
-        }
-        c->unread_timer = sd_event_source_disable_unref(c->unread_timer);
-        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
-        return 0;
-}
-
-/* While it has not read what it was sent, read nothing more of what it
- * sends: its calls wait in its socket, not in bgrund. */
-static bool connection_wait_for_reader(ListenConnection *c) {
-        if (!c->running || connection_unread(c) == 0)
-                return false;
-        (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_OFF);
-        if (!c->unread_timer &&
-            sd_event_add_time_relative(c->listen->event, &c->unread_timer, CLOCK_MONOTONIC, UNREAD_RETRY_USEC,
-                                       USEC_PER_MSEC, on_unread_retry, c) < 0)
-                connection_drop_later(c, "out of memory");
-        return true;
 }
 
 /* Pass what was read on to sd-bus; while it cannot take more, read no
@@ -178,7 +115,7 @@ static void connection_feed(ListenConnection *c) {
                                 (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_ON);
                                 return;
                         }
-                        return connection_drop(c, "sd-bus stopped reading");
+                        return listen_connection_drop(c, "sd-bus stopped reading");
                 }
                 c->buf_start += (size_t) k;
         }
@@ -192,12 +129,12 @@ static void connection_feed(ListenConnection *c) {
                 c->held_source = sd_event_source_disable_unref(c->held_source);
                 if (sd_event_add_time_relative(c->listen->event, &c->held_source, CLOCK_MONOTONIC, HELD_RETRY_USEC, 1,
                                                on_held, c) < 0)
-                        return connection_drop(c, "out of memory");
+                        return listen_connection_drop(c, "out of memory");
                 return;
         }
         c->buf_start = c->buf_end = c->buf_held = 0;
         (void) sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
-        if (!connection_wait_for_reader(c))
+        if (!listen_limits_wait_for_reader(c))
                 (void) sd_event_source_set_enabled(c->read_source, SD_EVENT_ON);
 }
 
@@ -234,7 +171,7 @@ static size_t close_received_fds(struct msghdr *mh) {
 
 static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         ListenConnection *c = userdata;
-        if (connection_wait_for_reader(c))
+        if (listen_limits_wait_for_reader(c))
                 return 0;
         union {
                 struct cmsghdr align;
@@ -264,13 +201,11 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
         /* What comes after BEGIN waits (buf_held) until sd-bus has read it. */
         size_t pass;
         if (listen_framing_feed(&c->framing, c->buf, (size_t) n, &pass) < 0) {
-                connection_drop(c, listen_framing_refusal_to_string(c->framing.refusal));
+                listen_connection_drop(c, listen_framing_refusal_to_string(c->framing.refusal));
                 return 0;
         }
-        /* A turned-down connection keeps its timer: it has that long to
-         * call and hear why, and holds a slot of BUS_LISTEN_REFUSING_MAX. */
-        if (c->framing.authenticated && !c->refusal)
-                c->auth_timer = sd_event_source_disable_unref(c->auth_timer);
+        if (c->framing.authenticated)
+                listen_limits_authenticated(c);
         c->buf_start = 0;
         c->buf_end = pass;
         c->buf_held = (size_t) n;
@@ -280,15 +215,6 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
 
 static int on_feed_writable(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         connection_feed(userdata);
-        return 0;
-}
-
-static int on_auth_timeout(sd_event_source *src, uint64_t usec, void *userdata) {
-        ListenConnection *c = userdata;
-        if (c->refusal)
-                connection_drop(c, "turned down, and gone quiet");
-        else if (!c->framing.authenticated || sd_bus_is_ready(c->bus) <= 0)
-                connection_drop(c, "not authenticated in time");
         return 0;
 }
 
@@ -303,80 +229,6 @@ static int on_close_later(sd_event_source *src, void *userdata) {
         connection_free(userdata);
         return 0;
 }
-
-/* A connection turned down hears why at its first call to bgrund, and
- * goes. (Hello is answered: a client library in bus mode would take an
- * error to it for a broken connection, and never show the reason.) */
-static int refuse_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ListenConnection *c = userdata;
-        if (!sd_bus_message_is_method_call(m, NULL, NULL) ||
-            sd_bus_message_is_method_call(m, "org.freedesktop.DBus", NULL))
-                return 0;
-        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", c->refusal);
-        (void) sd_bus_flush(c->bus);
-        if (!c->close_later)
-                (void) sd_event_add_defer(c->listen->event, &c->close_later, on_close_later, c);
-        return 1;
-}
-
-/* Calls of a client that leaves bgrund's answers unread: refused while
- * BUS_LISTEN_UNREAD_MAX are, and the client dropped past
- * BUS_LISTEN_UNREAD_DROP (refusals are answers too). Those already read
- * from its socket are all that can come meanwhile (on_client_readable). */
-static int unread_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ListenConnection *c = userdata;
-        if (!sd_bus_message_is_method_call(m, NULL, NULL))
-                return 0;
-        uint64_t n = connection_unread(c);
-        if (n >= BUS_LISTEN_UNREAD_DROP) {
-                connection_drop_later(c, "it does not read what it is sent");
-                return 1;
-        }
-        if (n < BUS_LISTEN_UNREAD_MAX)
-                return 0;
-        (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                          "This connection has %" PRIu64 " answers it has not read, the most bgrund "
-                                          "keeps for it: read them first",
-                                          n);
-        return 1;
-}
-
-static bool bus_listen_may_send(sd_bus *bus) {
-        if (!the_listener || !bus)
-                return true;
-        for (ListenConnection *c = the_listener->connections; c; c = c->next)
-                if (c->bus == bus) {
-                        if (connection_unread(c) < BUS_LISTEN_UNREAD_DROP)
-                                return true;
-                        connection_drop_later(c, "it does not read what it is sent");
-                        return false;
-                }
-        return true;
-}
-
-/* What a client library says to a bus before anything else: enough of the
- * bus daemon's interface that dbus-next, busctl and sd-bus clients in bus
- * mode work unchanged. On a direct connection every signal bgrund sends
- * this client is meant for it, so match rules have nothing to select. */
-static int method_hello(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ListenConnection *c = userdata;
-        return sd_bus_reply_method_return(m, "s", c->name);
-}
-
-static int method_match(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return sd_bus_reply_method_return(m, "");
-}
-
-static const sd_bus_vtable bus_daemon_vtable[] = {
-        SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("Hello", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", name), method_hello,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("AddMatch", SD_BUS_ARGS("s", rule), SD_BUS_NO_RESULT, method_match,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("RemoveMatch", SD_BUS_ARGS("s", rule), SD_BUS_NO_RESULT, method_match,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_VTABLE_END
-};
 
 static int connection_setup_bus(ListenConnection *c) {
         BusListen *l = c->listen;
@@ -402,16 +254,11 @@ static int connection_setup_bus(ListenConnection *c) {
             (r = sd_bus_set_anonymous(c->bus, true)) < 0 ||
             (r = sd_bus_set_description(c->bus, c->name)) < 0)
                 return r;
-        if (c->refusal)
-                r = sd_bus_add_filter(c->bus, NULL, refuse_filter, c);
-        else {
-                r = sd_bus_add_filter(c->bus, NULL, unread_filter, c);
-                if (r >= 0)
-                        r = bus_service_add_objects(l->service, c->bus);
-        }
+        r = listen_limits_attach(c);
+        if (r >= 0 && !c->refusal)
+                r = bus_service_add_objects(l->service, c->bus);
         if (r >= 0)
-                r = sd_bus_add_object_vtable(c->bus, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                             bus_daemon_vtable, c);
+                r = listen_bus_daemon_attach(c);
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, c);
@@ -457,9 +304,6 @@ static int connection_new(BusListen *l, int fd, const struct ucred *cred, const 
                 r = sd_event_add_io(l->event, &c->feed_source, c->feed, EPOLLOUT, on_feed_writable, c);
         if (r >= 0)
                 r = sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
-        if (r >= 0)
-                r = sd_event_add_time_relative(l->event, &c->auth_timer, CLOCK_MONOTONIC,
-                                               BUS_LISTEN_AUTH_TIMEOUT_USEC, 0, on_auth_timeout, c);
         if (r < 0) {
                 log_warning_errno(r, "Cannot serve a connection of uid %u: %m", (unsigned) c->uid);
                 connection_free(c);
@@ -496,21 +340,8 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
         if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof cred)
                 return 0; /* nobody to answer for: close it */
 
-        unsigned same = 0;
-        for (ListenConnection *c = l->connections; c; c = c->next)
-                if (!c->refusal && c->uid == cred.uid)
-                        same++;
         char refusal[160];
-        const char *why = NULL;
-        if (same >= BUS_LISTEN_UID_CONNECTIONS_MAX) {
-                snprintf(refusal, sizeof refusal, "uid %u has %d connections to bgrund open already, the most it may",
-                         (unsigned) cred.uid, BUS_LISTEN_UID_CONNECTIONS_MAX);
-                why = refusal;
-        } else if (cred.uid != 0 && l->n_connections >= BUS_LISTEN_CONNECTIONS_MAX) {
-                snprintf(refusal, sizeof refusal, "bgrund has %d connections open already, the most it serves",
-                         BUS_LISTEN_CONNECTIONS_MAX);
-                why = refusal;
-        }
+        const char *why = listen_limits_refusal(l, cred.uid, refusal, sizeof refusal);
         if (why && l->n_refusing >= BUS_LISTEN_REFUSING_MAX) {
                 log_debug("Connection of uid %u closed at once: %s", (unsigned) cred.uid, why);
                 return 0;
@@ -563,11 +394,12 @@ static int listen_socket(const char *address, char **ret_path, int *ret_fd) {
 }
 
 static int peer_op(void *server, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
-        return bus_listen_peer(bus, ret_uid, ret_pid, ret_name);
+        return bus_listen_peer(server, bus, ret_uid, ret_pid, ret_name);
 }
 
 static bool may_send_op(void *server, sd_bus *bus) {
-        return bus_listen_may_send(bus);
+        ListenConnection *c = bus ? connection_of(server, bus) : NULL;
+        return !c || listen_limits_may_send(c);
 }
 
 static void free_op(void *server) {
@@ -581,8 +413,6 @@ static const BusPeerServer peer_server_ops = {
 };
 
 int bus_listen_new(BusService *s, const char *address) {
-        if (the_listener)
-                return -EBUSY;
         _cleanup_(bus_listen_freep) BusListen *l = calloc(1, sizeof(BusListen));
         if (!l)
                 return -ENOMEM;
@@ -598,10 +428,10 @@ int bus_listen_new(BusService *s, const char *address) {
         r = sd_event_add_io(l->event, &l->accept_source, l->fd, EPOLLIN, on_accept, l);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch %s: %m", l->path);
+        /* One peer-to-peer server per bgrund: -EBUSY if there is one. */
         r = bus_peer_server_set(&peer_server_ops, l);
         if (r < 0)
                 return r;
-        the_listener = l;
         log_info("Serving org.bgrun.Runtime1 peer to peer on %s", l->path);
         TAKE_PTR(l); /* the face's now: bus_service_free() frees it */
         return 0;
@@ -619,8 +449,6 @@ BusListen *bus_listen_free(BusListen *l) {
         safe_close(l->fd);
         free(l->path);
         sd_event_unref(l->event);
-        if (the_listener == l)
-                the_listener = NULL;
         bus_peer_server_unset(l);
         free(l);
         return NULL;
