@@ -19,7 +19,7 @@ static char *filter(const uint8_t *data, size_t size, size_t first, size_t piece
         size_t w = 0;
         terminal_text_init(&t);
         for (size_t i = 0; i < size;) {
-                size_t n = i == 0 ? first : piece;
+                size_t n = i == 0 && first > 0 ? first : piece;
                 if (n > size - i)
                         n = size - i;
                 size_t held = t.line_len;
