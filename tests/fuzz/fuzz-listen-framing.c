@@ -20,7 +20,7 @@
 #include "fuzz.h"
 #include "listen-framing.h"
 
-/* BUS_LISTEN_MESSAGE_MAX (bus-listen.h, which needs sd-bus). */
+/* BUS_LISTEN_MESSAGE_MAX (listen-limits.h). */
 #define MESSAGE_MAX_BGRUND (4U * 1024U * 1024U)
 
 typedef struct Outcome {
