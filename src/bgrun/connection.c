@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* The connection to bgrund: the bus or address the target says, or bgrund
+ * --listen's default socket where there is no bus. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "call-error.h"
+#include "connection.h"
+#include "daemon-check.h"
+#include "log.h"
+#include "macro.h"
+
+static BusReached reached = REACHED_SYSTEM_BUS;
+static const char *reached_where = NULL; /* the host or the address */
+
+BusReached bus_reached(const char **ret_where) {
+        if (ret_where)
+                *ret_where = reached_where;
+        return reached;
+}
+
+static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, bus_client);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* Any address: a bus (which wants Hello first) or bgrund --listen (peer to
+ * peer, which does not know Hello). Try a bus; if the peer turns Hello down,
+ * it is bgrund itself. */
+static int bus_open_any_address(const char *address, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *unique;
+        int r;
+
+        r = bus_open_address(address, true, &bus);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_get_unique_name(bus, &unique); /* waits for the answer to Hello */
+        if (r >= 0) {
+                reached = REACHED_BUS_ADDRESS;
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+        if (errno_means_nobody_there(r))
+                return r;
+
+        log_debug_errno(r, "No bus at %s (Hello: %m), talking to bgrund directly.", address);
+        bus = sd_bus_flush_close_unref(bus);
+        reached = REACHED_LISTEN;
+        return bus_open_address(address, false, ret);
+}
+
+/* Where bgrund --listen would be for target, with no bus to reach. */
+static int listen_address(const BusTarget *target, char **ret) {
+        const char *runtime_dir;
+
+        if (target->transport != BUS_TRANSPORT_USER) {
+                *ret = strdup(BGRUN_LISTEN_ADDRESS_SYSTEM);
+                return *ret ? 0 : -ENOMEM;
+        }
+
+        runtime_dir = getenv("XDG_RUNTIME_DIR");
+        if (!runtime_dir || runtime_dir[0] != '/')
+                return -ENXIO;
+        return asprintf(ret, "unix:path=%s/" BGRUN_LISTEN_SOCKET_USER, runtime_dir) < 0 ? -ENOMEM : 0;
+}
+
+int bus_caller_uid(sd_bus *bus, uid_t *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *unique;
+        uint32_t uid;
+        int r;
+
+        /* Peer to peer, bgrund takes the socket's peer credentials: ours. */
+        if (!sd_bus_is_bus_client(bus)) {
+                *ret = geteuid();
+                return 0;
+        }
+        /* On a bus (also another host's, through ssh): as the bus sees us. */
+        r = sd_bus_get_unique_name(bus, &unique);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixUser", NULL, &reply, "s", unique);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "u", &uid);
+        if (r < 0)
+                return log_error_errno(r, "Failed to learn which user the bus sees this bgrun as: %m");
+        *ret = (uid_t) uid;
+        return 0;
+}
+
+bool bus_target_is_remote(const BusTarget *target) {
+        return target->host;
+}
+
+static const char *address_from_environment(void) {
+        const char *e;
+
+        e = getenv("BGRUN_ADDRESS");
+        if (e && e[0])
+                return e;
+        e = getenv("BGRUN_BUS_ADDRESS"); /* its older name */
+        if (e && e[0])
+                return e;
+        return NULL;
+}
+
+int bus_connect(const BusTarget *target, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        static char *fallback = NULL;
+        const char *address = target->address;
+        int r;
+
+        if (target->host) {
+                reached = REACHED_REMOTE;
+                reached_where = target->host;
+                r = sd_bus_open_system_remote(&bus, target->host);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to connect to %s: %m", target->host);
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+
+        if (!address && !target->transport_given)
+                address = address_from_environment();
+
+        if (address) {
+                reached = REACHED_BUS_ADDRESS;
+                reached_where = address;
+                r = bus_open_any_address(address, &bus);
+                if (errno_means_nobody_there(r))
+                        return log_error_errno(r, "Nothing listens on %s (%m): is bgrund --listen, or the bus, there?",
+                                               address);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to connect to %s: %m", address);
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+
+        if (target->transport == BUS_TRANSPORT_USER) {
+                reached = REACHED_USER_BUS;
+                r = sd_bus_open_user(&bus);
+        } else {
+                reached = REACHED_SYSTEM_BUS;
+                r = sd_bus_open_system(&bus);
+        }
+        if (r >= 0) {
+                r = daemon_check_start(bus);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to send NameHasOwner call: %m");
+                *ret = TAKE_PTR(bus);
+                return 0;
+        }
+        if (!errno_means_nobody_there(r) && r != -ENOMEDIUM)
+                return log_error_errno(r, "Failed to connect to the %s bus: %m",
+                                       target->transport == BUS_TRANSPORT_USER ? "user" : "system");
+
+        /* No bus at all (a container): bgrund --listen's default socket. */
+        r = listen_address(target, &fallback);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "No user bus, and XDG_RUNTIME_DIR is not set to find bgrund --listen.");
+
+        reached = REACHED_LISTEN;
+        reached_where = fallback;
+        r = bus_open_address(fallback, false, &bus);
+        if (errno_means_nobody_there(r)) {
+                log_daemon_missing();
+                return r;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to %s: %m", fallback);
+
+        *ret = TAKE_PTR(bus);
+        return 0;
+}

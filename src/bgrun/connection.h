@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The connection to bgrund: where it is reached (the system or the user bus,
+ * another host's through ssh, any address, bgrund --listen's default socket)
+ * and who the caller is there. */
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+/* Where bgrund is reached: --system (the default), --user, -H HOST or
+ * --address ADDRESS. */
+typedef enum BusTransport {
+        BUS_TRANSPORT_SYSTEM,
+        BUS_TRANSPORT_USER,
+} BusTransport;
+
+typedef struct BusTarget {
+        BusTransport transport;
+        bool transport_given;   /* --user or --system on the command line */
+        const char *host;       /* -H [USER@]HOST: the system bus there, through ssh */
+        const char *address;    /* --address: any D-Bus address, a bus or bgrund --listen */
+} BusTarget;
+
+/* The default sockets of bgrund --listen, used where there is no bus. */
+#define BGRUN_LISTEN_ADDRESS_SYSTEM "unix:path=/run/bgrun/bus"
+#define BGRUN_LISTEN_SOCKET_USER "bgrun/bus" /* below $XDG_RUNTIME_DIR */
+
+/* Connects to bgrund as target says; with neither -H nor --address,
+ * $BGRUN_ADDRESS (or the older $BGRUN_BUS_ADDRESS) unless --user/--system
+ * was given; with no bus at all, the default socket of bgrund --listen. */
+int bus_connect(const BusTarget *target, sd_bus **ret);
+
+/* The uid bgrund takes this connection's calls to come from. */
+int bus_caller_uid(sd_bus *bus, uid_t *ret);
+
+/* The target connected to: -H sends nothing of the local environment. */
+bool bus_target_is_remote(const BusTarget *target);
+
+/* What bus_connect() reached, for the lines that say bgrund is missing. */
+typedef enum BusReached {
+        REACHED_SYSTEM_BUS,
+        REACHED_USER_BUS,
+        REACHED_REMOTE,
+        REACHED_BUS_ADDRESS,  /* a bus at an address given */
+        REACHED_LISTEN,       /* a bgrund --listen socket, or nothing at all */
+} BusReached;
+
+/* *ret_where (if not NULL): the host or the address, NULL on a local bus. */
+BusReached bus_reached(const char **ret_where);

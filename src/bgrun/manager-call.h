@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The calls on bgrund's Manager: built, sent, and their answers read. A
+ * failure is logged by call-error.c's log_call_error(), unless a function
+ * says it leaves that to its caller. */
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#define USEC_INFINITY UINT64_MAX
+
+/* How long bgrun waits for bgrund's answer: chosen by call_timeout() only,
+ * so that a deadline for every call is one change. A timeout of 0 passed
+ * below is sd-bus' default, USEC_INFINITY none. */
+typedef enum CallTimeout {
+        CALL_TIMEOUT_DEFAULT,   /* any call that bgrund answers at once */
+        CALL_TIMEOUT_TEARDOWN,  /* Kill, KillSession, Reap: until the teardown is confirmed */
+        CALL_TIMEOUT_STOP,      /* Stop: its grace (at most 10 min) first */
+} CallTimeout;
+
+uint64_t call_timeout(CallTimeout kind);
+/* A call that waits up to wait in bgrund (Wait): that, and time for the
+ * answer to come. */
+uint64_t call_timeout_after_wait(uint64_t wait);
+
+/* A new call of method on bgrund's Manager, with the arguments types says
+ * (as sd_bus_message_append()), or none with types NULL. */
+int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret, const char *types, ...);
+
+/* A call sent whose answer is read later: calls sent one after another go
+ * out together, one round trip for all. It must stay where it is (the
+ * answer is stored in it) until pending_call_done(). */
+typedef struct PendingCall {
+        sd_bus_slot *slot;
+        sd_bus_message *reply;
+} PendingCall;
+
+/* Sends m without waiting; logs a failure to send. */
+int manager_call_send(sd_bus *bus, sd_bus_message *m, uint64_t timeout, PendingCall *ret);
+/* Waits for c's answer. On a failed call returns the negative error with
+ * *error set, unlogged (log_call_error() says it). While bgrund is being
+ * started, says at once if it cannot start (and returns -ENOTCONN). */
+int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply);
+void pending_call_done(PendingCall *c);
+
+/* manager_call_send() and pending_call_reply() in one: a call whose failure
+ * the caller tells itself. */
+int manager_call_raw(sd_bus *bus, sd_bus_message *m, uint64_t timeout, sd_bus_error *error,
+                     sd_bus_message **ret_reply);
+
+/* Calls m; on failure logs one line (about job id, if not NULL) and returns
+ * the negative error. */
+int manager_call(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id,
+                 sd_bus_message **ret_reply);
+
+/* Calls m like manager_call() and reads its a{sv} reply into a JSON object
+ * (see record.h). */
+int call_dict(sd_bus *bus, sd_bus_message *m, uint64_t timeout, const char *id, json_object **ret);
+
+/* Sends a method call with one job id (and maybe a timeout) and reads its
+ * a{sv} reply. */
+int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t *wait_timeout,
+                 uint64_t timeout, json_object **ret);
+
+int get_record(sd_bus *bus, const char *id, json_object **ret);
+/* One Wait call; the daemon may answer before the job ended or timeout passed. */
+int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
+
+/* wait_record() in two halves, so that the Wait travels with other calls. */
+int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret);
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret);
+
+/* Like wait_record(), but keeps waiting if the daemon returns early (it may
+ * cap how long one Wait call blocks) until the job ended or timeout passed. */
+int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
