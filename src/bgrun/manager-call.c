@@ -208,7 +208,7 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
 }
 
 int get_record(sd_bus *bus, const char *id, json_object **ret) {
-        return call_id_dict(bus, "Get", id, NULL, 0, ret);
+        return call_id_dict(bus, "Get", id, NULL, call_timeout(CALL_TIMEOUT_DEFAULT), ret);
 }
 
 /* The call's own timeout: the wait's, and time for the answer to come. */

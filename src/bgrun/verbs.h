@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The verbs of bgrun, one function each. args->words[0] is the verb, the
- * rest its arguments. Each returns bgrun's exit status, or a negative error
- * it has logged. */
+/* The verbs of bgrun, one function each: launching (verb-run.c), ending
+ * (verb-end.c: stop, kill; verb-wait.c; verb-forget.c), showing
+ * (verb-show.c: status, logs, list), input (verb-send.c) and reap
+ * (verb-reap.c). args->words[0] is the verb, the rest its arguments. Each
+ * returns bgrun's exit status, or a negative error it has logged. */
 
 #include <systemd/sd-bus.h>
 

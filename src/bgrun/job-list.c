@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* The jobs the caller may see, page by page. */
+
+#include <stdlib.h>
+
+#include "call.h"
+#include "job-list.h"
+#include "log.h"
+
+/* Jobs per ListJobsPaged call: bgrund's most. */
+#define LIST_PAGE_SIZE 1000
+
+void pages_done(Pages *p) {
+        for (size_t i = 0; i < p->n; i++)
+                sd_bus_message_unref(p->replies[i]);
+        free(p->replies);
+}
+
+/* One page of ListJobsPaged after `after` onto jobs; its reply into pages.
+ * *ret_next is the next page's `after`, "" at the end (pointing into the
+ * reply). */
+static int list_page(sd_bus *bus, const char *session, const char *after, Pages *pages, JobListEntry **jobs,
+                     size_t *n, const char **ret_next) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r = manager_new_call(bus, "ListJobsPaged", &m, "ssu", session, after, (uint32_t) LIST_PAGE_SIZE);
+        if (r < 0)
+                return r;
+        r = manager_call(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), NULL, &reply);
+        if (r < 0)
+                return r;
+
+        sd_bus_message **p = reallocarray(pages->replies, pages->n + 1, sizeof(sd_bus_message *));
+        if (!p)
+                return log_oom();
+        pages->replies = p;
+        pages->replies[pages->n++] = sd_bus_message_ref(reply);
+
+        r = sd_bus_message_enter_container(reply, 'a', "(sssso)");
+        if (r < 0)
+                return log_parse_error("ListJobsPaged", r);
+        for (;;) {
+                JobListEntry e;
+                r = sd_bus_message_read(reply, "(sssso)", &e.id, &e.session, &e.status, &e.command, &e.path);
+                if (r < 0)
+                        return log_parse_error("ListJobsPaged", r);
+                if (r == 0)
+                        break;
+                JobListEntry *q = reallocarray(*jobs, *n + 1, sizeof(JobListEntry));
+                if (!q)
+                        return log_oom();
+                *jobs = q;
+                (*jobs)[(*n)++] = e;
+        }
+        r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", ret_next);
+        if (r < 0)
+                return log_parse_error("ListJobsPaged", r);
+        return 0;
+}
+
+int list_all(sd_bus *bus, const char *session, Pages *pages, JobListEntry **jobs, size_t *n) {
+        const char *after = "";
+
+        /* Always in pages: one answer for any number of jobs could pass
+         * what the bus carries. */
+        do {
+                int r = list_page(bus, session, after, pages, jobs, n, &after);
+                if (r < 0)
+                        return r;
+        } while (*after);
+        return 0;
+}

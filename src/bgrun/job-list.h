@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The jobs the caller may see, read from bgrund page by page
+ * (ListJobsPaged), for list and forget --ended. */
+
+#include <stddef.h>
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+#include "print.h"
+
+/* The replies a listing's entries point into, kept until it is printed. */
+typedef struct Pages {
+        sd_bus_message **replies;
+        size_t n;
+} Pages;
+
+void pages_done(Pages *p);
+
+/* Every job of session ("": any) onto *jobs (*n of them), whose strings
+ * point into pages. */
+int list_all(sd_bus *bus, const char *session, Pages *pages, JobListEntry **jobs, size_t *n);

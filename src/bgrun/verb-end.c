@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun stop and kill: jobs ended, gracefully or at once, and what bgrund
+ * says of their teardown. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-json.h"
+#include "call.h"
+#include "json-util.h"
+#include "log.h"
+#include "macro.h"
+#include "print.h"
+#include "record.h"
+#include "verbs.h"
+
+/* "Job ID killed, nothing of it is left alive (cgroup.kill)." from Kill's
+ * or Stop's answer; verb is what a running job had done to it. */
+static void print_end_answer(json_object *result, const char *id, const char *verb) {
+        json_object *t;
+        const char *method;
+        bool killed, dead, dead_known;
+
+        t = dict_get(result, &kill_keys[KILL_KEY_TEARDOWN]);
+        dead_known = dict_get_bool(t, &teardown_keys[TEARDOWN_KEY_DEAD], &dead);
+
+        if (dict_get_bool(result, &kill_keys[KILL_KEY_KILLED], &killed) && killed)
+                printf("Job %s %s", id, verb);
+        else
+                printf("Job %s was not running", id);
+        if (dead_known && dead)
+                printf(", nothing of it is left alive");
+        method = dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD]);
+        if (method && method[0]) {
+                fputs(" (", stdout);
+                print_cell(method, SIZE_MAX);
+                putchar(')');
+        }
+        puts(".");
+
+        if (dead_known && !dead)
+                log_error("Warning: the teardown of job %s is not confirmed; processes of it may still be alive.", id);
+}
+
+static int kill_session(sd_bus *bus, const Args *args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_json_ json_object *result = NULL;
+        json_object *v;
+        uint64_t killed = 0;
+        bool dead = false, dead_known;
+        int r;
+
+        r = manager_new_call(bus, "KillSession", &m, "s", args->session);
+        if (r < 0)
+                return r;
+        r = call_dict(bus, m, call_timeout(CALL_TIMEOUT_TEARDOWN), NULL, &result);
+        if (r < 0)
+                return r;
+
+        if (args->json)
+                return print_json(result);
+
+        if ((v = json_object_object_get(result, "killed")) && json_object_is_type(v, json_type_int))
+                killed = json_object_get_uint64(v);
+        v = json_object_object_get(result, "dead");
+        dead_known = v && json_object_is_type(v, json_type_boolean);
+        if (dead_known)
+                dead = json_object_get_boolean(v);
+
+        printf("Killed %" PRIu64 " job%s of session ", killed, killed == 1 ? "" : "s");
+        print_cell(args->session, SIZE_MAX);
+        if (killed > 0 && dead)
+                printf(", nothing of %s is left alive", killed == 1 ? "it" : "them");
+        puts(".");
+        if (dead_known && !dead)
+                log_error("Warning: the teardown of some jobs of the session is not confirmed; processes of them may "
+                          "still be alive.");
+        return EXIT_SUCCESS;
+}
+
+/* --json of kill or stop: one job's answer as bgrund gave it; of several,
+ * one array of them, each with its "id" first. */
+typedef struct JsonAnswers {
+        size_t n_jobs;
+        json_object *array;
+} JsonAnswers;
+
+static int json_answer(JsonAnswers *a, const char *id, json_object *answer) {
+        _cleanup_json_ json_object *obj = NULL;
+
+        if (a->n_jobs == 1)
+                return print_json(answer);
+
+        if (!a->array && !(a->array = json_object_new_array()))
+                return log_oom();
+        obj = json_object_new_object();
+        if (!obj || json_add_str(obj, record_keys[RECORD_KEY_ID].name, id) < 0)
+                return log_oom();
+        json_object_object_foreach(answer, key, value)
+                if (json_object_object_add(obj, key, json_object_get(value)) < 0)
+                        return log_oom();
+        if (json_object_array_add(a->array, obj) < 0)
+                return log_oom();
+        TAKE_PTR(obj);
+        return 0;
+}
+
+static int json_answers_done(JsonAnswers *a) {
+        int r = 0;
+
+        if (a->array)
+                r = print_json(a->array);
+        json_object_put(a->array);
+        a->array = NULL;
+        return r;
+}
+
+int verb_kill(sd_bus *bus, const Args *args) {
+        JsonAnswers answers = { .n_jobs = args->n_words - 1 };
+        int ret = EXIT_SUCCESS;
+
+        if (args->session)
+                return kill_session(bus, args);
+
+        for (size_t i = 1; i < args->n_words; i++) {
+                _cleanup_json_ json_object *result = NULL;
+                const char *id = args->words[i];
+                int r;
+
+                r = call_id_dict(bus, "Kill", id, NULL, call_timeout(CALL_TIMEOUT_TEARDOWN), &result);
+                if (r < 0) {
+                        ret = r;
+                        continue;
+                }
+                if (args->json)
+                        r = json_answer(&answers, id, result);
+                else
+                        print_end_answer(result, id, "killed");
+                if (r < 0)
+                        ret = r;
+        }
+        if (json_answers_done(&answers) < 0)
+                ret = -EIO;
+        return ret;
+}
+
+/* Stop calls in flight at once: each waits its job's grace in bgrund. */
+typedef struct StopReply {
+        const char *id;
+        sd_bus_message *reply;
+        bool done;
+} StopReply;
+
+static int on_stop_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        StopReply *s = userdata;
+
+        s->reply = sd_bus_message_ref(m);
+        s->done = true;
+        return 0;
+}
+
+int verb_stop(sd_bus *bus, const Args *args) {
+        size_t n = args->n_words - 1, pending = n;
+        JsonAnswers answers = { .n_jobs = n };
+        _cleanup_free_ StopReply *replies = calloc(n, sizeof(StopReply));
+        _cleanup_free_ sd_bus_slot **slots = calloc(n, sizeof(sd_bus_slot *));
+        int ret = EXIT_SUCCESS, r;
+
+        if (!replies || !slots)
+                return log_oom();
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+                replies[i].id = args->words[i + 1];
+                r = manager_new_call(bus, "Stop", &m, "s", replies[i].id);
+                if (r < 0)
+                        goto finish;
+                r = sd_bus_message_open_container(m, 'a', "{sv}");
+                if (r >= 0 && args->signal > 0)
+                        r = sd_bus_message_append(m, "{sv}", "Signal", "i", (int32_t) args->signal);
+                if (r >= 0 && (args->options_seen & OPTION_GRACE))
+                        r = sd_bus_message_append(m, "{sv}", "GraceUSec", "t", args->grace_usec);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r < 0) {
+                        r = log_error_errno(r, "Failed to build Stop call: %m");
+                        goto finish;
+                }
+                r = sd_bus_call_async(bus, &slots[i], m, on_stop_reply, &replies[i], call_timeout(CALL_TIMEOUT_STOP));
+                if (r < 0) {
+                        r = log_error_errno(r, "Failed to send Stop: %m");
+                        goto finish;
+                }
+        }
+
+        while (pending > 0) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0) {
+                        r = log_error_errno(r, "Failed to process the bus: %m");
+                        goto finish;
+                }
+                pending = 0;
+                for (size_t i = 0; i < n; i++)
+                        pending += !replies[i].done;
+                if (r == 0 && pending > 0) {
+                        r = sd_bus_wait(bus, UINT64_MAX);
+                        if (r < 0 && r != -EINTR) {
+                                r = log_error_errno(r, "Failed to wait for the bus: %m");
+                                goto finish;
+                        }
+                }
+        }
+
+        /* In the order given. */
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_json_ json_object *result = NULL;
+                const sd_bus_error *e = sd_bus_message_get_error(replies[i].reply);
+
+                if (e) {
+                        ret = log_call_error("Stop", replies[i].id, e, sd_bus_message_get_errno(replies[i].reply));
+                        continue;
+                }
+                r = bus_json_read(replies[i].reply, &result);
+                if (r <= 0 || !json_object_is_type(result, json_type_object)) {
+                        ret = log_parse_error("Stop", r < 0 ? r : -EBADMSG);
+                        continue;
+                }
+                if (args->json) {
+                        if (json_answer(&answers, replies[i].id, result) < 0)
+                                ret = -EIO;
+                } else
+                        print_end_answer(result, replies[i].id, "stopped");
+        }
+        if (json_answers_done(&answers) < 0)
+                ret = -EIO;
+        r = ret;
+
+finish:
+        for (size_t i = 0; i < n; i++) {
+                sd_bus_slot_unref(slots[i]);
+                sd_bus_message_unref(replies[i].reply);
+        }
+        return r;
+}

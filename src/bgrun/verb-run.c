@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun run: a job launched, then its ID printed, or it attached to with
+ * --wait. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "call.h"
+#include "json-util.h"
+#include "log.h"
+#include "macro.h"
+#include "output.h"
+#include "print.h"
+#include "record.h"
+#include "run-env.h"
+#include "verbs.h"
+
+/* A word the shell reads as itself: no quoting needed. */
+static bool word_is_plain(const char *w) {
+        if (!*w)
+                return false;
+        for (const char *p = w; *p; p++)
+                if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-", *p))
+                        return false;
+        return true;
+}
+
+/* One word after --: a shell command line, as it is. Several: an argv,
+ * each word quoted for /bin/sh (single quotes, ' as '\''), so the job runs
+ * exactly those words. */
+char *command_from_words(char *const *words) {
+        size_t len = 1, n = 0;
+        char *s, *p;
+
+        for (char *const *w = words; *w; w++, n++)
+                len += 4 * strlen(*w) + 3;
+        if (n == 1)
+                return strdup(words[0]);
+
+        s = p = malloc(len);
+        if (!s)
+                return NULL;
+        for (char *const *w = words; *w; w++) {
+                if (w != words)
+                        *p++ = ' ';
+                if (word_is_plain(*w)) {
+                        p = stpcpy(p, *w);
+                        continue;
+                }
+                *p++ = '\'';
+                for (const char *c = *w; *c; c++)
+                        if (*c == '\'')
+                                p = stpcpy(p, "'\\''");
+                        else
+                                *p++ = *c;
+                *p++ = '\'';
+        }
+        *p = '\0';
+        return s;
+}
+
+static int get_directory(const char *directory, char **ret) {
+        _cleanup_free_ char *cwd = NULL;
+
+        cwd = getcwd(NULL, 0);
+        if (!cwd)
+                return log_error_errno(errno, "Failed to get the current directory: %m");
+
+        if (!directory) {
+                *ret = TAKE_PTR(cwd);
+                return 0;
+        }
+        if (directory[0] == '/') {
+                *ret = strdup(directory);
+                return *ret ? 0 : log_oom();
+        }
+        /* The daemon has its own working directory: send an absolute path. */
+        if (asprintf(ret, "%s/%s", streq(cwd, "/") ? "" : cwd, directory) < 0)
+                return log_oom();
+        return 0;
+}
+
+/* Tells on stderr how a job we waited for ended, if not plainly. */
+static void note_outcome(json_object *rec, const char *id) {
+        char buf[128];
+
+        if (record_timed_out(rec) || record_signal(rec) > 0) {
+                format_outcome(rec, buf, sizeof buf);
+                log_error("Job %s %s.", record_id(rec, id), buf);
+        }
+}
+
+/* The Environment run sends, checked against bgrund's limits here, so that
+ * the error says what to do. */
+static int build_environment(const Args *args, const char ***ret) {
+        _cleanup_free_ const char **env = NULL;
+        RunEnvOptions o = {
+                .clean = args->clean_env,
+                .remote = bus_target_is_remote(&args->target),
+                .other_user = launch_args_is_set(&args->launch, LAUNCH_OPTION_USER),
+                .tty = args->tty,
+                .setenv = args->launch.environment,
+        };
+        size_t n, bytes = 0;
+        int r;
+
+        r = run_environment(environ, &o, &env, &n);
+        if (r < 0)
+                return log_oom();
+
+        for (size_t i = 0; i < n; i++)
+                bytes += strlen(env[i]) + 1;
+        if (n > LAUNCH_ENVIRONMENT_MAX_ENTRIES || bytes > LAUNCH_ENVIRONMENT_MAX_BYTES) {
+                log_error("The environment is too large for bgrund (%zu variables, %zu bytes; it takes at most %d and %d "
+                          "bytes): pass less, e.g. --clean-env with -E NAME=VALUE for what the job needs.",
+                          n, bytes, LAUNCH_ENVIRONMENT_MAX_ENTRIES, LAUNCH_ENVIRONMENT_MAX_BYTES);
+                return -E2BIG;
+        }
+
+        *ret = TAKE_PTR(env);
+        return 0;
+}
+
+/* Launch's call for args: COMMAND, where, the environment, the options. */
+static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_free_ char *command = NULL, *directory = NULL;
+        _cleanup_free_ const char **env = NULL;
+        LaunchArgs launch = args->launch;
+        int r;
+
+        command = command_from_words(args->words + 1);
+        if (!command)
+                return log_oom();
+
+        /* Another host has none of our directories: its "/" unless -C says. */
+        if (bus_target_is_remote(&args->target) && !args->directory) {
+                directory = strdup("/");
+                if (!directory)
+                        return log_oom();
+        } else {
+                r = get_directory(args->directory, &directory);
+                if (r < 0)
+                        return r;
+        }
+
+        r = build_environment(args, &env);
+        if (r < 0)
+                return r;
+        if (env[0])
+                launch_args_set(&launch, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = (char *const *) env });
+        else
+                launch.set &= ~(1U << LAUNCH_OPTION_ENVIRONMENT);
+
+        launch.stdin_pipe = args->stdin_forward;
+        launch.tty = args->tty;
+        if (args->tty)
+                (void) attach_terminal_size(&launch.tty_rows, &launch.tty_columns);
+
+        r = manager_new_call(bus, "Launch", &m, "sss", command, args->session ?: "", directory);
+        if (r < 0)
+                return r;
+        r = launch_args_append(&launch, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build Launch call: %m");
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+/* run --wait: the job's output (or its record) until it ends; its status. */
+static int run_attached(sd_bus *bus, const Args *args, const char *id) {
+        _cleanup_json_ json_object *rec = NULL;
+        AttachOptions o = {
+                .output = !args->json,
+                .input = args->stdin_forward || args->tty,
+                .tty = args->tty,
+                .quiet = args->quiet,
+        };
+        int status, r;
+
+        if (!args->quiet) {
+                if (args->tty && isatty(STDIN_FILENO))
+                        log_info("Running as job %s. Press ^] three times within 1s to detach.", id);
+                else
+                        log_info("Running as job %s.", id);
+        }
+
+        status = attach_job(bus, id, &o, &rec);
+        if (status < 0 || !rec)
+                return status;
+        if (args->json) {
+                r = print_json(rec);
+                if (r < 0)
+                        return r;
+        } else
+                note_outcome(rec, id);
+        return status;
+}
+
+/* run without --wait: the ID (or the record), and with --stdin the input. */
+static int run_detached(sd_bus *bus, const Args *args, const char *id) {
+        int r = 0;
+
+        if (args->json) {
+                _cleanup_json_ json_object *rec = NULL;
+
+                r = get_record(bus, id, &rec);
+                if (r < 0)
+                        return r;
+                r = print_json(rec);
+        } else if (puts(id) == EOF || fflush(stdout) == EOF)
+                r = log_error_errno(errno, "Failed to write job id: %m");
+        if (r < 0)
+                return r;
+
+        /* run --stdin: our stdin to the job until its end, then EOF. From a
+         * terminal, the input stays open for bgrun send instead: typing it
+         * here, with no --wait to show what the job makes of it, is not
+         * what anyone wants. */
+        if (args->stdin_forward && isatty(STDIN_FILENO)) {
+                if (!args->quiet)
+                        log_info("The input of job %s stays open: bgrun send %s TEXT, bgrun send %s --eof.", id, id, id);
+        } else if (args->stdin_forward) {
+                r = forward_input(bus, id, STDIN_FILENO);
+                if (r < 0)
+                        return r;
+        }
+        return EXIT_SUCCESS;
+}
+
+int verb_run(sd_bus *bus, const Args *args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        const char *id, *path;
+        int r;
+
+        r = new_launch_call(bus, args, &m);
+        if (r < 0)
+                return r;
+
+        /* An interrupt from here on stops the job we start. */
+        if (args->wait) {
+                r = attach_block_signals(args->tty);
+                if (r < 0)
+                        return r;
+        }
+
+        r = manager_call(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), NULL, &reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_read(reply, "so", &id, &path);
+        if (r < 0)
+                return log_parse_error("Launch", r);
+
+        return args->wait ? run_attached(bus, args, id) : run_detached(bus, args, id);
+}
