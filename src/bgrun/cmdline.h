@@ -9,12 +9,12 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "call.h"
+#include "connection.h"
 #include "launch-args.h"
 
 #define EXIT_USAGE 2
 
-/* Which options were given; each verb says which it accepts. */
+/* Which options were given; options.c's table says which verbs take each. */
 typedef enum OptionFlag {
         OPTION_SESSION = 1 << 0,
         OPTION_DIRECTORY = 1 << 1,
@@ -38,14 +38,36 @@ typedef enum OptionFlag {
         OPTION_EOF = 1 << 19,
 } OptionFlag;
 
+/* The verbs, as the option table names those that take an option; an
+ * alias is its verb. */
+typedef enum VerbFlag {
+        VERB_RUN = 1 << 0,
+        VERB_STATUS = 1 << 1,
+        VERB_LOGS = 1 << 2,
+        VERB_STOP = 1 << 3,
+        VERB_KILL = 1 << 4,
+        VERB_SEND = 1 << 5,
+        VERB_LIST = 1 << 6,
+        VERB_WAIT = 1 << 7,
+        VERB_FORGET = 1 << 8,
+        VERB_REAP = 1 << 9,
+        VERB_HELP = 1 << 10,
+} VerbFlag;
+
 typedef struct Args Args;
 
 #define VERB_ANY ((unsigned) -1)
 
 typedef struct Verb {
         const char *name;
+        VerbFlag flag;
         unsigned min_args, max_args; /* counting the verb itself */
-        unsigned options;            /* OptionFlag: the options it takes */
+        /* The usage error when min_args are not there; NULL: "Missing job ID". */
+        const char *missing;
+        /* Its own checks of its options and words, once each option was
+         * found to be one it takes: > 0 to go on, or a usage error logged.
+         * NULL: none. */
+        int (*check)(Args *args);
         /* Returns bgrun's exit status, or a negative error it has logged.
          * NULL: the verb needs no bus (help). */
         int (*dispatch)(sd_bus *bus, const Args *args);
@@ -56,6 +78,7 @@ typedef struct Verb {
 
 struct Args {
         const Verb *verb;
+        const Verb *peeked;      /* the verb as found before parsing, for its --help */
         char **words;            /* the verb and its arguments: pointers into argv, NULL-terminated */
         size_t n_words;
         unsigned options_seen;   /* OptionFlag */
@@ -84,10 +107,16 @@ struct Args {
         BusTarget target;        /* --user, --system, -H, --address */
 };
 
-/* The verbs, for help and the tests. */
+/* The verbs, for help and the tests (verb-table.c). */
 const Verb *find_verb(const char *name);
 void print_verb_help(const Verb *verb);
 void print_help(void);
+
+/* The verbs' own checks, for the table of verbs. */
+int check_run(Args *args);
+int check_kill(Args *args);
+int check_send(Args *args);
+int check_forget(Args *args);
 
 /* A signal by name (TERM, SIGTERM) or number; -EINVAL if none. */
 int parse_signal(const char *s);

@@ -2,15 +2,15 @@
 /* bgrun: the command-line front end of bgrund. It talks to the daemon over
  * D-Bus only (org.bgrun.Runtime1 on the system bus, the user's bus, another
  * host's over ssh, or any address: bgrund --listen's socket).
- * Here only main(): parse the command line (cmdline.c), connect (call.c) and
- * hand over to the verb (verbs.c). */
+ * Here only main(): parse the command line (cmdline.c), connect
+ * (connection.c) and hand over to the verb (verbs.h). */
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <systemd/sd-bus.h>
 
-#include "call.h"
+#include "connection.h"
 #include "cmdline.h"
 #include "log.h"
 #include "macro.h"

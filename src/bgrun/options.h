@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* bgrun's options as a table: each with its forms, the verbs that take it
+ * and what it sets. A new option is a row here and its handling. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cmdline.h"
+
+typedef struct Option {
+        const char *name;        /* the long form, without "--"; NULL: none */
+        char short_name;         /* 0: none */
+        bool argument;           /* takes a value */
+        OptionFlag flag;         /* 0: a global option, before or after any verb */
+        unsigned verbs;          /* VerbFlag: the verbs that take it */
+        size_t field;            /* with parse NULL: the bool of Args it sets */
+        /* Takes value (NULL without argument); short_form: given as -X.
+         * Returns > 0 to go on, 0 to exit successfully (--help, --version),
+         * or a usage error it has logged. */
+        int (*parse)(Args *args, const char *value, bool short_form);
+} Option;
+
+/* Room for the table in getopt's arrays, built on the stack. */
+#define OPTIONS_MAX 64
+
+extern const Option options[];
+extern const size_t n_options;
+
+/* Sets what o says in args. Returns as o->parse. */
+int option_apply(const Option *o, Args *args, const char *value, bool short_form);

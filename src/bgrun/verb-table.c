@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* The verbs: their words, their own checks, their action, and their help. */
+
+#include <stdio.h>
+
+#include "cmdline.h"
+#include "macro.h"
+#include "verbs.h"
+
+static const char run_details[] =
+        "Start COMMAND as a background job of bgrund and print its ID. One word after\n"
+        "-- is a shell command line ('make && make test'); several words are an argv,\n"
+        "quoted so that the job runs exactly those words.\n"
+        "\n"
+        "The job gets this environment, except variables whose names contain KEY,\n"
+        "SECRET, TOKEN or PASSWORD (any case), and NOTIFY_SOCKET, LISTEN_*,\n"
+        "JOURNAL_STREAM, INVOCATION_ID, BGRUN_*. With -H, only -E is sent.\n"
+        "\n"
+        "Options:\n"
+        "  -s --session=SESSION      Tag the job with SESSION (see kill --session)\n"
+        "  -C --directory=DIR        Working directory (default: the current one; / with -H)\n"
+        "  -t --timeout=DURATION     End the job after DURATION (MaxRuntimeUSec=)\n"
+        "  -E --setenv=NAME=VALUE    Set an environment variable (repeatable)\n"
+        "  -p --property=PROP=VALUE  Set a launch option (repeatable):\n"
+        "                              MemoryMax=BYTES (K, M, G, T: powers of 1024; or infinity)\n"
+        "                              TasksMax=N (or infinity)\n"
+        "                              CPUQuotaPerSecUSec=PERCENT% or DURATION (50% = 500ms)\n"
+        "                              MaxRuntimeUSec=DURATION\n"
+        "                              StopSignal=SIGNAL, StopGraceUSec=DURATION (how stop ends it)\n"
+        "                              User=NAME (root only; that user's HOME, USER, LOGNAME\n"
+        "                              and SHELL win over this environment's)\n"
+        "     --clean-env            Pass none of this environment (only -E)\n"
+        "     --wait                 Stream the output and exit with the job's status\n"
+        "                            (128+N for signal N, 124 on timeout); with --json,\n"
+        "                            print the final record instead. Ctrl-C stops the job\n"
+        "                            gracefully (a second one kills it at once)\n"
+        "     --stdin                Forward this standard input to the job until its end\n"
+        "                            (from a terminal without --wait, the input stays open\n"
+        "                            for bgrun send)\n"
+        "     --tty                  Run the job on a terminal; with --wait attach this one\n"
+        "                            to it (raw mode; ^] three times within 1s detaches)\n"
+        "  -q --quiet                No 'Running as job ID' line with --wait\n"
+        "     --json                 Print the record as JSON\n"
+        "\n"
+        "Options after the first word of COMMAND belong to COMMAND.\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun run -- 'make -j4 > build.log 2>&1; echo done'\n"
+        "  bgrun run --wait -- python3 -c 'print(1)'\n"
+        "  bgrun run -s build -t 30min -p MemoryMax=2G -- make test\n"
+        "  bgrun run --stdin --wait -- 'read x; echo got $x' <<< hello\n"
+        "  bgrun run --tty --wait -- top\n";
+
+static const char status_details[] =
+        "Show the job's record: status, exit code or signal, times, containment,\n"
+        "teardown, and what it used (CPU time, memory peak) where bgrund tells.\n"
+        "\n"
+        "Options:\n"
+        "     --json                 The record as JSON (keys as org.bgrun.Runtime1(5) lists)\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun status 7xk2p\n"
+        "  bgrun status 7xk2p --json | jq .exit_code\n";
+
+static const char logs_details[] =
+        "Print the job's output (stdout and stderr together, as they came).\n"
+        "\n"
+        "Options:\n"
+        "  -f --follow               Keep printing until the job ends\n"
+        "  -n --lines=LINES          Only the last LINES lines (with -f, -n 0 starts at the end)\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun logs 7xk2p -n 20\n"
+        "  bgrun logs -f -n 0 7xk2p\n";
+
+static const char stop_details[] =
+        "End jobs gracefully: their StopSignal (SIGTERM unless launched otherwise) to\n"
+        "every process, then, after the grace (StopGraceUSec=, 5s unless launched\n"
+        "otherwise), cgroup.kill. Returns once nothing of them is left alive.\n"
+        "\n"
+        "Options:\n"
+        "     --signal=SIGNAL        Send SIGNAL (INT, SIGINT, 2) instead\n"
+        "     --grace=DURATION       Wait DURATION before killing (0: at once)\n"
+        "     --json                 Print bgrund's answer as JSON\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun stop 7xk2p\n"
+        "  bgrun stop 7xk2p q9m3d --signal INT --grace 30s\n";
+
+static const char kill_details[] =
+        "End jobs at once (cgroup.kill) with everything they started, and confirm\n"
+        "that nothing of them is left alive.\n"
+        "\n"
+        "Options:\n"
+        "     --session=SESSION      Kill every running job of yours in SESSION\n"
+        "                            (no short form: -s is a signal in systemctl kill)\n"
+        "     --json                 Print bgrund's answer as JSON\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun kill 7xk2p q9m3d\n"
+        "  bgrun kill --session build\n";
+
+static const char send_details[] =
+        "Write TEXT and a newline to the standard input of a job started with --stdin\n"
+        "or --tty; --eof ends its input (on a terminal, the EOF character).\n"
+        "\n"
+        "Options:\n"
+        "  -n                        No newline after TEXT\n"
+        "     --eof                  End the input (after TEXT, if given)\n"
+        "\n"
+        "Examples:\n"
+        "  id=$(bgrun run --stdin -- 'while read l; do echo \"got $l\"; done')\n"
+        "  bgrun send $id hello\n"
+        "  bgrun send $id --eof\n";
+
+static const char list_details[] =
+        "List the jobs you may see: ID, session, status and command.\n"
+        "\n"
+        "Options:\n"
+        "  -s --session=SESSION      Only the jobs of SESSION\n"
+        "     --json                 A JSON array\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun list\n"
+        "  bgrun ls -s build --json | jq -r '.[].id'\n";
+
+static const char wait_details[] =
+        "Wait for jobs to end, and say how each ended. Exits with the job's status\n"
+        "(128+N for signal N, 124 on timeout); of several, the first that failed.\n"
+        "\n"
+        "Options:\n"
+        "  -t --timeout=DURATION     Give up after DURATION (exit status 1)\n"
+        "     --any                  Return when the first of them ends\n"
+        "     --json                 Print the record (of several: an array) as JSON\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun wait 7xk2p\n"
+        "  bgrun wait 7xk2p q9m3d --any -t 10min\n";
+
+static const char forget_details[] =
+        "Remove ended jobs' records and output.\n"
+        "\n"
+        "Options:\n"
+        "     --ended                Every ended job of yours, not other users' (instead\n"
+        "                            of IDs)\n"
+        "  -s --session=SESSION      With --ended: only those of SESSION\n"
+        "     --older-than=DURATION  With --ended: only those that ended longer ago\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun forget 7xk2p\n"
+        "  bgrun forget --ended -s build --older-than 1h\n";
+
+static const char reap_details[] =
+        "Re-check every job as bgrund does at start: keep those whose supervisor it\n"
+        "verifies, release the containment of the others (admin only).\n"
+        "\n"
+        "Options:\n"
+        "     --json                 Print the counts as JSON\n";
+
+static const char help_details[] =
+        "Show the list of verbs, or one verb's options and examples.\n"
+        "\n"
+        "Examples:\n"
+        "  bgrun help\n"
+        "  bgrun help run\n";
+
+static const Verb verbs[] = {
+        { "run", VERB_RUN, 2, VERB_ANY, "Missing the command to run: bgrun run [OPTIONS] -- COMMAND...", check_run,
+          verb_run, "run [OPTIONS...] -- COMMAND...", "Start COMMAND as a background job, print its ID", run_details },
+        { "status", VERB_STATUS, 2, 2, NULL, NULL, verb_status,
+          "status ID [--json]", "Show the job's record (alias: show)", status_details },
+        { "show", VERB_STATUS, 2, 2, NULL, NULL, verb_status, "show ID [--json]", NULL, status_details },
+        { "logs", VERB_LOGS, 2, 2, NULL, NULL, verb_logs,
+          "logs ID [-f] [-n LINES]", "Print the job's output (stdout and stderr)", logs_details },
+        { "stop", VERB_STOP, 2, VERB_ANY, NULL, NULL, verb_stop,
+          "stop ID... [--signal SIGNAL] [--grace DURATION]", "End jobs gracefully: a signal, a grace, then kill",
+          stop_details },
+        { "kill", VERB_KILL, 1, VERB_ANY, NULL, check_kill, verb_kill,
+          "kill ID... | --session SESSION [--json]", "End jobs at once with everything they started", kill_details },
+        { "send", VERB_SEND, 2, 3, "Missing job ID: bgrun send ID TEXT | send ID --eof", check_send, verb_send,
+          "send ID TEXT | send ID --eof", "Write to the input of a --stdin or --tty job", send_details },
+        { "list", VERB_LIST, 1, 1, NULL, NULL, verb_list,
+          "list [-s SESSION] [--json]", "List jobs (alias: ls)", list_details },
+        { "ls", VERB_LIST, 1, 1, NULL, NULL, verb_list, "ls [-s SESSION] [--json]", NULL, list_details },
+        { "wait", VERB_WAIT, 2, VERB_ANY, NULL, NULL, verb_wait,
+          "wait ID... [-t DURATION] [--any] [--json]", "Wait for jobs to end", wait_details },
+        { "forget", VERB_FORGET, 1, VERB_ANY, NULL, check_forget, verb_forget,
+          "forget ID... | --ended [-s SESSION] [--older-than DURATION]",
+          "Remove ended jobs' records and output", forget_details },
+        { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
+          "Re-check all jobs, as bgrund does at start (admin)", reap_details },
+        { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
+};
+
+void print_help(void) {
+        printf("bgrun [OPTIONS...] COMMAND ...\n"
+               "\n"
+               "Run commands as background jobs of bgrund, and look after them.\n"
+               "\n"
+               "Commands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (verbs[i].summary)
+                        printf("  %-30s %s\n", verbs[i].name, verbs[i].summary);
+        printf("\n"
+               "Options:\n"
+               "  -h --help                      Show this help ('bgrun help VERB': a verb's)\n"
+               "     --version                   Show the version\n"
+               "     --system                    Talk to the system bgrund (the default)\n"
+               "     --user                      Talk to your own bgrund --user\n"
+               "  -H --host=[USER@]HOST          Talk to HOST's system bgrund over ssh\n"
+               "     --address=ADDRESS           Talk to bgrund at a D-Bus ADDRESS (a bus, or\n"
+               "                                 bgrund --listen's socket: unix:path=/run/bgrun/bus)\n"
+               "\n"
+               "See 'bgrun help VERB' (or 'bgrun VERB --help') for a verb's options and examples.\n"
+               "\n"
+               "DURATION reads like systemd's: 90, 90s, 500ms, 5min, 1h30min.\n"
+               "\n"
+               "Exit status: 0 on success, 1 on failure, 2 on a usage error. run --wait and\n"
+               "wait exit with the job's exit status, 128+N if signal N ended it, 124 if it\n"
+               "timed out.\n"
+               "\n"
+               "Environment: BGRUN_ADDRESS, like --address. With no bus at all, bgrun uses\n"
+               "bgrund --listen's default socket.\n");
+}
+
+void print_verb_help(const Verb *verb) {
+        printf("bgrun %s\n\n%s", verb->synopsis, verb->details);
+        if (verb->dispatch)
+                printf("\nGlobal options (before the verb): --system, --user, -H [USER@]HOST, --address ADDRESS;\n"
+                       "see 'bgrun help'.\n");
+}
+
+const Verb *find_verb(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name))
+                        return &verbs[i];
+        return NULL;
+}
+
