@@ -127,7 +127,7 @@ static void on_job_new(void *userdata, Job *j) {
 }
 
 static void on_job_running(void *userdata, Job *j) {
-        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
 }
 
 static void on_job_ended(void *userdata, Job *j) {
@@ -136,25 +136,30 @@ static void on_job_ended(void *userdata, Job *j) {
         bus_job_path(j->id, path);
 
         /* A job that failed during setup still exists: Launch names it. */
-        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
         emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
         emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
-        pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
-        pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
-        pending_kill_session_job_ended(j);
-        bus_input_ready(j);
+        pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
+        pending_calls_answer(userdata, j, PENDING_WAIT, answer_wait, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        bus_input_ready(userdata, j);
 }
 
 static void on_input_ready(void *userdata, Job *j) {
-        bus_input_ready(j);
+        bus_input_ready(userdata, j);
 }
 
 static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
         /* Kill or Wait calls made while it was starting: it never existed. */
-        pending_calls_answer(j, PENDING_KILL, refuse_never_started, NULL);
-        pending_calls_answer(j, PENDING_WAIT, refuse_never_started, NULL);
-        pending_kill_session_job_ended(j);
-        pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
+        pending_calls_answer(userdata, j, PENDING_KILL, refuse_never_started, NULL);
+        pending_calls_answer(userdata, j, PENDING_WAIT, refuse_never_started, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
+}
+
+static void on_job_freed(void *userdata, Job *j) {
+        /* Every call is answered before its job goes; none may outlive it. */
+        pending_calls_drop(userdata, j);
 }
 
 static void on_running_jobs_changed(void *userdata) {
@@ -170,6 +175,7 @@ static const JobNotifier bus_notifier = {
         .job_discarded = on_job_discarded,
         .input_ready = on_input_ready,
         .running_jobs_changed = on_running_jobs_changed,
+        .job_freed = on_job_freed,
 };
 
 static int bus_connect(bool user, sd_bus **ret) {
@@ -241,12 +247,9 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
 BusService *bus_service_free(BusService *s) {
         if (!s)
                 return NULL;
-        if (s->runtime) {
-                size_t b;
-                for (Job *j = job_table_first(&s->runtime->jobs, &b); j; j = job_table_next(&s->runtime->jobs, &b, j))
-                        pending_calls_drop(j);
+        pending_calls_drop_all(s);
+        if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
-        }
         bus_peer_server_free();
         bus_clients_free(s);
         bus_polkit_queries_free(s);

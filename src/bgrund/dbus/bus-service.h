@@ -13,6 +13,8 @@
 #include "runtime.h"
 
 #define BUS_CLIENT_BUCKETS 1024
+/* Jobs holding calls: few (each caller holds BUS_*_PENDING_MAX at most). */
+#define BUS_PENDING_BUCKETS 1024
 
 typedef struct BusService {
         sd_bus *bus;                        /* NULL: no bus, only the --listen socket */
@@ -27,6 +29,7 @@ typedef struct BusService {
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;
         struct UidTally *tallies;           /* per uid, over its connections */
+        struct PendingJob *pending_buckets[BUS_PENDING_BUCKETS]; /* calls held, by job (bus-pending.c) */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

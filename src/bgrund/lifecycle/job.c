@@ -93,8 +93,9 @@ static void job_release_live_state(Job *j) {
 Job *job_free(Job *j) {
         if (!j)
                 return NULL;
-        /* The D-Bus face answers or drops its calls before a job goes. */
-        assert(!j->pending);
+        Runtime *rt = j->runtime;
+        if (rt && rt->notifier && rt->notifier->job_freed)
+                rt->notifier->job_freed(rt->notifier_data, j);
         job_release_live_state(j);
         free(j->session_id);
         free(j->command_head);

@@ -41,6 +41,8 @@ typedef struct JobNotifier {
         void (*input_ready)(void *userdata, Job *j);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
+        /* It is about to be freed: nothing may keep it past this call. */
+        void (*job_freed)(void *userdata, Job *j);
 } JobNotifier;
 
 /* One ended job's record, read once and kept for the property reads and
