@@ -87,7 +87,7 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
         uid_t uid;
         int r = sd_bus_message_read(m, "s", &session);
         if (r >= 0)
-                r = bus_caller_uid(m, &uid, error);
+                r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         if (!*session)
@@ -149,7 +149,7 @@ static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static int method_reap(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         uid_t uid;
-        int r = bus_caller_uid(m, &uid, error);
+        int r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         r = caller_is_admin(s, m, uid);

@@ -154,7 +154,7 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
                           PendingAnswer timeout, sd_bus_error *error) {
         uid_t uid;
         BusClient *c;
-        int r = bus_caller_uid(call, &uid, error);
+        int r = bus_caller_uid(s, call, &uid, error);
         if (r >= 0)
                 r = bus_client_get(s, call, uid, &c);
         if (r < 0)
@@ -232,7 +232,7 @@ void pending_calls_drop_client(BusClient *c) {
 int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_message *call, sd_bus_error *error) {
         uid_t uid;
         BusClient *c;
-        int r = bus_caller_uid(call, &uid, error);
+        int r = bus_caller_uid(s, call, &uid, error);
         if (r >= 0)
                 r = bus_client_get(s, call, uid, &c);
         if (r < 0)

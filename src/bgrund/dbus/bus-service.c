@@ -70,7 +70,7 @@ static void emit(BusService *s, Job *j, const char *path, const char *interface,
         for (BusClient *c = s->subscribers; c; c = c->subscriber_next) {
                 if (j && !c->admin && c->uid != j->owner)
                         continue;
-                if (c->direct && !bus_peer_may_send(c->bus))
+                if (c->direct && !bus_peer_may_send(s, c->bus))
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 int r = sd_bus_message_new_signal(c->bus, &m, path, interface, member);
@@ -211,8 +211,11 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 return -ENOMEM;
         s->runtime = rt;
         s->listen_address = listen_address;
+        int r = bus_authority_new(&s->authority);
+        if (r < 0)
+                return r;
 
-        int r = bus_connect(rt->user_instance, &s->bus);
+        r = bus_connect(rt->user_instance, &s->bus);
         if (r < 0 && listen_address) {
                 /* A container: the socket is the only way in. */
                 log_info_errno(r, "No bus to serve on (%m); serving %s only", listen_address);
@@ -226,7 +229,7 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 if (r >= 0)
                         r = sd_bus_attach_event(s->bus, rt->event, 0);
                 if (r >= 0)
-                        r = bus_authority_prefetch_creds(s->bus);
+                        r = bus_authority_prefetch_creds(s->authority, s->bus);
                 if (r >= 0)
                         r = bus_polkit_attach(s, s->bus);
                 if (r < 0)
@@ -237,7 +240,7 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
         }
         /* A user's instance serves its user alone, on the bus and the socket. */
         if (rt->user_instance)
-                bus_authority_serve_only(geteuid());
+                bus_authority_serve_only(s->authority, geteuid());
 
         runtime_set_notifier(rt, &bus_notifier, s);
         *ret = TAKE_PTR(s);
@@ -250,10 +253,10 @@ BusService *bus_service_free(BusService *s) {
         pending_calls_drop_all(s);
         if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
-        bus_peer_server_free();
+        bus_peer_server_free(s);
         bus_clients_free(s);
         bus_polkit_queries_free(s);
-        bus_authority_prefetch_done();
+        bus_authority_free(s->authority);
         sd_bus_flush_close_unref(s->bus);
         free(s);
         return NULL;

@@ -28,6 +28,9 @@ typedef struct BusService {
         struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;
+        const struct BusPeerServer *peer_ops; /* the --listen server (bus-peer.h), or NULL */
+        void *peer_server;
+        struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
         struct PendingJob *pending_buckets[BUS_PENDING_BUCKETS]; /* calls held, by job (bus-pending.c) */
 } BusService;
