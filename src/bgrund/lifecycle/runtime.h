@@ -137,6 +137,11 @@ uint64_t runtime_job_disk_used(Runtime *rt, Job *j, uint64_t used);
  * OutputMaxBytesPerUser) and RetentionSec, forgetting the oldest ended
  * records first, never keep. */
 void runtime_apply_limits(Runtime *rt, Job *keep);
+/* Forget o's oldest ended records, never keep, while it is over MaxRecords
+ * or OutputMaxBytesPerUser. */
+void runtime_enforce_owner_limits(Runtime *rt, Owner *o, Job *keep);
+/* The same for every owner, and RetentionSec (after the store is loaded). */
+void runtime_apply_all_limits(Runtime *rt);
 
 /* The mechanism's instance, or NULL when m is not one bgrund knows. */
 Containment *runtime_containment(Runtime *rt, Mechanism m);
