@@ -150,8 +150,9 @@ bool pending_calls_any(BusService *s, const Job *j, PendingKind kind) {
         return false;
 }
 
-int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
-                          PendingAnswer timeout, sd_bus_error *error) {
+/* The caller's connection, if it may hold one more call (its client is
+ * then the caller's to release). */
+static int caller_client(BusService *s, sd_bus_message *call, BusClient **ret, sd_bus_error *error) {
         uid_t uid;
         BusClient *c;
         int r = bus_caller_uid(s, call, &uid, error);
@@ -164,6 +165,16 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
                 bus_client_release(c);
                 return r;
         }
+        *ret = c;
+        return 0;
+}
+
+int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
+                          PendingAnswer timeout, sd_bus_error *error) {
+        BusClient *c;
+        int r = caller_client(s, call, &c, error);
+        if (r < 0)
+                return r;
         PendingJob *e = pending_job_get(s, j);
         PendingCall *p = e ? calloc(1, sizeof(PendingCall)) : NULL;
         if (!p) {
@@ -230,17 +241,12 @@ void pending_calls_drop_client(BusClient *c) {
 }
 
 int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_message *call, sd_bus_error *error) {
-        uid_t uid;
         BusClient *c;
-        int r = bus_caller_uid(s, call, &uid, error);
-        if (r >= 0)
-                r = bus_client_get(s, call, uid, &c);
+        int r = caller_client(s, call, &c, error);
         if (r < 0)
                 return r;
-        r = bus_client_may_wait(c, error);
-        if (r >= 0 && n == 0)
+        if (n == 0) {
                 r = sd_bus_reply_method_return(call, "a{sv}", 2, "killed", "u", 0, "dead", "b", 1);
-        if (r < 0 || n == 0) {
                 bus_client_release(c);
                 return r;
         }
