@@ -194,28 +194,6 @@ static int cgroupfs_verify(Containment *c, const ContainmentJob *j, pid_t pid) {
         return r < 0 ? r : streq(expected, actual);
 }
 
-static int cgroupfs_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
-                         int *ret_handle) {
-        _cleanup_close_ int fd = -EBADF;
-        int r = cgroup_open(cgroup, &fd);
-        if (r < 0)
-                return r; /* -ENOENT: removed, so empty */
-        r = cgroup_kill(fd);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: cgroup.kill failed: %m", job_id);
-        *ret_handle = TAKE_FD(fd);
-        return 0;
-}
-
-static int cgroupfs_is_empty(Containment *c, const JobRun *run, int handle) {
-        int r = cgroup_is_populated(handle);
-        return r < 0 ? r : !r;
-}
-
-static int cgroupfs_watch(Containment *c, int handle, int *ret_fd) {
-        return cgroup_events_watch(handle, ret_fd);
-}
-
 static int cgroupfs_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         _cleanup_strv_free_ char **ids = calloc(1, sizeof(char *)), **cgroups = calloc(1, sizeof(char *));
         if (!ids || !cgroups)
@@ -241,12 +219,6 @@ static int cgroupfs_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         *ret_ids = TAKE_PTR(ids);
         *ret_cgroups = TAKE_PTR(cgroups);
         return 0;
-}
-
-static int cgroupfs_kill_orphan(Containment *c, const char *cgroup) {
-        _cleanup_close_ int fd = -EBADF;
-        int r = cgroup_open(cgroup, &fd);
-        return r < 0 ? r : cgroup_kill(fd);
 }
 
 static int cgroupfs_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
@@ -298,11 +270,11 @@ const ContainmentOps containment_cgroupfs_ops = {
         .prepare = cgroupfs_prepare,
         .start = cgroupfs_start,
         .verify = cgroupfs_verify,
-        .kill = cgroupfs_kill,
-        .is_empty = cgroupfs_is_empty,
-        .watch = cgroupfs_watch,
+        .kill = containment_cgroup_kill,
+        .is_empty = containment_cgroup_is_empty,
+        .watch = containment_cgroup_watch,
         .list = cgroupfs_list,
-        .kill_orphan = cgroupfs_kill_orphan,
+        .kill_orphan = containment_cgroup_kill_orphan,
         .identify = cgroupfs_identify,
         .find_supervisor = cgroupfs_find_supervisor,
         .cleanup = cgroupfs_cleanup,

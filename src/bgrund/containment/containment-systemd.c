@@ -299,30 +299,6 @@ static int systemd_describe(Containment *c, const JobSpec *spec, char **ret_unit
         return 0;
 }
 
-static int systemd_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
-                        int *ret_handle) {
-        _cleanup_close_ int fd = -EBADF;
-        int r = cgroup_open(cgroup, &fd);
-        if (r < 0)
-                return r; /* -ENOENT: systemd removed the scope, so it was empty */
-        /* Confirmation is what counts: a failed kill shows as a cgroup that
-         * never empties. */
-        r = cgroup_kill(fd);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: cgroup.kill failed: %m", job_id);
-        *ret_handle = TAKE_FD(fd);
-        return 0;
-}
-
-static int systemd_is_empty(Containment *c, const JobRun *run, int handle) {
-        int r = cgroup_is_populated(handle);
-        return r < 0 ? r : !r;
-}
-
-static int systemd_watch(Containment *c, int handle, int *ret_fd) {
-        return cgroup_events_watch(handle, ret_fd);
-}
-
 /* Job scopes with processes in the slice at path, onto ids and cgroups. */
 static int list_slice(const char *path, char ***ids, char ***cgroups, size_t *n) {
         _cleanup_close_ int slice_fd = -EBADF;
@@ -389,13 +365,6 @@ static int systemd_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {
         *ret_ids = TAKE_PTR(ids);
         *ret_cgroups = TAKE_PTR(cgroups);
         return 0;
-}
-
-static int systemd_kill_orphan(Containment *c, const char *cgroup) {
-        /* systemd collects the scope once it is empty. */
-        _cleanup_close_ int fd = -EBADF;
-        int r = cgroup_open(cgroup, &fd);
-        return r < 0 ? r : cgroup_kill(fd);
 }
 
 static int systemd_identify(Containment *c, const char *cgroup, char ret_id[static JOB_ID_MAX]) {
@@ -528,11 +497,11 @@ const ContainmentOps containment_systemd_ops = {
         .prepare = systemd_prepare,
         .start = systemd_start,
         .verify = systemd_verify,
-        .kill = systemd_kill,
-        .is_empty = systemd_is_empty,
-        .watch = systemd_watch,
+        .kill = containment_cgroup_kill,
+        .is_empty = containment_cgroup_is_empty,
+        .watch = containment_cgroup_watch,
         .list = systemd_list,
-        .kill_orphan = systemd_kill_orphan,
+        .kill_orphan = containment_cgroup_kill_orphan,
         .identify = systemd_identify,
         .find_supervisor = systemd_find_supervisor,
         .cleanup = systemd_cleanup,

@@ -204,6 +204,14 @@ void containment_cleanup(Containment *c, int dir_fd, const JobSpec *spec, bool r
  * (unreadable, or another mechanism's). */
 int containment_job_cgroup(Containment *c, int dir_fd, const JobSpec *spec, char **ret);
 
+/* For the mechanisms that give a job a cgroup of its own
+ * (containment-cgroup.c): their kill (the handle is the cgroup's fd),
+ * is_empty, watch and kill_orphan. */
+int containment_cgroup_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run,
+                            int *ret_handle);
+int containment_cgroup_is_empty(Containment *c, const JobRun *run, int handle);
+int containment_cgroup_watch(Containment *c, int handle, int *ret_fd);
+int containment_cgroup_kill_orphan(Containment *c, const char *cgroup);
 /* For the mechanisms whose supervisor moves itself into "supervisor/" of
  * the job's cgroup: the one process there, pinned, run by bgrund's uid. */
 int containment_cgroup_supervisor(const char *cgroup, PidRef *ret);

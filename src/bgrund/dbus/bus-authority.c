@@ -34,6 +34,7 @@
 
 typedef struct CredsQuery {
         struct CredsQuery *next;
+        BusAuthority *authority;
         char *sender;
         sd_bus_slot *slot;     /* GetConnectionCredentials in flight; NULL once answered */
         bool known;            /* answered with an identity */
@@ -43,7 +44,7 @@ typedef struct CredsQuery {
         unsigned n_held, n_back; /* held, and dispatched again since the answer */
 } CredsQuery;
 
-static struct {
+struct BusAuthority {
         struct {
                 char sender[64];
                 uid_t uid;
@@ -59,46 +60,49 @@ static struct {
         sd_bus_message *current;
         uid_t current_uid;
         pid_t current_pid;
-} creds;
+        /* bgrund --user: the one uid served, else UID_INVALID. */
+        uid_t served_only;
+};
 
-static bool creds_cache_get(const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
+static bool creds_cache_get(const BusAuthority *creds, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
         for (unsigned i = 0; i < CREDS_CACHE_SIZE; i++)
-                if (creds.known[i].sender[0] && streq(creds.known[i].sender, sender)) {
-                        *ret_uid = creds.known[i].uid;
-                        *ret_pid = creds.known[i].pid;
+                if (creds->known[i].sender[0] && streq(creds->known[i].sender, sender)) {
+                        *ret_uid = creds->known[i].uid;
+                        *ret_pid = creds->known[i].pid;
                         return true;
                 }
         return false;
 }
 
-static void creds_cache_put(const char *sender, uid_t uid, pid_t pid) {
-        if (strlen(sender) >= sizeof creds.known[0].sender)
+static void creds_cache_put(BusAuthority *creds, const char *sender, uid_t uid, pid_t pid) {
+        if (strlen(sender) >= sizeof creds->known[0].sender)
                 return;
-        unsigned i = creds.next_known++ % CREDS_CACHE_SIZE;
-        strcpy(creds.known[i].sender, sender);
-        creds.known[i].uid = uid;
-        creds.known[i].pid = pid;
+        unsigned i = creds->next_known++ % CREDS_CACHE_SIZE;
+        strcpy(creds->known[i].sender, sender);
+        creds->known[i].uid = uid;
+        creds->known[i].pid = pid;
 }
 
-static bool sender_gone(const char *sender) {
+static bool sender_gone(const BusAuthority *creds, const char *sender) {
         for (unsigned i = 0; i < GONE_CACHE_SIZE; i++)
-                if (creds.gone[i][0] && streq(creds.gone[i], sender))
+                if (creds->gone[i][0] && streq(creds->gone[i], sender))
                         return true;
         return false;
 }
 
-static void sender_mark_gone(const char *sender) {
-        if (strlen(sender) < sizeof creds.gone[0])
-                strcpy(creds.gone[creds.next_gone++ % GONE_CACHE_SIZE], sender);
+static void sender_mark_gone(BusAuthority *creds, const char *sender) {
+        if (strlen(sender) < sizeof creds->gone[0])
+                strcpy(creds->gone[creds->next_gone++ % GONE_CACHE_SIZE], sender);
 }
 
 static void creds_query_free(CredsQuery *q) {
-        for (CredsQuery **p = &creds.queries; *p; p = &(*p)->next)
+        BusAuthority *creds = q->authority;
+        for (CredsQuery **p = &creds->queries; *p; p = &(*p)->next)
                 if (*p == q) {
                         *p = q->next;
                         break;
                 }
-        creds.n_queries--;
+        creds->n_queries--;
         sd_bus_slot_unref(q->slot);
         for (unsigned i = q->n_back; i < q->n_held; i++)
                 sd_bus_message_unref(q->held[i]);
@@ -107,8 +111,8 @@ static void creds_query_free(CredsQuery *q) {
         free(q);
 }
 
-static CredsQuery *creds_query_of(const char *sender) {
-        for (CredsQuery *q = creds.queries; q; q = q->next)
+static CredsQuery *creds_query_of(const BusAuthority *creds, const char *sender) {
+        for (CredsQuery *q = creds->queries; q; q = q->next)
                 if (streq(q->sender, sender))
                         return q;
         return NULL;
@@ -147,10 +151,10 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 q->known = true;
                 q->uid = (uid_t) uid;
                 q->pid = (pid_t) pid;
-                creds_cache_put(q->sender, q->uid, q->pid);
+                creds_cache_put(q->authority, q->sender, q->uid, q->pid);
         } else if (e && sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
                 /* Gone before its calls were read: nobody to answer. */
-                sender_mark_gone(q->sender);
+                sender_mark_gone(q->authority, q->sender);
                 creds_query_free(q);
                 return 0;
         }
@@ -164,23 +168,24 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
 }
 
 static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        creds.current = NULL;
+        BusAuthority *creds = userdata;
+        creds->current = NULL;
         if (!sd_bus_message_is_method_call(m, NULL, NULL))
                 return 0;
         const char *sender = sd_bus_message_get_sender(m), *iface = sd_bus_message_get_interface(m);
         if (!sender || sender[0] != ':')
                 return 0; /* not from a bus client: its handler refuses it */
 
-        CredsQuery *q = creds_query_of(sender);
+        CredsQuery *q = creds_query_of(creds, sender);
         if (q && !q->slot) {
                 /* Answered: its held calls come back one by one, in order,
                  * and a call read since goes after them. */
                 if (q->n_back < q->n_held && q->held[q->n_back] == m) {
                         sd_bus_message_unref(q->held[q->n_back++]);
                         if (q->known) {
-                                creds.current = m;
-                                creds.current_uid = q->uid;
-                                creds.current_pid = q->pid;
+                                creds->current = m;
+                                creds->current_uid = q->uid;
+                                creds->current_pid = q->pid;
                         }
                         if (q->n_back == q->n_held)
                                 creds_query_free(q);
@@ -196,27 +201,29 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         }
         uid_t uid;
         pid_t pid;
-        if (!q && creds_cache_get(sender, &uid, &pid)) {
-                creds.current = m;
-                creds.current_uid = uid;
-                creds.current_pid = pid;
+        if (!q && creds_cache_get(creds, sender, &uid, &pid)) {
+                creds->current = m;
+                creds->current_uid = uid;
+                creds->current_pid = pid;
                 return 0;
         }
         /* Answered without an identity (Introspect is not: which job
          * objects exist depends on who asks). */
         if (iface && streq(iface, "org.freedesktop.DBus.Peer"))
                 return 0;
-        if (sender_gone(sender))
+        if (sender_gone(creds, sender))
                 return 1; /* dropped: nobody to answer */
 
         if (!q) {
-                if (creds.n_queries >= CREDS_QUERIES_MAX) {
+                if (creds->n_queries >= CREDS_QUERIES_MAX) {
                         (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
                                                           "bgrund is establishing %d callers' identities; try again",
                                                           CREDS_QUERIES_MAX);
                         return 1;
                 }
                 q = calloc(1, sizeof(CredsQuery));
+                if (q)
+                        q->authority = creds;
                 if (!q || !(q->sender = strdup(sender)) || !(q->held = calloc(CREDS_HELD_PER_SENDER, sizeof(sd_bus_message *)))) {
                         if (q)
                                 free(q->sender);
@@ -234,9 +241,9 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                         (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
                         return 1;
                 }
-                q->next = creds.queries;
-                creds.queries = q;
-                creds.n_queries++;
+                q->next = creds->queries;
+                creds->queries = q;
+                creds->n_queries++;
         }
         if (q->n_held >= CREDS_HELD_PER_SENDER) {
                 (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
@@ -248,27 +255,40 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         return 1; /* held */
 }
 
-int bus_authority_prefetch_creds(sd_bus *bus) {
-        return sd_bus_add_filter(bus, NULL, creds_filter, NULL);
+int bus_authority_new(BusAuthority **ret) {
+        BusAuthority *a = calloc(1, sizeof(BusAuthority));
+        if (!a)
+                return -ENOMEM;
+        a->served_only = UID_INVALID;
+        *ret = a;
+        return 0;
 }
 
-void bus_authority_prefetch_done(void) {
-        while (creds.queries)
-                creds_query_free(creds.queries);
-        creds.current = NULL;
+BusAuthority *bus_authority_free(BusAuthority *a) {
+        if (!a)
+                return NULL;
+        while (a->queries)
+                creds_query_free(a->queries);
+        free(a);
+        return NULL;
 }
 
-static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+int bus_authority_prefetch_creds(BusAuthority *a, sd_bus *bus) {
+        return sd_bus_add_filter(bus, NULL, creds_filter, a);
+}
+
+static int caller_creds(BusService *s, sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+        const BusAuthority *creds = s->authority;
         const char *sender = sd_bus_message_get_sender(m);
         /* A --listen connection: its socket's peer, read at accept. */
-        if (!sender && bus_peer(sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
+        if (!sender && bus_peer(s, sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
                 return 0;
-        if (m == creds.current) {
-                *ret_uid = creds.current_uid;
-                *ret_pid = creds.current_pid;
+        if (m == creds->current) {
+                *ret_uid = creds->current_uid;
+                *ret_pid = creds->current_pid;
                 return 0;
         }
-        if (sender && sender[0] == ':' && creds_cache_get(sender, ret_uid, ret_pid))
+        if (sender && sender[0] == ':' && creds_cache_get(creds, sender, ret_uid, ret_pid))
                 return 0;
         /* Not asked for by the filter, or the daemon could not say: never
          * asked here, where it would hold up the loop. */
@@ -276,16 +296,14 @@ static int caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bu
                                  "Request authority denied: the caller's identity cannot be established");
 }
 
-static uid_t served_only = UID_INVALID;
-
-void bus_authority_serve_only(uid_t uid) {
-        served_only = uid;
+void bus_authority_serve_only(BusAuthority *a, uid_t uid) {
+        a->served_only = uid;
 }
 
-int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
-        uid_t uid = UID_INVALID;
+int bus_caller_creds(BusService *s, sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
+        uid_t uid = UID_INVALID, served_only = s->authority->served_only;
         pid_t pid = 0;
-        int r = caller_creds(m, &uid, &pid, error);
+        int r = caller_creds(s, m, &uid, &pid, error);
         if (r < 0)
                 return r;
         /* A session bus admits only its user's connections (and root's, with
@@ -300,11 +318,12 @@ int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_e
         return 0;
 }
 
-int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
-        return bus_caller_creds(m, ret, NULL, error);
+int bus_caller_uid(BusService *s, sd_bus_message *m, uid_t *ret, sd_bus_error *error) {
+        return bus_caller_creds(s, m, ret, NULL, error);
 }
 
 int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {
+        uid_t served_only = s->authority->served_only;
         if (served_only != UID_INVALID) /* bgrund --user: its user, no one else */
                 return uid == served_only;
         if (uid == 0)
@@ -317,7 +336,7 @@ int caller_is_admin(BusService *s, sd_bus_message *m, uid_t uid) {
 
 int bus_find_job(BusService *s, sd_bus_message *m, const char *id, Job **ret, sd_bus_error *error) {
         uid_t uid;
-        int r = bus_caller_uid(m, &uid, error);
+        int r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
 

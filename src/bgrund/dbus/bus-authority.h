@@ -10,21 +10,27 @@
 
 typedef struct BusService BusService;
 typedef struct Job Job;
+/* The face's callers' identities: the senders' credentials asked for and
+ * remembered, and the one uid a --user instance serves. BusService owns it. */
+typedef struct BusAuthority BusAuthority;
+
+int bus_authority_new(BusAuthority **ret);
+/* Drops the queries in flight and the calls they hold. */
+BusAuthority *bus_authority_free(BusAuthority *a);
 
 /* bgrund --user: uid is the only caller served, its only owner and admin;
  * any other caller's identity is AccessDenied. */
-void bus_authority_serve_only(uid_t uid);
+void bus_authority_serve_only(BusAuthority *a, uid_t uid);
 
 /* Have each method call's sender credentials asked for before its handler
- * runs, without blocking (a filter on bus); and drop what is in flight. */
-int bus_authority_prefetch_creds(sd_bus *bus);
-void bus_authority_prefetch_done(void);
+ * runs, without blocking (a filter on bus). */
+int bus_authority_prefetch_creds(BusAuthority *a, sd_bus *bus);
 
 /* The caller's effective uid from bus credentials; AccessDenied into error
  * when it cannot be established (or is not the one served). */
-int bus_caller_uid(sd_bus_message *m, uid_t *ret, sd_bus_error *error);
+int bus_caller_uid(BusService *s, sd_bus_message *m, uid_t *ret, sd_bus_error *error);
 /* The same, and the pid of the process that connected (0 if unknown). */
-int bus_caller_creds(sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error);
+int bus_caller_creds(BusService *s, sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error);
 
 /* Whether the caller may act on every job: root, or granted
  * org.bgrun.manage-any by polkit; for bgrund --user, its user. 1 or 0; -EINPROGRESS while polkit is being

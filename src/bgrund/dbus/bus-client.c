@@ -131,7 +131,7 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         sd_bus *bus = sd_bus_message_get_bus(m);
         const char *name = sd_bus_message_get_sender(m);
         bool direct = !name;
-        if (direct && bus_peer(bus, NULL, NULL, &name) < 0)
+        if (direct && bus_peer(s, bus, NULL, NULL, &name) < 0)
                 return -ENXIO;
         BusClient *c = client_find(s, name);
         if (c) {
@@ -190,7 +190,7 @@ int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
 
 int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_error *error) {
         const char *name = sd_bus_message_get_sender(m);
-        if (!name && bus_peer(sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
+        if (!name && bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
                 return -ENXIO;
         return may_wait(s, client_find(s, name), uid, error);
 }
@@ -210,7 +210,7 @@ void bus_client_release(BusClient *c) {
 int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         uid_t uid;
-        int r = bus_caller_uid(m, &uid, error);
+        int r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         /* Admins see every job's signals; polkit is asked once, here. */
@@ -249,7 +249,7 @@ int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *erro
         BusService *s = userdata;
         const char *name = sd_bus_message_get_sender(m);
         if (!name)
-                (void) bus_peer(sd_bus_message_get_bus(m), NULL, NULL, &name);
+                (void) bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name);
         BusClient *c = name ? client_find(s, name) : NULL;
         if (c) {
                 client_unsubscribe(c);

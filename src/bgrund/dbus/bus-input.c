@@ -115,8 +115,8 @@ static void answer_timeout(Job *j, sd_bus_message *m, void *userdata) {
         reply(m, input_error(j, -EAGAIN, &error), &error);
 }
 
-void bus_input_ready(Job *j) {
-        pending_calls_answer(j, PENDING_INPUT, answer_held, NULL);
+void bus_input_ready(BusService *s, Job *j) {
+        pending_calls_answer(s, j, PENDING_INPUT, answer_held, NULL);
 }
 
 static int method_input(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -139,7 +139,7 @@ static int method_input(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         if (j->phase == JOB_PHASE_STARTING)
                 return input_error(j, -EAGAIN, error);
         /* Behind the calls held already, to keep their order. */
-        if (!pending_calls_any(j, PENDING_INPUT)) {
+        if (!pending_calls_any(s, j, PENDING_INPUT)) {
                 r = input_do(j, m, error);
                 if (r != -EAGAIN)
                         return r < 0 ? r : sd_bus_reply_method_return(m, "");

@@ -14,4 +14,4 @@ int bus_method_resize_tty(sd_bus_message *m, void *userdata, sd_bus_error *error
 #define BUS_INPUT_WAIT_USEC (1000ULL * 1000ULL)
 
 /* j's supervisor answered, or j ended: answer its held calls, in order. */
-void bus_input_ready(Job *j);
+void bus_input_ready(BusService *s, Job *j);

@@ -23,7 +23,7 @@ typedef struct Viewer {
         uid_t uid;
 } Viewer;
 
-static Viewer current_viewer(sd_bus *bus, const char *path) {
+static Viewer current_viewer(BusService *s, sd_bus *bus, const char *path) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         if (!m || !sd_bus_message_is_method_call(m, NULL, NULL))
                 return (Viewer) { .everything = true };
@@ -31,7 +31,7 @@ static Viewer current_viewer(sd_bus *bus, const char *path) {
         if (path && (!called || !streq(called, path)))
                 return (Viewer) { .everything = true };
         uid_t uid;
-        if (bus_caller_uid(m, &uid, NULL) < 0)
+        if (bus_caller_uid(s, m, &uid, NULL) < 0)
                 return (Viewer) { .nothing = true };
         return (Viewer) { .everything = uid == 0, .uid = uid };
 }
@@ -50,7 +50,7 @@ static int job_find(sd_bus *bus, const char *path, const char *interface, void *
         if (!job_id_is_valid(id))
                 return 0;
         Job *j = runtime_find_job(s->runtime, id);
-        Viewer v = current_viewer(bus, path);
+        Viewer v = current_viewer(s, bus, path);
         if (!j || !viewer_may_see(&v, j))
                 return 0;
         *found = j;
@@ -64,7 +64,7 @@ static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***
         if (!list)
                 return -ENOMEM;
         size_t n = 0, b;
-        Viewer v = current_viewer(bus, NULL);
+        Viewer v = current_viewer(s, bus, NULL);
         for (Job *j = job_table_first(&rt->jobs, &b); j; j = job_table_next(&rt->jobs, &b, j)) {
                 if (!viewer_may_see(&v, j))
                         continue;

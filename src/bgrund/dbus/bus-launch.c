@@ -39,7 +39,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r < 0)
                 return r;
 
-        r = bus_caller_creds(m, &req.uid, &req.pid, error);
+        r = bus_caller_creds(s, m, &req.uid, &req.pid, error);
         if (r < 0)
                 return r;
         if (o.user && req.uid != 0)

@@ -24,7 +24,7 @@ static bool filter_matches(const ListFilter *f, const Job *j) {
 static int read_filter(BusService *s, sd_bus_message *m, const char *session, ListFilter *ret,
                        sd_bus_error *error) {
         uid_t uid;
-        int r = bus_caller_uid(m, &uid, error);
+        int r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         int admin = caller_is_admin(s, m, uid);

@@ -29,24 +29,6 @@ static int method_get(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return r < 0 ? r : bus_reply_record(j, m);
 }
 
-static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        Job *j;
-        int r = bus_read_job(s, m, &j, error);
-        if (BUS_AUTH_PENDING(r))
-                return 1;
-        if (r < 0)
-                return r;
-        if (j->phase == JOB_PHASE_ENDED)
-                return bus_reply_kill(j, m, false);
-        /* Answered once the teardown is confirmed (bus-service.c). */
-        r = pending_call_add(s, j, PENDING_KILL, m, 0, error);
-        if (r < 0)
-                return r;
-        job_kill(j);
-        return 1;
-}
-
 /* Stop's options; what is not given is the job's own. */
 static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint64_t *ret_grace, sd_bus_error *error) {
         _cleanup_(launch_options_done) LaunchOptions o = {};
@@ -58,8 +40,8 @@ static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint
         return 0;
 }
 
-static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
+/* Kill and Stop: answered once the teardown is confirmed (bus-service.c). */
+static int kill_or_stop(sd_bus_message *m, BusService *s, bool stop, sd_bus_error *error) {
         Job *j;
         int r = bus_read_job(s, m, &j, error);
         if (BUS_AUTH_PENDING(r))
@@ -70,15 +52,24 @@ static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return bus_reply_kill(j, m, false);
         int sig = 0;
         uint64_t grace = 0;
-        r = read_stop_options(m, j, &sig, &grace, error);
+        r = stop ? read_stop_options(m, j, &sig, &grace, error) : 0;
+        if (r >= 0)
+                r = pending_call_add(s, j, PENDING_KILL, m, 0, error);
         if (r < 0)
                 return r;
-        /* Answered, like Kill, once the teardown is confirmed. */
-        r = pending_call_add(s, j, PENDING_KILL, m, 0, error);
-        if (r < 0)
-                return r;
-        job_stop(j, sig, grace);
+        if (stop)
+                job_stop(j, sig, grace);
+        else
+                job_kill(j);
         return 1;
+}
+
+static int method_kill(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return kill_or_stop(m, userdata, false, error);
+}
+
+static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return kill_or_stop(m, userdata, true, error);
 }
 
 static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -87,7 +78,7 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
         uid_t uid;
         int r = sd_bus_message_read(m, "s", &session);
         if (r >= 0)
-                r = bus_caller_uid(m, &uid, error);
+                r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         if (!*session)
@@ -149,7 +140,7 @@ static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static int method_reap(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         uid_t uid;
-        int r = bus_caller_uid(m, &uid, error);
+        int r = bus_caller_uid(s, m, &uid, error);
         if (r < 0)
                 return r;
         r = caller_is_admin(s, m, uid);

@@ -2,42 +2,40 @@
 #include <errno.h>
 
 #include "bus-peer.h"
+#include "bus-service.h"
 
-static const BusPeerServer *peer_ops;
-static void *peer_server;
-
-int bus_peer_server_set(const BusPeerServer *ops, void *server) {
-        if (peer_server)
+int bus_peer_server_set(BusService *s, const BusPeerServer *ops, void *server) {
+        if (s->peer_server)
                 return -EBUSY;
-        peer_ops = ops;
-        peer_server = server;
+        s->peer_ops = ops;
+        s->peer_server = server;
         return 0;
 }
 
-void bus_peer_server_unset(void *server) {
-        if (!server || peer_server != server)
+void bus_peer_server_unset(BusService *s, void *server) {
+        if (!server || s->peer_server != server)
                 return;
-        peer_ops = NULL;
-        peer_server = NULL;
+        s->peer_ops = NULL;
+        s->peer_server = NULL;
 }
 
-void bus_peer_server_free(void) {
-        if (!peer_server)
+void bus_peer_server_free(BusService *s) {
+        if (!s->peer_server)
                 return;
-        const BusPeerServer *ops = peer_ops;
-        void *server = peer_server;
-        bus_peer_server_unset(server);
+        const BusPeerServer *ops = s->peer_ops;
+        void *server = s->peer_server;
+        bus_peer_server_unset(s, server);
         ops->free(server);
 }
 
-int bus_peer(sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
-        if (!peer_server || !bus)
+int bus_peer(BusService *s, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name) {
+        if (!s->peer_server || !bus)
                 return -ENXIO;
-        return peer_ops->peer(peer_server, bus, ret_uid, ret_pid, ret_name);
+        return s->peer_ops->peer(s->peer_server, bus, ret_uid, ret_pid, ret_name);
 }
 
-bool bus_peer_may_send(sd_bus *bus) {
-        if (!peer_server || !bus)
+bool bus_peer_may_send(BusService *s, sd_bus *bus) {
+        if (!s->peer_server || !bus)
                 return true;
-        return peer_ops->may_send(peer_server, bus);
+        return s->peer_ops->may_send(s->peer_server, bus);
 }

@@ -15,9 +15,18 @@ typedef struct SessionKill {
         bool dead;          /* every ended one confirmed dead */
 } SessionKill;
 
+/* The calls held on one job: the face's own map, one entry for each job
+ * holding any, gone with its last call. */
+struct PendingJob {
+        PendingJob *hash_next;
+        Job *job;
+        QUEUE(PendingCall) calls;               /* oldest first */
+};
+
 struct PendingCall {
-        PendingCall *next, *prev;               /* its job's */
+        PendingCall *job_next, *job_prev;       /* its job's */
         PendingCall *client_next, *client_prev; /* its connection's */
+        PendingJob *entry;
         Job *job;
         BusClient *client;
         PendingKind kind;
@@ -26,6 +35,52 @@ struct PendingCall {
         sd_event_source *timer;
         PendingAnswer timeout;                  /* answers call when timer fires */
 };
+
+static size_t hash_job(const Job *j) {
+        uint64_t h = (uint64_t) (uintptr_t) j * 0x9E3779B97F4A7C15ULL;
+        return (size_t) ((h >> 32) % BUS_PENDING_BUCKETS);
+}
+
+static PendingJob *pending_job_find(BusService *s, const Job *j) {
+        for (PendingJob *e = s->pending_buckets[hash_job(j)]; e; e = e->hash_next)
+                if (e->job == j)
+                        return e;
+        return NULL;
+}
+
+static PendingJob *pending_job_get(BusService *s, Job *j) {
+        PendingJob *e = pending_job_find(s, j);
+        if (e)
+                return e;
+        e = calloc(1, sizeof(PendingJob));
+        if (!e)
+                return NULL;
+        e->job = j;
+        PendingJob **b = &s->pending_buckets[hash_job(j)];
+        e->hash_next = *b;
+        *b = e;
+        return e;
+}
+
+static void pending_job_free(BusService *s, PendingJob *e) {
+        for (PendingJob **p = &s->pending_buckets[hash_job(e->job)]; *p; p = &(*p)->hash_next)
+                if (*p == e) {
+                        *p = e->hash_next;
+                        break;
+                }
+        free(e);
+}
+
+/* Hang p on its job's entry and its connection's list. */
+static void pending_call_link(PendingCall *p, PendingJob *e) {
+        BusClient *c = p->client;
+        p->entry = e;
+        QUEUE_APPEND(job, e->calls, p);
+        p->client_next = c->pending;
+        if (c->pending)
+                c->pending->client_prev = p;
+        c->pending = p;
+}
 
 static void session_kill_unref(SessionKill *k, BusClient *c) {
         if (--k->refs > 0)
@@ -41,8 +96,10 @@ static void session_kill_unref(SessionKill *k, BusClient *c) {
 /* Free p; its connection's client goes too once it holds nothing, unless
  * the client itself is going. */
 static void pending_call_free_full(PendingCall *p, bool release_client) {
-        LIST_REMOVE(p->job->pending, p);
         BusClient *c = p->client;
+        QUEUE_REMOVE(job, p->entry->calls, p);
+        if (!p->entry->calls.head)
+                pending_job_free(c->service, p->entry);
         if (p->client_prev)
                 p->client_prev->client_next = p->client_next;
         else
@@ -85,18 +142,20 @@ int pending_call_add(BusService *s, Job *j, PendingKind kind, sd_bus_message *ca
                                      error);
 }
 
-bool pending_calls_any(const Job *j, PendingKind kind) {
-        for (const PendingCall *p = j->pending; p; p = p->next)
+bool pending_calls_any(BusService *s, const Job *j, PendingKind kind) {
+        const PendingJob *e = pending_job_find(s, j);
+        for (const PendingCall *p = e ? e->calls.head : NULL; p; p = p->job_next)
                 if (p->kind == kind)
                         return true;
         return false;
 }
 
-int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
-                          PendingAnswer timeout, sd_bus_error *error) {
+/* The caller's connection, if it may hold one more call (its client is
+ * then the caller's to release). */
+static int caller_client(BusService *s, sd_bus_message *call, BusClient **ret, sd_bus_error *error) {
         uid_t uid;
         BusClient *c;
-        int r = bus_caller_uid(call, &uid, error);
+        int r = bus_caller_uid(s, call, &uid, error);
         if (r >= 0)
                 r = bus_client_get(s, call, uid, &c);
         if (r < 0)
@@ -106,17 +165,26 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
                 bus_client_release(c);
                 return r;
         }
-        PendingCall *p = calloc(1, sizeof(PendingCall));
+        *ret = c;
+        return 0;
+}
+
+int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_message *call, uint64_t timeout_usec,
+                          PendingAnswer timeout, sd_bus_error *error) {
+        BusClient *c;
+        int r = caller_client(s, call, &c, error);
+        if (r < 0)
+                return r;
+        PendingJob *e = pending_job_get(s, j);
+        PendingCall *p = e ? calloc(1, sizeof(PendingCall)) : NULL;
         if (!p) {
+                if (e && !e->calls.head)
+                        pending_job_free(s, e);
                 bus_client_release(c);
                 return -ENOMEM;
         }
         *p = (PendingCall) { .job = j, .client = c, .kind = kind, .call = sd_bus_message_ref(call), .timeout = timeout };
-        LIST_PREPEND(j->pending, p);
-        p->client_next = c->pending;
-        if (c->pending)
-                c->pending->client_prev = p;
-        c->pending = p;
+        pending_call_link(p, e);
         bus_client_count_pending(c, +1);
         /* Anything past a century is forever (and would overflow the clock). */
         if (timeout && timeout_usec < 100ULL * 365 * 24 * 3600 * USEC_PER_SEC) {
@@ -130,13 +198,10 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
         return 0;
 }
 
-void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *userdata) {
-        /* The list is newest first. */
-        PendingCall *last = j->pending;
-        while (last && last->next)
-                last = last->next;
-        for (PendingCall *p = last, *prev; p; p = prev) {
-                prev = p->prev;
+void pending_calls_answer(BusService *s, Job *j, PendingKind kind, PendingAnswer answer, void *userdata) {
+        PendingJob *e = pending_job_find(s, j);
+        for (PendingCall *p = e ? e->calls.head : NULL, *next; p; p = next) {
+                next = p->job_next;
                 if (p->kind != kind)
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(p->call);
@@ -153,9 +218,21 @@ static void pending_call_drop(PendingCall *p, bool release_client) {
         pending_call_free_full(p, release_client);
 }
 
-void pending_calls_drop(Job *j) {
-        while (j->pending)
-                pending_call_drop(j->pending, true);
+void pending_calls_drop(BusService *s, Job *j) {
+        PendingJob *e = pending_job_find(s, j);
+        /* The entry goes with its last call. */
+        while (e) {
+                bool last = e->calls.head == e->calls.tail;
+                pending_call_drop(e->calls.head, true);
+                if (last)
+                        break;
+        }
+}
+
+void pending_calls_drop_all(BusService *s) {
+        for (size_t b = 0; b < BUS_PENDING_BUCKETS; b++)
+                while (s->pending_buckets[b])
+                        pending_calls_drop(s, s->pending_buckets[b]->job);
 }
 
 void pending_calls_drop_client(BusClient *c) {
@@ -164,17 +241,12 @@ void pending_calls_drop_client(BusClient *c) {
 }
 
 int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_message *call, sd_bus_error *error) {
-        uid_t uid;
         BusClient *c;
-        int r = bus_caller_uid(call, &uid, error);
-        if (r >= 0)
-                r = bus_client_get(s, call, uid, &c);
+        int r = caller_client(s, call, &c, error);
         if (r < 0)
                 return r;
-        r = bus_client_may_wait(c, error);
-        if (r >= 0 && n == 0)
+        if (n == 0) {
                 r = sd_bus_reply_method_return(call, "a{sv}", 2, "killed", "u", 0, "dead", "b", 1);
-        if (r < 0 || n == 0) {
                 bus_client_release(c);
                 return r;
         }
@@ -187,25 +259,26 @@ int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_m
         *k = (SessionKill) { .call = sd_bus_message_ref(call), .refs = 1, .dead = true };
         bus_client_count_pending(c, +1);
         for (size_t i = 0; i < n; i++) {
-                PendingCall *p = calloc(1, sizeof(PendingCall));
-                if (!p)
+                PendingJob *e = pending_job_get(s, jobs[i]);
+                PendingCall *p = e ? calloc(1, sizeof(PendingCall)) : NULL;
+                if (!p) {
+                        if (e && !e->calls.head)
+                                pending_job_free(s, e);
                         break; /* those held so far answer; this one is not waited for */
+                }
                 *p = (PendingCall) { .job = jobs[i], .client = c, .kind = PENDING_KILL_SESSION, .session_kill = k };
                 k->refs++;
-                LIST_PREPEND(jobs[i]->pending, p);
-                p->client_next = c->pending;
-                if (c->pending)
-                        c->pending->client_prev = p;
-                c->pending = p;
+                pending_call_link(p, e);
         }
         /* The reference held while the calls were being made. */
         session_kill_unref(k, c);
         return 1;
 }
 
-void pending_kill_session_job_ended(Job *j) {
-        for (PendingCall *p = j->pending, *next; p; p = next) {
-                next = p->next;
+void pending_kill_session_job_ended(BusService *s, Job *j) {
+        PendingJob *e = pending_job_find(s, j);
+        for (PendingCall *p = e ? e->calls.head : NULL, *next; p; p = next) {
+                next = p->job_next;
                 if (p->kind != PENDING_KILL_SESSION)
                         continue;
                 SessionKill *k = p->session_kill;

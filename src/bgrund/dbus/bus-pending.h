@@ -4,8 +4,9 @@
 /* Method calls that wait on a job: Launch until it runs (or never will),
  * Wait until it ends or its timeout passes, Kill until its teardown is
  * confirmed, WriteInput and ResizeTty until the supervisor answers (or, at
- * most, BUS_INPUT_WAIT_USEC). Each hangs off its job (Job.pending) and is answered by the
- * notifications in bus-service.c. */
+ * most, BUS_INPUT_WAIT_USEC). The face keeps them by job in its own map
+ * (BusService.pending_buckets), which the lifecycle never sees, and answers
+ * them on the runtime's notifications (bus-service.c): O(1) per job. */
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
@@ -23,6 +24,8 @@ typedef enum PendingKind {
 typedef struct BusService BusService;
 
 typedef struct BusClient BusClient;
+typedef struct PendingCall PendingCall;
+typedef struct PendingJob PendingJob;
 
 /* Hold call until j's next answer; for PENDING_WAIT and PENDING_INPUT, at
  * most timeout_usec (past a century is forever), then answered by
@@ -35,7 +38,7 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
                           PendingAnswer timeout, sd_bus_error *error);
 
 /* Whether j holds a call of kind. */
-bool pending_calls_any(const Job *j, PendingKind kind);
+bool pending_calls_any(BusService *s, const Job *j, PendingKind kind);
 
 /* Hold a KillSession call until every job of jobs[0..n) ended; answered
  * with how many ended killed and whether every one is confirmed dead. It
@@ -45,13 +48,15 @@ int pending_kill_session_add(BusService *s, Job *const *jobs, size_t n, sd_bus_m
 /* j ended (or was discarded before it started): count it for the
  * KillSession calls waiting on it, answering any that waited on nothing
  * else. */
-void pending_kill_session_job_ended(Job *j);
+void pending_kill_session_job_ended(BusService *s, Job *j);
 
 /* Answer each call of one kind held on j, oldest first, taking it off first. */
-void pending_calls_answer(Job *j, PendingKind kind, PendingAnswer answer, void *userdata);
+void pending_calls_answer(BusService *s, Job *j, PendingKind kind, PendingAnswer answer, void *userdata);
 
-/* Drop every pending call of j unanswered (shutdown). */
-void pending_calls_drop(Job *j);
+/* Drop every pending call of j unanswered (j is going). */
+void pending_calls_drop(BusService *s, Job *j);
+/* Drop every pending call unanswered (shutdown). */
+void pending_calls_drop_all(BusService *s);
 
 /* Drop the calls of a connection that is gone: nobody can be answered. */
 void pending_calls_drop_client(BusClient *c);

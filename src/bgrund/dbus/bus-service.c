@@ -70,7 +70,7 @@ static void emit(BusService *s, Job *j, const char *path, const char *interface,
         for (BusClient *c = s->subscribers; c; c = c->subscriber_next) {
                 if (j && !c->admin && c->uid != j->owner)
                         continue;
-                if (c->direct && !bus_peer_may_send(c->bus))
+                if (c->direct && !bus_peer_may_send(s, c->bus))
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 int r = sd_bus_message_new_signal(c->bus, &m, path, interface, member);
@@ -127,7 +127,7 @@ static void on_job_new(void *userdata, Job *j) {
 }
 
 static void on_job_running(void *userdata, Job *j) {
-        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
 }
 
 static void on_job_ended(void *userdata, Job *j) {
@@ -136,25 +136,30 @@ static void on_job_ended(void *userdata, Job *j) {
         bus_job_path(j->id, path);
 
         /* A job that failed during setup still exists: Launch names it. */
-        pending_calls_answer(j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
         emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
         emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
-        pending_calls_answer(j, PENDING_KILL, answer_kill, NULL);
-        pending_calls_answer(j, PENDING_WAIT, answer_wait, NULL);
-        pending_kill_session_job_ended(j);
-        bus_input_ready(j);
+        pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
+        pending_calls_answer(userdata, j, PENDING_WAIT, answer_wait, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        bus_input_ready(userdata, j);
 }
 
 static void on_input_ready(void *userdata, Job *j) {
-        bus_input_ready(j);
+        bus_input_ready(userdata, j);
 }
 
 static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
         /* Kill or Wait calls made while it was starting: it never existed. */
-        pending_calls_answer(j, PENDING_KILL, refuse_never_started, NULL);
-        pending_calls_answer(j, PENDING_WAIT, refuse_never_started, NULL);
-        pending_kill_session_job_ended(j);
-        pending_calls_answer(j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
+        pending_calls_answer(userdata, j, PENDING_KILL, refuse_never_started, NULL);
+        pending_calls_answer(userdata, j, PENDING_WAIT, refuse_never_started, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
+}
+
+static void on_job_freed(void *userdata, Job *j) {
+        /* Every call is answered before its job goes; none may outlive it. */
+        pending_calls_drop(userdata, j);
 }
 
 static void on_running_jobs_changed(void *userdata) {
@@ -170,6 +175,7 @@ static const JobNotifier bus_notifier = {
         .job_discarded = on_job_discarded,
         .input_ready = on_input_ready,
         .running_jobs_changed = on_running_jobs_changed,
+        .job_freed = on_job_freed,
 };
 
 static int bus_connect(bool user, sd_bus **ret) {
@@ -205,8 +211,11 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 return -ENOMEM;
         s->runtime = rt;
         s->listen_address = listen_address;
+        int r = bus_authority_new(&s->authority);
+        if (r < 0)
+                return r;
 
-        int r = bus_connect(rt->user_instance, &s->bus);
+        r = bus_connect(rt->user_instance, &s->bus);
         if (r < 0 && listen_address) {
                 /* A container: the socket is the only way in. */
                 log_info_errno(r, "No bus to serve on (%m); serving %s only", listen_address);
@@ -220,7 +229,7 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 if (r >= 0)
                         r = sd_bus_attach_event(s->bus, rt->event, 0);
                 if (r >= 0)
-                        r = bus_authority_prefetch_creds(s->bus);
+                        r = bus_authority_prefetch_creds(s->authority, s->bus);
                 if (r >= 0)
                         r = bus_polkit_attach(s, s->bus);
                 if (r < 0)
@@ -231,7 +240,7 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
         }
         /* A user's instance serves its user alone, on the bus and the socket. */
         if (rt->user_instance)
-                bus_authority_serve_only(geteuid());
+                bus_authority_serve_only(s->authority, geteuid());
 
         runtime_set_notifier(rt, &bus_notifier, s);
         *ret = TAKE_PTR(s);
@@ -241,16 +250,13 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
 BusService *bus_service_free(BusService *s) {
         if (!s)
                 return NULL;
-        if (s->runtime) {
-                size_t b;
-                for (Job *j = job_table_first(&s->runtime->jobs, &b); j; j = job_table_next(&s->runtime->jobs, &b, j))
-                        pending_calls_drop(j);
+        pending_calls_drop_all(s);
+        if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
-        }
-        bus_peer_server_free();
+        bus_peer_server_free(s);
         bus_clients_free(s);
         bus_polkit_queries_free(s);
-        bus_authority_prefetch_done();
+        bus_authority_free(s->authority);
         sd_bus_flush_close_unref(s->bus);
         free(s);
         return NULL;

@@ -13,6 +13,8 @@
 #include "runtime.h"
 
 #define BUS_CLIENT_BUCKETS 1024
+/* Jobs holding calls: few (each caller holds BUS_*_PENDING_MAX at most). */
+#define BUS_PENDING_BUCKETS 1024
 
 typedef struct BusService {
         sd_bus *bus;                        /* NULL: no bus, only the --listen socket */
@@ -26,7 +28,11 @@ typedef struct BusService {
         struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;
+        const struct BusPeerServer *peer_ops; /* the --listen server (bus-peer.h), or NULL */
+        void *peer_server;
+        struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
+        struct PendingJob *pending_buckets[BUS_PENDING_BUCKETS]; /* calls held, by job (bus-pending.c) */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One job's lifecycle: starting under a mechanism, running under a verified
- * supervisor, ending with a final record; and, when its supervisor is lost,
- * the release of its containment by bgrund itself. No bus here: what
+ * supervisor, ending with a final record. The release of its containment
+ * when its supervisor is lost is job-release.c's. No bus here: what
  * happened goes to the runtime's notifier. */
 #include <assert.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include "job.h"
 #include "job-input.h"
 #include "job-log.h"
+#include "job-private.h"
 #include "log.h"
 #include "macro.h"
 #include "reaper.h"
@@ -24,10 +25,6 @@
 #include "time-util.h"
 #include "utf8.h"
 
-/* How long a release may wait for a cgroup to empty after killing it. */
-#define RELEASE_TIMEOUT_USEC (10 * USEC_PER_SEC)
-/* How often to look again where no event tells (a process group). */
-#define RELEASE_POLL_USEC (20 * USEC_PER_MSEC)
 /* How long a supervisor may take to answer a Kill before bgrund releases
  * the job itself; a healthy one answers within milliseconds. */
 #define KILL_WATCHDOG_USEC (5 * USEC_PER_SEC)
@@ -93,8 +90,9 @@ static void job_release_live_state(Job *j) {
 Job *job_free(Job *j) {
         if (!j)
                 return NULL;
-        /* The D-Bus face answers or drops its calls before a job goes. */
-        assert(!j->pending);
+        Runtime *rt = j->runtime;
+        if (rt && rt->notifier && rt->notifier->job_freed)
+                rt->notifier->job_freed(rt->notifier_data, j);
         job_release_live_state(j);
         free(j->session_id);
         free(j->command_head);
@@ -102,7 +100,7 @@ Job *job_free(Job *j) {
         return NULL;
 }
 
-static Containment *job_containment(Job *j) {
+Containment *job_containment(Job *j) {
         assert(j->live);
         return runtime_containment(j->runtime, j->live->spec.mechanism);
 }
@@ -197,7 +195,7 @@ int job_read_spec(Job *j, JobSpec *ret) {
 /* res: the job's final result, taken over (its record then fills the cache
  * from memory, for the notifications below). Every end has one: the
  * supervisor's, or the one a release wrote. */
-static void job_end(Job *j, JobStatus status, JobResult *res) {
+void job_end(Job *j, JobStatus status, JobResult *res) {
         Runtime *rt = j->runtime;
         assert(j->live);
         assert(res);
@@ -242,155 +240,11 @@ static void job_end(Job *j, JobStatus status, JobResult *res) {
 
 /* The job's supervisor published its result and exited (or died after
  * publishing): settle the grant and end. */
-static void job_end_with_result(Job *j, JobResult *res) {
+void job_end_with_result(Job *j, JobResult *res) {
         int r = job_store_settle_grant(j->live->dir_fd, res);
         if (r < 0)
                 log_warning_errno(r, "Job %s: cannot release its grant: %m", j->id);
         job_end(j, res->status, res);
-}
-
-/* --- releasing a job whose supervisor is lost -------------------------- */
-
-static void job_end_with_result(Job *j, JobResult *res);
-
-/* A supervisor publishes its result before it exits: one that bgrund found
- * gone (or that the release killed) may have published it meanwhile, and
- * that real end must win over the release's guess. */
-static bool job_end_if_published(Job *j) {
-        JobResult res = {};
-        if (job_store_read_result(j->live->dir_fd, &res) < 0)
-                return false;
-        log_debug("Job %s: its supervisor published its end after all", j->id);
-        job_end_with_result(j, &res);
-        return true;
-}
-
-static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
-        assert(j->live->releasing);
-        if (job_end_if_published(j))
-                return;
-        bool killed = j->live->kill_requested;
-        JobResult res = {
-                .status = killed ? JOB_KILLED : JOB_FAILED,
-                .exit_code = -1,
-                .executed = j->live->have_run,
-                .contained = job_contained(j->live->spec.mechanism, j->live->have_run, j->live->have_run ? &j->live->run : NULL),
-                .finished_at = now_realtime_usec(),
-                .dead = dead,
-                .method = method,
-                .confirmed_at = dead ? now_realtime_usec() : 0,
-        };
-        if (j->live->damage)
-                snprintf(res.reason, sizeof res.reason,
-                         "damaged record: its %s was unreadable when bgrund started; its containment was released",
-                         j->live->damage);
-        else
-                strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
-                                          : "the job's supervisor was lost; its containment was released");
-        int r = job_store_finish(j->live->dir_fd, &res);
-        if (r < 0)
-                log_error_errno(r, "Failed to record the end of job %s: %m", j->id);
-        job_end(j, res.status, &res);
-}
-
-/* Whether nothing of the job is left, as far as its mechanism can tell. A
- * mechanism that cannot tell (no run.json to look at) proves death only
- * when the supervisor never ran the command. */
-static bool job_release_confirmed(Job *j) {
-        Containment *c = job_containment(j);
-        int r = containment_is_empty(c, j->live->have_run ? &j->live->run : NULL, j->live->teardown_handle);
-        if (r >= 0)
-                return r > 0;
-        return !j->live->let_go && !j->live->have_run;
-}
-
-static int on_release_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Job *j = userdata;
-        char buf[4096];
-        while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
-                ;
-        if (job_release_confirmed(j))
-                job_release_finish(j, true, job_containment(j)->ops->teardown_method);
-        return 0;
-}
-
-/* For a mechanism where nothing tells when the job is gone: ask again. */
-static int on_release_poll(sd_event_source *s, uint64_t usec, void *userdata) {
-        Job *j = userdata;
-        if (job_release_confirmed(j)) {
-                job_release_finish(j, true, job_containment(j)->ops->teardown_method);
-                return 0;
-        }
-        (void) sd_event_source_set_time_relative(s, RELEASE_POLL_USEC);
-        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
-static int on_release_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Job *j = userdata;
-        log_warning("Job %s: containment not confirmed empty after teardown", j->id);
-        job_release_finish(j, job_release_confirmed(j), job_containment(j)->ops->teardown_method);
-        return 0;
-}
-
-void job_release(Job *j) {
-        Runtime *rt = j->runtime;
-        Containment *c = job_containment(j);
-        assert(j->phase != JOB_PHASE_ENDED);
-        assert(!j->live->releasing);
-        int r;
-
-        if (job_end_if_published(j))
-                return;
-        log_info("Job %s: supervisor not verified, releasing its containment", j->id);
-        rt->reaped.released++;
-        j->live->releasing = true;
-        /* From here the release owns the end: the supervisor's exit, which
-         * the kill below may cause, is no news. */
-        j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
-        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
-
-        TeardownMethod method = c->ops->teardown_method;
-        _cleanup_free_ char *cgroup = NULL;
-        r = containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup);
-        if (r < 0) {
-                log_error_errno(r, "Job %s: cannot name its containment: %m", j->id);
-                job_release_finish(j, false, method);
-                return;
-        }
-        r = containment_kill(c, j->id, cgroup, j->live->have_run ? &j->live->run : NULL, &j->live->teardown_handle);
-        if (r == -ENOENT) {
-                job_release_finish(j, true, TEARDOWN_CGROUP_GONE);
-                return;
-        }
-        if (r < 0) {
-                log_error_errno(r, "Job %s: cannot kill its containment: %m", j->id);
-                job_release_finish(j, false, method);
-                return;
-        }
-        if (job_release_confirmed(j)) {
-                job_release_finish(j, true, method);
-                return;
-        }
-
-        int ifd;
-        r = containment_watch(c, j->live->teardown_handle, &ifd);
-        if (r >= 0) {
-                r = sd_event_add_io(rt->event, &j->live->teardown_source, ifd, EPOLLIN, on_release_event, j);
-                if (r < 0)
-                        safe_close(ifd);
-                else
-                        (void) sd_event_source_set_io_fd_own(j->live->teardown_source, true);
-        } else if (r == -EOPNOTSUPP)
-                r = sd_event_add_time_relative(rt->event, &j->live->teardown_source, CLOCK_MONOTONIC,
-                                               RELEASE_POLL_USEC, 0, on_release_poll, j);
-        if (r >= 0)
-                r = sd_event_add_time_relative(rt->event, &j->live->teardown_timer, CLOCK_MONOTONIC,
-                                               RELEASE_TIMEOUT_USEC, 0, on_release_timeout, j);
-        if (r < 0)
-                job_release_finish(j, job_release_confirmed(j), method);
-        else
-                /* The watch exists now; catch an emptying that came before it. */
-                (void) on_release_event(NULL, -EBADF, 0, j);
 }
 
 /* --- running ----------------------------------------------------------- */

@@ -21,7 +21,6 @@
 typedef struct Runtime Runtime;
 typedef struct Job Job;
 typedef struct Owner Owner;
-typedef struct PendingCall PendingCall; /* the D-Bus face's; never looked into here */
 
 typedef enum JobPhase {
         JOB_PHASE_STARTING, /* containment being set up; Launch not answered yet */
@@ -99,7 +98,6 @@ struct Job {
         char *session_id;
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         JobLive *live;                  /* NULL once ended */
-        PendingCall *pending;           /* the D-Bus face's calls waiting on this job */
 };
 
 /* A job's full record, borrowed: from memory for live jobs, from disk

@@ -41,6 +41,8 @@ typedef struct JobNotifier {
         void (*input_ready)(void *userdata, Job *j);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
+        /* It is about to be freed: nothing may keep it past this call. */
+        void (*job_freed)(void *userdata, Job *j);
 } JobNotifier;
 
 /* One ended job's record, read once and kept for the property reads and
@@ -135,6 +137,11 @@ uint64_t runtime_job_disk_used(Runtime *rt, Job *j, uint64_t used);
  * OutputMaxBytesPerUser) and RetentionSec, forgetting the oldest ended
  * records first, never keep. */
 void runtime_apply_limits(Runtime *rt, Job *keep);
+/* Forget o's oldest ended records, never keep, while it is over MaxRecords
+ * or OutputMaxBytesPerUser. */
+void runtime_enforce_owner_limits(Runtime *rt, Owner *o, Job *keep);
+/* The same for every owner, and RetentionSec (after the store is loaded). */
+void runtime_apply_all_limits(Runtime *rt);
 
 /* The mechanism's instance, or NULL when m is not one bgrund knows. */
 Containment *runtime_containment(Runtime *rt, Mechanism m);

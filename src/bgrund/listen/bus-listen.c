@@ -429,7 +429,7 @@ int bus_listen_new(BusService *s, const char *address) {
         if (r < 0)
                 return log_error_errno(r, "Cannot watch %s: %m", l->path);
         /* One peer-to-peer server per bgrund: -EBUSY if there is one. */
-        r = bus_peer_server_set(&peer_server_ops, l);
+        r = bus_peer_server_set(s, &peer_server_ops, l);
         if (r < 0)
                 return r;
         log_info("Serving org.bgrun.Runtime1 peer to peer on %s", l->path);
@@ -449,7 +449,7 @@ BusListen *bus_listen_free(BusListen *l) {
         safe_close(l->fd);
         free(l->path);
         sd_event_unref(l->event);
-        bus_peer_server_unset(l);
+        bus_peer_server_unset(l->service, l);
         free(l);
         return NULL;
 }
