@@ -58,6 +58,8 @@ void config_init(BgrunConfig *c) {
                         .memory_max = UINT64_MAX,
                         .cpu_weight = 100,
                         .keep_free = JOB_KEEP_FREE_DEFAULT,
+                        .default_max_runtime_usec = UINT64_MAX,
+                        .max_runtime_usec = UINT64_MAX,
                 },
         };
 }
@@ -165,6 +167,7 @@ typedef enum LimitKind {
         LIMIT_BYTES_0,  /* the same, 0 allowed */
         LIMIT_DURATION, /* a time span, or infinity */
         LIMIT_WEIGHT,   /* 1..10000, as systemd's CPUWeight= */
+        LIMIT_RUNTIME,  /* a time span of at least 1 µs, or infinity (none) */
 } LimitKind;
 
 static const struct {
@@ -181,6 +184,8 @@ static const struct {
         { "MemoryMax", LIMIT_BYTES, offsetof(BgrunLimits, memory_max) },
         { "CPUWeight", LIMIT_WEIGHT, offsetof(BgrunLimits, cpu_weight) },
         { "KeepFree", LIMIT_BYTES_0, offsetof(BgrunLimits, keep_free) },
+        { "DefaultMaxRuntimeSec", LIMIT_RUNTIME, offsetof(BgrunLimits, default_max_runtime_usec) },
+        { "MaxRuntimeSec", LIMIT_RUNTIME, offsetof(BgrunLimits, max_runtime_usec) },
 };
 
 static const char *limit_expected(LimitKind k) {
@@ -191,6 +196,7 @@ static const char *limit_expected(LimitKind k) {
         case LIMIT_BYTES_0: return "bytes, with K, M, G or T";
         case LIMIT_DURATION: return "a time span such as 7d or 12h, or infinity";
         case LIMIT_WEIGHT: return "a number from 1 to 10000";
+        case LIMIT_RUNTIME: return "a time span such as 30min or 2h, or infinity";
         }
         return "?";
 }
@@ -226,10 +232,13 @@ static int parse_limit(LimitKind kind, const char *value, uint64_t *ret) {
                         return -ERANGE;
                 break;
         case LIMIT_DURATION:
+        case LIMIT_RUNTIME:
                 if (streq(value, "infinity"))
                         v = UINT64_MAX;
                 else if ((r = parse_duration_usec(value, &v)) < 0)
                         return r;
+                if (v == 0 && kind == LIMIT_RUNTIME)
+                        return -ERANGE; /* a job that may not run at all is no limit */
                 break;
         default:
                 return -EINVAL;
@@ -447,6 +456,9 @@ int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret,
                         goto fail;
         }
 
+        r = config_check(&c, &error);
+        if (r < 0)
+                goto fail;
         *ret = c;
         return 0;
 
@@ -456,10 +468,22 @@ fail:
         return r;
 }
 
+int config_check(const BgrunConfig *c, char **ret_error) {
+        const BgrunLimits *l = &c->limits;
+        if (l->default_max_runtime_usec == UINT64_MAX || l->default_max_runtime_usec <= l->max_runtime_usec)
+                return 0;
+        char d[FORMAT_DURATION_MAX], m[FORMAT_DURATION_MAX];
+        format_duration(d, sizeof d, l->default_max_runtime_usec);
+        format_duration(m, sizeof m, l->max_runtime_usec);
+        return config_error(ret_error, -EINVAL,
+                            "[Limits] DefaultMaxRuntimeSec=%s is above MaxRuntimeSec=%s: the default must be within the maximum",
+                            d, m);
+}
+
 static int format_limit(LimitKind kind, uint64_t v, char *buf, size_t len) {
         if (v == UINT64_MAX && kind != LIMIT_COUNT && kind != LIMIT_WEIGHT)
                 return snprintf(buf, len, "infinity");
-        if (kind == LIMIT_DURATION) {
+        if (kind == LIMIT_DURATION || kind == LIMIT_RUNTIME) {
                 format_duration(buf, len, v);
                 return 0;
         }

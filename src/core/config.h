@@ -27,6 +27,8 @@ typedef struct BgrunLimits {
         uint64_t memory_max;
         uint64_t cpu_weight;
         uint64_t keep_free;                 /* KeepFree=: (whole filesystem) output is dropped below it */
+        uint64_t default_max_runtime_usec;  /* DefaultMaxRuntimeSec=: a job's limit when it asked none; UINT64_MAX: none */
+        uint64_t max_runtime_usec;          /* MaxRuntimeSec=: the longest an owner may ask for; UINT64_MAX: none */
 } BgrunLimits;
 
 typedef struct BgrunConfig {
@@ -46,13 +48,18 @@ void config_init(BgrunConfig *c);
  * *ret_error (malloc'd) reads like "/etc/bgrun/bgrund.conf:3: ContainmentMode=:
  * invalid value 'strict' (expected enforcing or report-only)". Sections other
  * than [Runtime] and [Limits] are an error too. Duplicate mechanisms are an
- * error. *ret is written only on success. */
+ * error, and so is a DefaultMaxRuntimeSec= above MaxRuntimeSec=
+ * (config_check()). *ret is written only on success. */
 int config_load(const char *main_path, const char *dropin_dir, BgrunConfig *ret, char **ret_error);
 
 /* Apply one file's text (its name for messages in label) on top of c, as
  * config_load() does for each file; c may be half-applied on failure. For
  * tests and the fuzzer. */
 int config_parse_string(const char *label, const char *text, BgrunConfig *c, char **ret_error);
+
+/* The rules between keys, once every file was read: -EINVAL with
+ * *ret_error (malloc'd) naming the keys and their values. */
+int config_check(const BgrunConfig *c, char **ret_error);
 
 /* The effective configuration in the file's own syntax, every key given:
  * loading it again gives the same configuration. */

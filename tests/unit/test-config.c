@@ -414,3 +414,31 @@ Test(config, unreadable_dropin_dir_is_an_error) {
         /* So that teardown can remove it. */
         cr_assert_eq(chmod(dropin_dir, 0755), 0);
 }
+
+/* DefaultMaxRuntimeSec= and MaxRuntimeSec=: none by default, a time span or
+ * infinity, never 0; a default above the maximum names both, even when they
+ * come from different files. */
+Test(config, runtime_limits) {
+        BgrunConfig c = poisoned();
+        cr_assert_eq(config_load("/nonexistent/bgrund.conf", NULL, &c, NULL), 0);
+        cr_assert_eq(c.limits.default_max_runtime_usec, UINT64_MAX);
+        cr_assert_eq(c.limits.max_runtime_usec, UINT64_MAX);
+
+        put(main_path, "[Limits]\nDefaultMaxRuntimeSec=2\nMaxRuntimeSec=1h\n");
+        cr_assert_eq(config_load(main_path, NULL, &c, NULL), 0);
+        cr_assert_eq(c.limits.default_max_runtime_usec, 2ULL * 1000000);
+        cr_assert_eq(c.limits.max_runtime_usec, 3600ULL * 1000000);
+
+        char *error = NULL;
+        put(main_path, "[Limits]\nMaxRuntimeSec=0\n");
+        cr_assert_eq(config_load(main_path, NULL, &c, &error), -EINVAL);
+        cr_assert(strstr(error, "MaxRuntimeSec=: invalid value '0'"), "%s", error);
+        free(error);
+        error = NULL;
+
+        put(main_path, "[Limits]\nDefaultMaxRuntimeSec=2h\n");
+        put_dropin("50-max.conf", "[Limits]\nMaxRuntimeSec=30min\n");
+        cr_assert_eq(config_load(main_path, dropin_dir, &c, &error), -EINVAL);
+        cr_assert(strstr(error, "DefaultMaxRuntimeSec=2h is above MaxRuntimeSec=30min"), "%s", error);
+        free(error);
+}

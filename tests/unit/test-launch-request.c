@@ -58,3 +58,29 @@ Test(launch_request, the_spec_has_the_callers_identity_and_the_defaults) {
         cr_assert_eq(spec.tty_columns, JOB_TTY_COLUMNS_DEFAULT);
         cr_assert_str_eq(spec.parent, "");
 }
+
+/* [Limits] DefaultMaxRuntimeSec= and MaxRuntimeSec=: a job without a limit
+ * gets the default, else the maximum; more than the maximum is refused. */
+Test(launch_request, runtime_limits_of_the_configuration) {
+        BgrunLimits l = { .default_max_runtime_usec = UINT64_MAX, .max_runtime_usec = UINT64_MAX };
+        uint64_t v = 1;
+        _cleanup_free_ char *message = NULL;
+        cr_assert_eq(launch_request_runtime(&l, 0, &v, &message), 0);
+        cr_assert_eq(v, 0, "no default and no maximum: no limit");
+        cr_assert_eq(launch_request_runtime(NULL, 7, &v, &message), 0);
+        cr_assert_eq(v, 7);
+
+        l.max_runtime_usec = 3600 * 1000000ULL;
+        cr_assert_eq(launch_request_runtime(&l, 0, &v, &message), 0);
+        cr_assert_eq(v, l.max_runtime_usec, "no default: the maximum");
+        l.default_max_runtime_usec = 2 * 1000000ULL;
+        cr_assert_eq(launch_request_runtime(&l, 0, &v, &message), 0);
+        cr_assert_eq(v, 2 * 1000000ULL, "the default");
+        cr_assert_eq(launch_request_runtime(&l, 3600 * 1000000ULL, &v, &message), 0);
+        cr_assert_eq(v, 3600 * 1000000ULL, "the maximum itself may be asked for");
+        cr_assert_null(message);
+
+        cr_assert_eq(launch_request_runtime(&l, 3600 * 1000000ULL + 1, &v, &message), LAUNCH_REQUEST_OVER_LIMIT);
+        cr_assert_not_null(message);
+        cr_assert(strstr(message, "MaxRuntimeSec=1h"), "%s", message);
+}

@@ -15,8 +15,11 @@
 #include "log.h"
 
 /* A refusal of launch-request.c's as the caller's error: -EINVAL is
- * InvalidArgs, as any other errno is its own D-Bus error. */
+ * InvalidArgs, a limit of [Limits] LimitExceeded, as any other errno is its
+ * own D-Bus error. */
 static int refused(sd_bus_error *error, int r, const char *message) {
+        if (message && r == LAUNCH_REQUEST_OVER_LIMIT)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", message);
         return message ? sd_bus_error_set_errnof(error, r, "%s", message) : r;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "duration.h"
 #include "launch-request.h"
 #include "macro.h"
 #include "privilege.h"
@@ -42,6 +43,25 @@ int launch_request_check(const LaunchRequest *req, char **ret_message) {
         if (req->cwd[0] != '/' || strlen(req->cwd) > PATH_MAX_LEN)
                 return strlen(req->cwd) <= 256 ? refuse(-EINVAL, ret_message, "cwd '%s' is not an absolute path", req->cwd)
                                                : refuse(-EINVAL, ret_message, "cwd is not an absolute path");
+        return 0;
+}
+
+int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint64_t *ret, char **ret_message) {
+        uint64_t max = limits ? limits->max_runtime_usec : UINT64_MAX;
+        if (asked_usec == 0) {
+                uint64_t d = limits ? limits->default_max_runtime_usec : UINT64_MAX;
+                *ret = d != UINT64_MAX ? d : max != UINT64_MAX ? max : 0;
+                return 0;
+        }
+        if (max != UINT64_MAX && asked_usec > max) {
+                char a[FORMAT_DURATION_MAX], m[FORMAT_DURATION_MAX];
+                format_duration(a, sizeof a, asked_usec);
+                format_duration(m, sizeof m, max);
+                return refuse(LAUNCH_REQUEST_OVER_LIMIT, ret_message,
+                              "MaxRuntimeUSec=%s is above MaxRuntimeSec=%s, the longest a job may run here; nothing was started",
+                              a, m);
+        }
+        *ret = asked_usec;
         return 0;
 }
 
@@ -82,7 +102,11 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
 }
 
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message) {
-        int r = resolve_user(spec, o->user, req->uid, ret_message);
+        int r = launch_request_runtime(rt ? &rt->config.limits : NULL, o->max_runtime_usec, &spec->max_runtime_usec,
+                                       ret_message);
+        if (r < 0)
+                return r;
+        r = resolve_user(spec, o->user, req->uid, ret_message);
         if (r < 0)
                 return r;
         spec->owner = req->uid;
@@ -92,7 +116,6 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         if (!spec->session_id || !spec->command || !spec->cwd)
                 return -ENOMEM;
         spec->environment = TAKE_PTR(o->environment);
-        spec->max_runtime_usec = o->max_runtime_usec;
         spec->stop_signal = o->stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
         spec->stop_grace_usec = o->stop_grace_set ? o->stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
         spec->memory_max = o->limits.memory_max;

@@ -7,6 +7,7 @@
  * runtime_launch() takes. Each failure is a negative errno and, where the
  * caller should hear why, a message (-EINVAL: the request is invalid). */
 
+#include <errno.h>
 #include <sys/types.h>
 
 #include "job-record.h"
@@ -19,10 +20,20 @@ typedef struct LaunchRequest {
         pid_t pid;      /* the caller's process, 0 when unknown */
 } LaunchRequest;
 
+/* A request past what [Limits] lets an owner ask (MaxRuntimeSec=): the
+ * caller's LimitExceeded, with the message naming the key and its value. */
+#define LAUNCH_REQUEST_OVER_LIMIT (-E2BIG)
+
 /* The arguments' bounds, checked before anything else is read. */
 int launch_request_check(const LaunchRequest *req, char **ret_message);
 
 /* The spec of req with options o (whose environment it takes): the user
  * (o->user, or the caller's uid) with its groups, the defaults, and the
- * parent job when the caller runs inside one of its own. Nothing is created. */
+ * parent job when the caller runs inside one of its own, and its wall-clock
+ * limit under rt's [Limits] (none without rt). Nothing is created. */
+/* The wall-clock limit of a job that asked for asked_usec (0: none) under
+ * limits: DefaultMaxRuntimeSec= for none, else MaxRuntimeSec=, else none
+ * (*ret 0); more than MaxRuntimeSec= is LAUNCH_REQUEST_OVER_LIMIT. */
+int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint64_t *ret, char **ret_message);
+
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message);
