@@ -19,4 +19,6 @@
         X(STDIN, "Stdin", "s")                                  \
         X(TTY, "Tty", "b")                                      \
         X(TTY_ROWS, "TtyRows", "q")                             \
-        X(TTY_COLUMNS, "TtyColumns", "q")
+        X(TTY_COLUMNS, "TtyColumns", "q")                       \
+        X(BIND_TO_CALLER, "BindToCaller", "b")                  \
+        X(ENFORCE_LIMITS, "EnforceLimits", "b")

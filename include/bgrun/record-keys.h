@@ -34,7 +34,8 @@
         X(LIMITS, "limits", "a{sv}")                  \
         X(LIMITS_UNENFORCED, "limits_unenforced", "as") \
         X(CPU_USAGE_USEC, "cpu_usage_usec", "t")      \
-        X(MEMORY_PEAK, "memory_peak", "t")
+        X(MEMORY_PEAK, "memory_peak", "t")            \
+        X(BIND_TO_CALLER, "bind_to_caller", "b")
 
 /* The record's "limits" dictionary: the limits the job was launched with,
  * named and typed as Launch's options; one not set is absent. */

@@ -115,6 +115,7 @@ void job_spec_done(JobSpec *s) {
         free(s->home);
         free(s->shell);
         free(s->unit);
+        free(s->caller);
         free(s->groups);
         strv_free(s->environment);
         *s = (JobSpec) {};
@@ -165,6 +166,10 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (r >= 0 && s->memory_max > 0) r = json_add_u64(o, "memory_max", s->memory_max);
         if (r >= 0 && s->tasks_max > 0) r = json_add_u64(o, "tasks_max", s->tasks_max);
         if (r >= 0 && s->cpu_quota_per_sec_usec > 0) r = json_add_u64(o, "cpu_quota_per_sec_usec", s->cpu_quota_per_sec_usec);
+        /* Only when set, so that an older bgrund reads what it knows. */
+        if (r >= 0 && s->enforce_limits) r = json_add_bool(o, "enforce_limits", true);
+        if (r >= 0 && s->bind_to_caller) r = json_add_bool(o, "bind_to_caller", true);
+        if (r >= 0 && s->caller) r = json_add_str(o, "caller", s->caller);
         if (r >= 0 && s->stdin_mode == JOB_STDIN_TTY) {
                 r = json_add_u64(o, "tty_rows", s->tty_rows);
                 if (r >= 0) r = json_add_u64(o, "tty_columns", s->tty_columns);
@@ -291,6 +296,13 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 r = json_get_u64(o, "tasks_max", UINT64_MAX, &s.tasks_max);
         if (r >= 0 && json_object_object_get_ex(o, "cpu_quota_per_sec_usec", NULL))
                 r = json_get_u64(o, "cpu_quota_per_sec_usec", UINT64_MAX, &s.cpu_quota_per_sec_usec);
+        /* Specs from before bindings and enforced limits have neither. */
+        if (r >= 0 && json_object_object_get_ex(o, "enforce_limits", NULL))
+                r = json_get_bool(o, "enforce_limits", &s.enforce_limits);
+        if (r >= 0 && json_object_object_get_ex(o, "bind_to_caller", NULL))
+                r = json_get_bool(o, "bind_to_caller", &s.bind_to_caller);
+        if (r >= 0 && json_object_object_get_ex(o, "caller", NULL))
+                r = json_get_str(o, "caller", &s.caller);
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);

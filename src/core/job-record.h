@@ -88,6 +88,9 @@ typedef struct JobSpec {
         uint64_t memory_max;
         uint64_t tasks_max;
         uint64_t cpu_quota_per_sec_usec;
+        bool enforce_limits;      /* refused before exec where a limit has no controller */
+        bool bind_to_caller;      /* stopped when the connection that launched it closes */
+        char *caller;             /* that connection's unique name, with bind_to_caller */
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's

@@ -50,3 +50,21 @@ unsigned job_limits_unenforced(const JobSpec *spec, const char *controllers) {
                         bits |= 1U << l;
         return bits;
 }
+
+int job_limits_format(unsigned bits, char **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        const char *sep = "";
+        for (int l = 0; l < _JOB_LIMIT_MAX; l++)
+                if (bits & (1U << l)) {
+                        fprintf(f, "%s%s (%s)", sep, job_limit_to_string(l), job_limit_controller(l));
+                        sep = ", ";
+                }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
+}

@@ -27,3 +27,7 @@ int job_usage_read_cgroup_path(const char *path, JobUsage *ret);
  * cgroup.controllers; NULL when the job has no cgroup) cannot enforce, as
  * JobLimit bits. */
 unsigned job_limits_unenforced(const JobSpec *spec, const char *controllers);
+
+/* JobLimit bits as "MemoryMax (memory), TasksMax (pids)": each limit with
+ * the controller that would enforce it, for messages. */
+int job_limits_format(unsigned bits, char **ret);

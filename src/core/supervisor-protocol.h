@@ -9,10 +9,14 @@
  *        job only): nothing of the command ran, nothing of it is left, no
  *        result was published, and the supervisor exits; bgrund answers
  *        the Launch InvalidArgs and removes the job
+ *   'L'  + one byte of JobLimit bits: the job asked EnforceLimits and these
+ *        limits have no controller in its cgroup; as for 'C', nothing ran
+ *        and the job goes, the Launch answered LimitNotEnforced
  * EOF with no byte: setup failed; result.json says why where it could be
  * written. */
 #define SUPERVISOR_READY 'R'
 #define SUPERVISOR_CWD_REFUSED 'C'
+#define SUPERVISOR_LIMITS_REFUSED 'L'
 
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,

@@ -136,6 +136,12 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         case LAUNCH_OPTION_TTY:
                 o->tty = v->u64 != 0;
                 break;
+        case LAUNCH_OPTION_BIND_TO_CALLER:
+                o->bind_to_caller = v->u64 != 0;
+                break;
+        case LAUNCH_OPTION_ENFORCE_LIMITS:
+                o->enforce_limits = v->u64 != 0;
+                break;
         case LAUNCH_OPTION_TTY_ROWS:
         case LAUNCH_OPTION_TTY_COLUMNS:
                 if (v->u64 < 1 || v->u64 > LAUNCH_TTY_SIZE_MAX)

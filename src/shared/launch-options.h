@@ -54,6 +54,8 @@ typedef struct LaunchOptions {
         bool stdin_pipe;           /* Stdin=pipe */
         bool tty;                  /* Tty=true */
         uint16_t tty_rows, tty_columns; /* 0: not given */
+        bool bind_to_caller;       /* BindToCaller=true: stopped when the caller's connection closes */
+        bool enforce_limits;       /* EnforceLimits=true: refused where a limit cannot be enforced */
 } LaunchOptions;
 
 /* One option's value as read from the bus: signature says which member. */

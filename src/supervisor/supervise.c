@@ -52,12 +52,34 @@ static int refuse_cwd(Supervisor *s, int error) {
         return error;
 }
 
+/* EnforceLimits and a limit its cgroup cannot enforce: refused before
+ * anything of the command exists, told as a cwd refusal is, with the
+ * limits, so that bgrund can name them. */
+static int check_limits(Supervisor *s) {
+        if (!s->spec.enforce_limits)
+                return 0;
+        _cleanup_free_ char *controllers = NULL;
+        (void) s->containment.ops->controllers(&s->containment, &controllers);
+        unsigned bits = job_limits_unenforced(&s->spec, controllers);
+        if (!bits)
+                return 0;
+        s->containment.ops->cleanup(&s->containment);
+        char message[2] = { SUPERVISOR_LIMITS_REFUSED, (char) bits };
+        if (s->ready_fd < 0 || write(s->ready_fd, message, sizeof message) != sizeof message)
+                return fail_setup(s, -EOPNOTSUPP, "enforce the limits asked for");
+        s->ready_fd = safe_close(s->ready_fd);
+        log_info("Job %s: limits it asked for cannot be enforced in its cgroup; nothing was run", s->spec.id);
+        return -EOPNOTSUPP;
+}
+
 /* Fork the command and wait until it exec'd. Any failure is published
  * (nothing of the command ran then), but a cwd its user cannot enter. */
 static int start_command(Supervisor *s) {
         PayloadContainment *c = &s->containment;
         const char *step;
-        int r;
+        int r = check_limits(s);
+        if (r < 0)
+                return r;
 
         /* The command writes into a pipe that only we read: never into a
          * file of its record, which it could fill, sparsely extend or keep. */

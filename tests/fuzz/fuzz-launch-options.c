@@ -148,6 +148,12 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_TTY:
                 FUZZ_CHECK(o->tty == (v->u64 != 0), "Tty");
                 break;
+        case LAUNCH_OPTION_BIND_TO_CALLER:
+                FUZZ_CHECK(o->bind_to_caller == (v->u64 != 0), "BindToCaller");
+                break;
+        case LAUNCH_OPTION_ENFORCE_LIMITS:
+                FUZZ_CHECK(o->enforce_limits == (v->u64 != 0), "EnforceLimits");
+                break;
         case LAUNCH_OPTION_TTY_ROWS:
                 FUZZ_CHECK(o->tty_rows == v->u64, "TtyRows");
                 break;

@@ -44,6 +44,10 @@ static int append_finished_at(sd_bus_message *m, const JobView *v) {
 static int append_parent(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", v->spec->parent);
 }
+static int append_bind_to_caller(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "b", v->spec->bind_to_caller);
+}
+
 static int append_stdin(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", job_stdin_to_string(v->spec->stdin_mode));
 }
@@ -173,6 +177,7 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_TEARDOWN] = append_teardown,
         [RECORD_KEY_PARENT] = append_parent,
         [RECORD_KEY_STDIN] = append_stdin,
+        [RECORD_KEY_BIND_TO_CALLER] = append_bind_to_caller,
         [RECORD_KEY_USER] = append_user,
         [RECORD_KEY_LIMITS] = append_limits,
         [RECORD_KEY_LIMITS_UNENFORCED] = append_limits_unenforced,

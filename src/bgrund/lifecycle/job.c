@@ -521,7 +521,7 @@ int job_start(Job *j, unsigned from) {
         return LAUNCH_START_FAILED;
 }
 
-void job_start_refused(Job *j, const char *message) {
+void job_start_refused(Job *j, int error, const char *message) {
         assert(j->phase == JOB_PHASE_STARTING && j->live->let_go);
         Containment *c = job_containment(j);
         _cleanup_free_ char *unit = NULL, *cgroup = NULL;
@@ -540,7 +540,7 @@ void job_start_refused(Job *j, const char *message) {
                 c->ops->cleanup(c, cgroup, true);
         j->runtime->supervisor->abort(j);
         j->live->let_go = false; /* it ran nothing, and is gone */
-        job_discard(j, -EINVAL, message);
+        job_discard(j, error, message);
 }
 
 void job_start_failed(Job *j, bool may_fall_back, const char *message) {

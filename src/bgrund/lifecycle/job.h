@@ -44,6 +44,7 @@ typedef struct JobLive {
         pid_t spawned_pid;
         int go_fd;                      /* a held supervisor's go pipe */
         bool let_go;                    /* the supervisor may have started the command */
+        unsigned refused_limits;        /* JobLimit bits it refused the job for (EnforceLimits) */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
@@ -155,9 +156,9 @@ void job_containment_ready(Job *j);
 void job_start_failed(Job *j, bool may_fall_back, const char *message);
 /* Called by supervisor-spawn.c: the supervisor refused the job as bad input
  * (its user cannot enter cwd), ran nothing and is gone. Once nothing of the
- * job is left, it goes as if it never existed (the Launch: -EINVAL and
- * message); else its containment is released, as for a lost supervisor. */
-void job_start_refused(Job *j, const char *message);
+ * job is left, it goes as if it never existed (the Launch: error, -EINVAL
+ * or LAUNCH_LIMITS_NOT_ENFORCED, and message); else its containment is released, as for a lost supervisor. */
+void job_start_refused(Job *j, int error, const char *message);
 /* Called by supervisor-spawn.c: the command runs and run.json is written. */
 void job_started(Job *j);
 

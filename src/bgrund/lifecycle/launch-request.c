@@ -121,6 +121,8 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         spec->memory_max = o->limits.memory_max;
         spec->tasks_max = o->limits.tasks_max;
         spec->cpu_quota_per_sec_usec = o->limits.cpu_quota_per_sec_usec;
+        spec->enforce_limits = o->enforce_limits;
+        spec->bind_to_caller = o->bind_to_caller;
         spec->stdin_mode = o->tty ? JOB_STDIN_TTY : o->stdin_pipe ? JOB_STDIN_PIPE : JOB_STDIN_NULL;
         spec->tty_rows = o->tty_rows ?: JOB_TTY_ROWS_DEFAULT;
         spec->tty_columns = o->tty_columns ?: JOB_TTY_COLUMNS_DEFAULT;

@@ -90,7 +90,9 @@ struct Runtime {
 #define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
 #define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
 #define LAUNCH_NO_SPACE (-ENOSPC)             /* the state's file system is below KeepFree=: nothing created */
-#define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
+#define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)
+/* Told through job_discarded: EnforceLimits and a limit with no controller. */
+#define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
                 bool user_instance, const SupervisorOps *supervisor);

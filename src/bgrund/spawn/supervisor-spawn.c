@@ -102,12 +102,22 @@ static void refused_done(Job *j, bool exited) {
                 job_start_failed(j, false, "the supervisor that refused the job did not exit");
                 return;
         }
-        /* Worded as bgrund's own check of cwd was, for every way of failing. */
         _cleanup_free_ char *message = NULL;
+        if (j->live->refused_limits) {
+                _cleanup_free_ char *limits = NULL;
+                if (job_limits_format(j->live->refused_limits, &limits) < 0 ||
+                    asprintf(&message, "Limits asked for cannot be enforced in the job's cgroup, which has no controller "
+                             "for them: %s; nothing was run", limits) < 0)
+                        message = NULL;
+                job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED,
+                                  message ?: "Limits asked for cannot be enforced in the job's cgroup; nothing was run");
+                return;
+        }
+        /* Worded as bgrund's own check of cwd was, for every way of failing. */
         if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter",
                      j->live->spec.cwd, j->live->spec.user) < 0)
                 message = NULL;
-        job_start_refused(j, message ?: "cwd does not exist or is not a directory that its user can enter");
+        job_start_refused(j, -EINVAL, message ?: "cwd does not exist or is not a directory that its user can enter");
 }
 
 static int on_refused_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -140,12 +150,16 @@ static void await_refusing_supervisor(Job *j) {
         }
 }
 
-/* n: what a read of the readiness pipe gave, c the byte it read. */
-static void ready_done(Job *j, ssize_t n, char c) {
+/* n: what a read of the readiness pipe gave, c the bytes it read (a
+ * refusal's two come in one write, so in one read). */
+static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         j->live->go_fd = safe_close(j->live->go_fd);
-        if (n == 1 && c == SUPERVISOR_CWD_REFUSED)
+        if (n == 2 && c[0] == SUPERVISOR_LIMITS_REFUSED) {
+                j->live->refused_limits = (unsigned char) c[1] ?: ~0U;
+                await_refusing_supervisor(j);
+        } else if (n == 1 && c[0] == SUPERVISOR_CWD_REFUSED)
                 await_refusing_supervisor(j);
         else if (n == 1)
                 job_started(j);
@@ -154,8 +168,8 @@ static void ready_done(Job *j, ssize_t n, char c) {
 }
 
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        char c = 0;
-        ssize_t n = read(fd, &c, 1);
+        char c[2] = {};
+        ssize_t n = read(fd, c, sizeof c);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
         ready_done(userdata, n, c);
@@ -165,8 +179,8 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
 static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         /* Readiness that came in the same turn of the loop still counts. */
-        char c = 0;
-        ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), &c, 1);
+        char c[2] = {};
+        ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), c, sizeof c);
         if (n >= 0) {
                 ready_done(j, n, c);
                 return 0;
