@@ -224,6 +224,18 @@ int job_result_to_json(const JobResult *res, char **ret) {
         return json_finish(o, r, ret);
 }
 
+/* Specs from before bindings and enforced limits have neither. */
+static int spec_caller_from_json(json_object *o, JobSpec *s) {
+        int r = 0;
+        if (json_object_object_get_ex(o, "enforce_limits", NULL))
+                r = json_get_bool(o, "enforce_limits", &s->enforce_limits);
+        if (r >= 0 && json_object_object_get_ex(o, "bind_to_caller", NULL))
+                r = json_get_bool(o, "bind_to_caller", &s->bind_to_caller);
+        if (r >= 0 && json_object_object_get_ex(o, "caller", NULL))
+                r = json_get_str(o, "caller", &s->caller);
+        return r;
+}
+
 int job_spec_from_json(const char *json, JobSpec *ret) {
         _cleanup_json_ json_object *o = NULL;
         int r = json_parse_object(json, &o);
@@ -296,13 +308,7 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
                 r = json_get_u64(o, "tasks_max", UINT64_MAX, &s.tasks_max);
         if (r >= 0 && json_object_object_get_ex(o, "cpu_quota_per_sec_usec", NULL))
                 r = json_get_u64(o, "cpu_quota_per_sec_usec", UINT64_MAX, &s.cpu_quota_per_sec_usec);
-        /* Specs from before bindings and enforced limits have neither. */
-        if (r >= 0 && json_object_object_get_ex(o, "enforce_limits", NULL))
-                r = json_get_bool(o, "enforce_limits", &s.enforce_limits);
-        if (r >= 0 && json_object_object_get_ex(o, "bind_to_caller", NULL))
-                r = json_get_bool(o, "bind_to_caller", &s.bind_to_caller);
-        if (r >= 0 && json_object_object_get_ex(o, "caller", NULL))
-                r = json_get_str(o, "caller", &s.caller);
+        if (r >= 0) r = spec_caller_from_json(o, &s);
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);

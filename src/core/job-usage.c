@@ -51,20 +51,23 @@ unsigned job_limits_unenforced(const JobSpec *spec, const char *controllers) {
         return bits;
 }
 
-int job_limits_format(unsigned bits, char **ret) {
-        _cleanup_free_ char *text = NULL;
+const char *job_limits_refusal(unsigned bits, char **buf) {
         size_t size = 0;
-        FILE *f = open_memstream(&text, &size);
+        FILE *f = open_memstream(buf, &size);
         if (!f)
-                return -ENOMEM;
+                return "Limits asked for cannot be enforced in the job's cgroup; nothing was run";
+        fputs("Limits asked for cannot be enforced in the job's cgroup, which has no controller for them: ", f);
         const char *sep = "";
         for (int l = 0; l < _JOB_LIMIT_MAX; l++)
                 if (bits & (1U << l)) {
                         fprintf(f, "%s%s (%s)", sep, job_limit_to_string(l), job_limit_controller(l));
                         sep = ", ";
                 }
-        if (fclose(f) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(text);
-        return 0;
+        fputs("; nothing was run", f);
+        if (fclose(f) != 0) {
+                free(*buf);
+                *buf = NULL;
+                return "Limits asked for cannot be enforced in the job's cgroup; nothing was run";
+        }
+        return *buf;
 }

@@ -28,6 +28,7 @@ int job_usage_read_cgroup_path(const char *path, JobUsage *ret);
  * JobLimit bits. */
 unsigned job_limits_unenforced(const JobSpec *spec, const char *controllers);
 
-/* JobLimit bits as "MemoryMax (memory), TasksMax (pids)": each limit with
- * the controller that would enforce it, for messages. */
-int job_limits_format(unsigned bits, char **ret);
+/* EnforceLimits' refusal of the JobLimit bits, for the caller: each limit
+ * with the controller that would enforce it ("MemoryMax (memory)"). The
+ * message is *buf (malloc'd), or a static one without memory. */
+const char *job_limits_refusal(unsigned bits, char **buf);

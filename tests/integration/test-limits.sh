@@ -86,13 +86,13 @@ test_enforce_limits_refuses_a_limit_the_cgroup_cannot_enforce() {
 		echo "NOTE: the memory controller is there: MemoryMax enforced, no refusal to see"
 		return 0
 	fi
-	expect_fail gcall Launch "'touch /tmp/bgrun-strict-ran'" "'limits'" "'/'" \
+	expect_fail gcall Launch "'touch /tmp/bgrun-strict-ran'" "'strict-limits'" "'/'" \
 		"{'MemoryMax': <uint64 67108864>, 'EnforceLimits': <true>}"
 	assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.LimitNotEnforced "error name"
 	assert_contains "$ERR_OUT" "MemoryMax (memory)" "the message names the limit and its controller"
 	assert_not_contains "$ERR_OUT" "TasksMax" "a limit not asked for"
 	assert_eq "$store" "$(store_count)" "job directories after the refusal"
-	assert_eq 0 "$(bgrun list -s limits --json | jq length)" "records after the refusal"
+	assert_eq 0 "$(bgrun list -s strict-limits --json | jq length)" "records after the refusal"
 	sleep 0.5
 	[[ ! -e /tmp/bgrun-strict-ran ]] || fail "the refused command ran"
 	# Without EnforceLimits the same job runs, its limit recorded unenforced.

@@ -69,7 +69,10 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_TTY), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_TTY_ROWS), (LaunchValue) { .signature = "q", .u64 = 50 });
         set_ok(name(LAUNCH_OPTION_TTY_COLUMNS), (LaunchValue) { .signature = "q", .u64 = 10000 });
+        set_ok(name(LAUNCH_OPTION_BIND_TO_CALLER), (LaunchValue) { .signature = "b", .u64 = 1 });
+        set_ok(name(LAUNCH_OPTION_ENFORCE_LIMITS), (LaunchValue) { .signature = "b", .u64 = 1 });
         cr_assert(o.stdin_pipe && o.tty);
+        cr_assert(o.bind_to_caller && o.enforce_limits);
         cr_assert_eq(o.tty_rows, 50);
         cr_assert_eq(o.tty_columns, 10000);
 

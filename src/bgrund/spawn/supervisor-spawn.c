@@ -103,16 +103,8 @@ static void refused_done(Job *j, bool exited) {
                 return;
         }
         _cleanup_free_ char *message = NULL;
-        if (j->live->refused_limits) {
-                _cleanup_free_ char *limits = NULL;
-                if (job_limits_format(j->live->refused_limits, &limits) < 0 ||
-                    asprintf(&message, "Limits asked for cannot be enforced in the job's cgroup, which has no controller "
-                             "for them: %s; nothing was run", limits) < 0)
-                        message = NULL;
-                job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED,
-                                  message ?: "Limits asked for cannot be enforced in the job's cgroup; nothing was run");
-                return;
-        }
+        if (j->live->refused_limits) /* EnforceLimits */
+                return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
         /* Worded as bgrund's own check of cwd was, for every way of failing. */
         if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter",
                      j->live->spec.cwd, j->live->spec.user) < 0)
@@ -150,8 +142,7 @@ static void await_refusing_supervisor(Job *j) {
         }
 }
 
-/* n: what a read of the readiness pipe gave, c the bytes it read (a
- * refusal's two come in one write, so in one read). */
+/* n: what a read of the readiness pipe gave, c the bytes (one write). */
 static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
