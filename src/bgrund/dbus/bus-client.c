@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
+#include "bus-caller-watch.h"
 #include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-pending.h"
@@ -163,6 +164,7 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
 }
 
 void bus_client_connection_gone(BusService *s, const char *name) {
+        bus_caller_watch_gone(s, name);
         BusClient *c = client_find(s, name);
         if (c) {
                 log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);

@@ -7,6 +7,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-args.h"
 #include "bus-authority.h"
+#include "bus-caller-watch.h"
 #include "bus-client.h"
 #include "bus-launch.h"
 #include "bus-pending.h"
@@ -52,6 +53,9 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         r = launch_request_spec(s->runtime, &req, &o, &spec, &message);
         if (r < 0)
                 return refused(error, r, message);
+        r = bus_caller_watch_prepare(s, m, &spec, error);
+        if (r < 0)
+                return r;
 
         /* Launch waits for the job to run: the caller must have room. */
         r = bus_caller_may_wait(s, m, req.uid, error);
@@ -82,7 +86,9 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
 
-        r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
+        r = bus_caller_watch_bind(s, j);
+        if (r >= 0)
+                r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
         if (r < 0) {
                 /* Nobody can be told about it: end it as a Kill would. */
                 job_kill(j);

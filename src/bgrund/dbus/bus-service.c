@@ -6,6 +6,7 @@
 
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
+#include "bus-caller-watch.h"
 #include "bus-client.h"
 #include "bus-input.h"
 #include "bus-job.h"
@@ -134,6 +135,7 @@ static void on_job_running(void *userdata, Job *j) {
 
 static void on_job_ended(void *userdata, Job *j) {
         BusService *s = userdata;
+        bus_caller_watch_job_done(s, j);
         char path[BUS_JOB_PATH_MAX];
         bus_job_path(j->id, path);
 
@@ -152,6 +154,7 @@ static void on_input_ready(void *userdata, Job *j) {
 }
 
 static void on_job_discarded(void *userdata, Job *j, int error, const char *message) {
+        bus_caller_watch_job_done(userdata, j);
         /* Kill or Wait calls made while it was starting: it never existed. */
         pending_calls_answer(userdata, j, PENDING_KILL, refuse_never_started, NULL);
         pending_calls_answer(userdata, j, PENDING_WAIT, refuse_never_started, NULL);
@@ -255,6 +258,8 @@ BusService *bus_service_free(BusService *s) {
         pending_calls_drop_all(s);
         if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
+        /* First: connections that close as bgrund goes stop no job. */
+        bus_caller_watch_free(s);
         bus_peer_server_free(s);
         bus_clients_free(s);
         bus_polkit_queries_free(s);
@@ -265,10 +270,13 @@ BusService *bus_service_free(BusService *s) {
 }
 
 int bus_service_start(BusService *s) {
+        int r = bus_caller_watch_start(s);
+        if (r < 0)
+                return r;
         /* Serve last, so no caller ever sees a half-loaded daemon. */
         if (!s->bus)
                 return 0;
-        int r = sd_bus_request_name(s->bus, BGRUN_BUS_NAME, 0);
+        r = sd_bus_request_name(s->bus, BGRUN_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire the bus name %s: %m", BGRUN_BUS_NAME);
         return 0;

@@ -33,6 +33,7 @@ typedef struct BusService {
         struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
         struct PendingJob *pending_buckets[BUS_PENDING_BUCKETS]; /* calls held, by job (bus-pending.c) */
+        struct BusCallerWatch *caller_watch; /* BindToCaller's jobs and the one match for their callers */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

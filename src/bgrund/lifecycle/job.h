@@ -99,6 +99,7 @@ struct Job {
         char *session_id;
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         JobLive *live;                  /* NULL once ended */
+        struct CallerBound *caller_bound; /* BindToCaller: its entry in caller-binding.c's table */
 };
 
 /* A job's full record, borrowed: from memory for live jobs, from disk

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+#include "bgrun/bus-api.h"
+#include "bus-caller-watch.h"
+#include "bus-peer.h"
+#include "bus-service.h"
+#include "caller-binding.h"
+#include "job-store.h"
+#include "log.h"
+#include "macro.h"
+
+/* What bus-listen.c names its connections: they live no longer than bgrund. */
+#define DIRECT_NAME_PREFIX ":p2p."
+
+typedef struct BusCallerWatch {
+        BusService *service;
+        CallerBindings bindings;
+        sd_bus_slot *match;  /* NameOwnerChanged, for every bound job's caller */
+        bool match_failed;   /* then no binding can be watched on the bus */
+} BusCallerWatch;
+
+/* A name's check after a restart, in flight. */
+typedef struct OwnerCheck {
+        BusCallerWatch *watch;
+        char name[];
+} OwnerCheck;
+
+static BusCallerWatch *watch_of(BusService *s) {
+        if (!s->caller_watch) {
+                s->caller_watch = calloc(1, sizeof(BusCallerWatch));
+                if (s->caller_watch)
+                        s->caller_watch->service = s;
+        }
+        return s->caller_watch;
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusCallerWatch *w = userdata;
+        const char *name, *old_owner, *new_owner;
+        /* Every name's change comes here: one look-up each, no more. */
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && name[0] == ':' && !*new_owner)
+                (void) caller_bindings_gone(&w->bindings, name);
+        return 0;
+}
+
+static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusCallerWatch *w = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (!e)
+                return 0;
+        /* Never a binding silently dropped: from now on none is accepted. */
+        w->match_failed = true;
+        w->match = sd_bus_slot_unref(w->match);
+        log_error("Cannot watch callers' connections (%s); BindToCaller is refused from now on", e->message ?: e->name);
+        return 0;
+}
+
+static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        OwnerCheck *c = userdata;
+        int has = 1;
+        if (!sd_bus_message_is_method_error(m, NULL))
+                (void) sd_bus_message_read(m, "b", &has);
+        if (!has) {
+                unsigned n = caller_bindings_gone(&c->watch->bindings, c->name);
+                log_info("Connection %s that launched %u bound job(s) closed while bgrund was away", c->name, n);
+        }
+        return 0;
+}
+
+/* The binding of a job whose caller was on a --listen socket ends with
+ * bgrund: written into its spec, so the record says it and it runs on. */
+static void unbind(Job *j) {
+        JobSpec *spec = &j->live->spec;
+        spec->bind_to_caller = false;
+        free(spec->caller);
+        spec->caller = NULL;
+        int r = job_store_write_spec(j->live->dir_fd, spec);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot record that its binding ended: %m", j->id);
+        log_info("Job %s: its caller's connection ended with bgrund's restart; it runs on, unbound", j->id);
+}
+
+static int rebind(BusCallerWatch *w, Job *j) {
+        BusService *s = w->service;
+        const char *name = j->live->spec.caller;
+        if (!s->bus || w->match_failed || startswith_s(name, DIRECT_NAME_PREFIX)) {
+                unbind(j);
+                return 0;
+        }
+        bool new;
+        int r = caller_bindings_add(&w->bindings, j, name, &new);
+        if (r < 0 || !new)
+                return r;
+        OwnerCheck *c = malloc(sizeof(OwnerCheck) + strlen(name) + 1);
+        if (!c)
+                return -ENOMEM;
+        c->watch = w;
+        strcpy(c->name, name);
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        r = sd_bus_call_method_async(s->bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                     "org.freedesktop.DBus", "NameHasOwner", on_owner_checked, c, "s", name);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        /* The bus owns the call; its answer frees what it carries. */
+        (void) sd_bus_slot_set_destroy_callback(slot, free);
+        return sd_bus_slot_set_floating(slot, true);
+}
+
+int bus_caller_watch_start(BusService *s) {
+        BusCallerWatch *w = watch_of(s);
+        if (!w)
+                return log_oom();
+        if (s->bus) {
+                int r = sd_bus_add_match_async(s->bus, &w->match,
+                                               "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                               "interface='org.freedesktop.DBus',member='NameOwnerChanged'",
+                                               on_name_owner_changed, on_match_installed, w);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot watch callers' connections; BindToCaller is refused: %m");
+                        w->match_failed = true;
+                }
+        }
+        /* Once, at start: the stored bindings. */
+        for (Job *j = s->runtime->all.head; j; j = j->all_next) {
+                if (!j->live || j->phase == JOB_PHASE_ENDED || !j->live->spec.bind_to_caller || !j->live->spec.caller)
+                        continue;
+                int r = rebind(w, j);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: cannot watch its caller again: %m", j->id);
+        }
+        return 0;
+}
+
+int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd_bus_error *error) {
+        if (!spec->bind_to_caller)
+                return 0;
+        BusCallerWatch *w = watch_of(s);
+        if (!w)
+                return -ENOMEM;
+        const char *name = sd_bus_message_get_sender(m);
+        if (!name && bus_peer(sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
+                name = NULL;
+        if (!name)
+                return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
+                                         "BindToCaller needs a caller with a connection name; this one has none");
+        /* A direct connection's close is seen directly; the bus's through the match. */
+        if (!startswith_s(name, DIRECT_NAME_PREFIX) && (w->match_failed || !w->match))
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "BindToCaller cannot be honoured: bgrund cannot watch its callers' connections; nothing was started");
+        spec->caller = strdup(name);
+        return spec->caller ? 0 : -ENOMEM;
+}
+
+int bus_caller_watch_bind(BusService *s, Job *j) {
+        if (!j->live || !j->live->spec.bind_to_caller)
+                return 0;
+        BusCallerWatch *w = watch_of(s);
+        return w ? caller_bindings_add(&w->bindings, j, j->live->spec.caller, NULL) : -ENOMEM;
+}
+
+void bus_caller_watch_job_done(BusService *s, Job *j) {
+        if (s->caller_watch && j->caller_bound)
+                caller_bindings_remove(&s->caller_watch->bindings, j);
+}
+
+void bus_caller_watch_gone(BusService *s, const char *name) {
+        if (s->caller_watch)
+                (void) caller_bindings_gone(&s->caller_watch->bindings, name);
+}
+
+void bus_caller_watch_free(BusService *s) {
+        BusCallerWatch *w = s->caller_watch;
+        if (!w)
+                return;
+        sd_bus_slot_unref(w->match);
+        caller_bindings_clear(&w->bindings);
+        free(w);
+        s->caller_watch = NULL;
+}
