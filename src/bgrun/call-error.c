@@ -124,6 +124,8 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 log_error("Job %s is still running; kill it or wait for it first.", id ? id : "");
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
                 log_error("Limit exceeded, nothing was started: %s", bus_error_text(error, r));
+        else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
+                log_error("Limit not enforced, nothing was run: %s", bus_error_text(error, r));
         else if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
                 log_error("Job %s takes no input (start it with --stdin or --tty), or its input was closed.",
                           id ? id : "");

@@ -36,6 +36,7 @@ typedef enum OptionFlag {
         OPTION_LINES = 1 << 17,      /* logs -n LINES */
         OPTION_NO_NEWLINE = 1 << 18, /* send -n */
         OPTION_EOF = 1 << 19,
+        OPTION_STRICT_LIMITS = 1 << 20, /* run --strict-limits */
 } OptionFlag;
 
 /* The verbs, as the option table names those that take an option; an
@@ -95,6 +96,7 @@ struct Args {
         bool clean_env;
         bool stdin_forward;      /* run --stdin */
         bool tty;                /* run --tty */
+        bool strict_limits;      /* run --strict-limits */
         int signal;              /* stop --signal; 0: the job's StopSignal */
         uint64_t grace_usec;     /* stop --grace; valid with OPTION_GRACE */
         bool any;                /* wait --any */

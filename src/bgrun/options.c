@@ -158,6 +158,7 @@ const Option options[] = {
         VALUE("lines", 'n', OPTION_LINES, VERB_LOGS, parse_lines),
         SWITCH(NULL, 'n', OPTION_NO_NEWLINE, VERB_SEND, no_newline),
         SWITCH("eof", 0, OPTION_EOF, VERB_SEND, eof),
+        SWITCH("strict-limits", 0, OPTION_STRICT_LIMITS, VERB_RUN, strict_limits),
 };
 
 const size_t n_options = ELEMENTSOF(options);

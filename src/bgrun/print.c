@@ -245,6 +245,9 @@ static void print_usage(json_object *rec) {
         if (json_object_object_get_ex(rec, "stdin", &v) && json_object_is_type(v, json_type_string) &&
             !streq(json_object_get_string(v), "null"))
                 print_label_string("Input", json_object_get_string(v));
+        if (json_object_object_get_ex(rec, "bind_to_caller", &v) && json_object_is_type(v, json_type_boolean) &&
+            json_object_get_boolean(v))
+                print_label_string("Bound", "to the connection that launched it (stopped when it closes)");
         if (json_object_object_get_ex(rec, "limits", &v) && json_object_is_type(v, json_type_object) &&
             json_object_object_length(v) > 0) {
                 bool first = true;

@@ -17,6 +17,7 @@
 #include "print.h"
 #include "record.h"
 #include "run-env.h"
+#include "run-limits.h"
 #include "verbs.h"
 
 /* A word the shell reads as itself: no quoting needed. */
@@ -158,6 +159,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) 
 
         launch.stdin_pipe = args->stdin_forward;
         launch.tty = args->tty;
+        run_limits_prepare(&launch, args->wait, args->tty, args->strict_limits);
         if (args->tty)
                 (void) attach_terminal_size(&launch.tty_rows, &launch.tty_columns);
 
@@ -256,6 +258,7 @@ int verb_run(sd_bus *bus, const Args *args) {
         r = sd_bus_message_read(reply, "so", &id, &path);
         if (r < 0)
                 return log_parse_error("Launch", r);
+        run_limits_note_unenforced(bus, id, &args->launch, args->strict_limits);
 
         return args->wait ? run_attached(bus, args, id) : run_detached(bus, args, id);
 }

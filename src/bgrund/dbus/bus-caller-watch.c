@@ -139,7 +139,7 @@ int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd
         if (!w)
                 return -ENOMEM;
         const char *name = sd_bus_message_get_sender(m);
-        if (!name && bus_peer(sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
+        if (!name && bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
                 name = NULL;
         if (!name)
                 return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
