@@ -115,6 +115,7 @@ complete -c bgrun -n '__bgrun_verb_is run' -l clean-env -d "Pass none of the cal
 complete -c bgrun -n '__bgrun_verb_is run' -l stdin -d 'Forward standard input to the job'
 complete -c bgrun -n '__bgrun_verb_is run' -l tty -d 'Run on a terminal attached to this one'
 complete -c bgrun -n '__bgrun_verb_is run' -l wait -d "Stream the output, exit with the job's status"
+complete -c bgrun -n '__bgrun_verb_is run' -l strict-limits -d 'Refuse the job if a limit cannot be enforced'
 complete -c bgrun -n '__bgrun_verb_is run' -s q -l quiet -d 'Do not say which job runs'
 complete -c bgrun -n '__bgrun_verb_is run status show kill list ls wait reap' -l json -d 'Print JSON'
 

@@ -104,3 +104,34 @@ test_enforce_limits_refuses_a_limit_the_cgroup_cannot_enforce() {
 	gcall Wait "'$id'" "uint64 10000000" >/dev/null || fail "Wait failed"
 	assert_eq exited "$(job_status "$id")" "EnforceLimits with no limit"
 }
+
+# The CLI: run says once per limit that it is not enforced; --strict-limits
+# is refused instead, runs nothing and keeps no record.
+test_run_says_an_unenforced_limit_and_strict_limits_refuses_it() {
+	local id err store
+	rm -f /tmp/bgrun-strict-cli-ran
+	if grep -qw memory <<<"$(slice_controllers)"; then
+		id=$(bgrun run --strict-limits -p MemoryMax=64M -- 'sleep 300' 2>err) || fail "strict run: $(cat err)"
+		assert_eq "" "$(cat err)" "stderr of a run whose limits are enforced"
+		bgrun kill "$id" >/dev/null
+		echo "NOTE: the memory controller is there: MemoryMax enforced, no refusal to see"
+		return 0
+	fi
+	id=$(bgrun run -s cli-limits -p MemoryMax=64M -- 'sleep 300' 2>err) || fail "run: $(cat err)"
+	assert_eq 1 "$(grep -c . err)" "lines on stderr: $(cat err)"
+	assert_contains "$(cat err)" "MemoryMax is recorded but not enforced" "the line names the limit"
+	assert_eq running "$(job_status "$id")" "the job runs"
+	bgrun kill "$id" >/dev/null
+	# No limit asked: nothing said.
+	id=$(bgrun run -s cli-limits -- 'true' 2>err) || fail "run: $(cat err)"
+	assert_eq "" "$(cat err)" "stderr of a run without limits"
+	store=$(store_count)
+	expect_fail bgrun run --strict-limits -s cli-strict -p MemoryMax=64M -- 'touch /tmp/bgrun-strict-cli-ran'
+	assert_contains "$ERR_OUT" "Limit not enforced" "the CLI's error"
+	assert_contains "$ERR_OUT" "MemoryMax (memory)" "the CLI's error names the limit"
+	expect_fail bgrun run --strict-limits --json -s cli-strict -p MemoryMax=64M -- 'touch /tmp/bgrun-strict-cli-ran'
+	assert_eq "$store" "$(store_count)" "job directories after the refusals"
+	assert_eq 0 "$(bgrun list -s cli-strict --json | jq length)" "records after the refusals"
+	sleep 0.5
+	[[ ! -e /tmp/bgrun-strict-cli-ran ]] || fail "the refused command ran"
+}
