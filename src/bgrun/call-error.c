@@ -52,6 +52,14 @@ bool errno_means_nobody_there(int r) {
         return r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN || r == -ENOTDIR;
 }
 
+/* ssh could not reach the host, or bgrund there: whether that shows while
+ * connecting (ssh gone before the handshake) or at the first call. */
+int log_remote_unreachable(const char *host, int r) {
+        log_error("Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
+                  "and systemd-stdio-bridge there.", host, strerror(-r));
+        return r;
+}
+
 void log_daemon_missing(void) {
         const char *where;
 
@@ -95,8 +103,7 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 /* The connection itself went: a bgrund --listen that stopped,
                  * or ssh that could not reach the host. */
                 if (reached == REACHED_REMOTE)
-                        log_error("Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
-                                  "and systemd-stdio-bridge there.", where, strerror(-r));
+                        log_remote_unreachable(where, r);
                 else if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
                         log_error("Lost the connection to the bus during %s: %s", method, strerror(-r));
                 else

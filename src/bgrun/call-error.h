@@ -22,6 +22,8 @@ int log_parse_error(const char *method, int r);
 
 /* The line that says bgrund is not there, and how to start it. */
 void log_daemon_missing(void);
+/* One line for a remote host (-H) that could not be reached; returns r. */
+int log_remote_unreachable(const char *host, int r);
 
 /* Nobody owns bgrund's name, and the bus could not start it. */
 bool bus_error_means_daemon_missing(const sd_bus_error *error);

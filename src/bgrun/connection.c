@@ -135,7 +135,7 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 reached_where = target->host;
                 r = sd_bus_open_system_remote(&bus, target->host);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to connect to %s: %m", target->host);
+                        return log_remote_unreachable(target->host, r);
                 *ret = TAKE_PTR(bus);
                 return 0;
         }

@@ -487,6 +487,8 @@ OPTIONS = {
     "Tty": 1,
     "TtyRows": 24,
     "TtyColumns": 80,
+    "BindToCaller": 1,
+    "EnforceLimits": 1,
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon

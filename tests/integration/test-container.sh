@@ -58,6 +58,13 @@ test_a_job_runs_in_its_own_cgroup_with_no_flag_and_no_bus() {
 	assert_contains "$mechs" '"cgroupfs"' "Mechanisms in use"
 }
 
+# sleepers_below CGROUP: how many processes below it are a sleep.
+sleepers_below() {
+	local p n=0
+	for p in $(all_procs_below "$1"); do [[ $(cat "/proc/$p/comm" 2>/dev/null) == sleep ]] && n=$((n + 1)); done
+	echo "$n"
+}
+
 test_kill_takes_every_escapee_and_confirms_it() {
 	in_container
 	id=$(bgrun run -- 'setsid sleep 1001 & (sleep 1002 &) ; (trap "" TERM; exec sleep 1003) & trap "" TERM; sleep 1004') ||
@@ -65,10 +72,11 @@ test_kill_takes_every_escapee_and_confirms_it() {
 	cg=$(job_cg "$id")
 	wait_procs 6 "$cg" ||
 		fail "the job's processes are not all in $cg: $(find "$cg" -name cgroup.procs -exec cat {} +)"
+	# A forked shell is in the cgroup before it has exec'd its sleep: count
+	# the sleeps until all four are there.
+	wait_until 5 test "$(sleepers_below "$cg/payload")" = 4
+	assert_eq 4 "$(sleepers_below "$cg/payload")" "sleeps in the job's payload cgroup (setsid, double fork, TERM ignored, main)"
 	pids=$(all_procs_below "$cg/payload")
-	sleepers=0
-	for p in $pids; do [[ $(cat "/proc/$p/comm") == sleep ]] && sleepers=$((sleepers + 1)); done
-	assert_eq 4 "$sleepers" "sleeps in the job's payload cgroup (setsid, double fork, TERM ignored, main)"
 	res=$(bgrun kill "$id" --json) || fail "kill failed"
 	assert_eq true "$(jq -r .killed <<<"$res")" killed
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
