@@ -35,10 +35,6 @@
 #define INPUT_CHUNK (64U * 1024U)
 /* How long to back off while the job's input buffer is full. */
 #define INPUT_FULL_RETRY_USEC (50 * USEC_PER_MSEC)
-/* Kill and Stop return only once the teardown is confirmed. */
-#define KILL_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)
-/* Stop waits the grace (at most 10 min) first. */
-#define STOP_CALL_TIMEOUT_USEC ((600 + 120) * USEC_PER_SEC)
 /* ^] three times within a second detaches, as with systemd-run --pty. */
 #define ESCAPE_CHAR 0x1d
 #define ESCAPE_USEC USEC_PER_SEC
@@ -65,7 +61,7 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 if (r < 0)
                         return log_error_errno(r, "Failed to build WriteInput call: %m");
 
-                r = manager_call_raw(bus, m, 0, &error, NULL);
+                r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, NULL);
                 if (r >= 0)
                         return 0;
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_INPUT_FULL)) {
@@ -321,7 +317,7 @@ static int kill_now(sd_bus *bus, const char *id) {
         _cleanup_json_ json_object *result = NULL;
 
         log_error("Killing job %s at once.", id);
-        return call_id_dict(bus, "Kill", id, NULL, KILL_CALL_TIMEOUT_USEC, &result);
+        return call_id_dict(bus, "Kill", id, NULL, call_timeout(CALL_TIMEOUT_TEARDOWN), &result);
 }
 
 /* The interrupt's answer: Stop, gracefully; a second interrupt while it
@@ -338,7 +334,7 @@ static int attach_stop(sd_bus *bus, Attach *a) {
         r = manager_new_call(bus, "Stop", &m, "sa{sv}", a->id, 0);
         if (r < 0)
                 return r;
-        r = sd_bus_call_async(bus, &slot, m, on_stop_reply, &call, STOP_CALL_TIMEOUT_USEC);
+        r = sd_bus_call_async(bus, &slot, m, on_stop_reply, &call, call_timeout(CALL_TIMEOUT_STOP));
         if (r < 0)
                 return log_error_errno(r, "Failed to send Stop: %m");
 
@@ -425,6 +421,8 @@ int attach_job(sd_bus *bus, const char *id, const AttachOptions *o, json_object 
                 _cleanup_json_ json_object *first = NULL;
 
                 r = output_open(bus, id, a.hooks.wait_usec, &src, &first);
+                if (r >= 0 && o->from_end)
+                        r = output_seek_tail(bus, &src, 0);
                 if (r < 0)
                         return r;
                 r = output_follow(bus, &src, &a.hooks, TAKE_PTR(first), &rec);

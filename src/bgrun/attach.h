@@ -16,6 +16,7 @@ typedef struct AttachOptions {
         bool input;    /* forward stdin with WriteInput, close at its end */
         bool tty;      /* the job is on a terminal: raw mode, window size */
         bool quiet;
+        bool from_end; /* attach: the output from now on, not what the job wrote before */
 } AttachOptions;
 
 /* Blocks the interrupting signals, to be taken up by attach_job(): call

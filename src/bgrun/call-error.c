@@ -3,18 +3,26 @@
  * the one place where a D-Bus error is classified. */
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bgrun/bus-api.h"
 #include "call-error.h"
 #include "connection.h"
 #include "daemon-check.h"
+#include "deadline.h"
+#include "duration.h"
+#include "json-util.h"
 #include "job-id.h"
 #include "log.h"
 #include "macro.h"
 
 /* What dbus-daemon answers when activating a service took too long. */
 #define DBUS_ERROR_TIMED_OUT "org.freedesktop.DBus.Error.TimedOut"
+
+static char deadline_text[64];
 
 
 bool bus_error_means_daemon_missing(const sd_bus_error *error) {
@@ -55,101 +63,189 @@ bool errno_means_nobody_there(int r) {
 /* ssh could not reach the host, or bgrund there: whether that shows while
  * connecting (ssh gone before the handshake) or at the first call. */
 int log_remote_unreachable(const char *host, int r) {
-        log_error("Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
-                  "and systemd-stdio-bridge there.", host, strerror(-r));
-        return r;
+        return call_failure(BGRUN_EXIT_UNREACHABLE, bus_error_last_name(NULL, r), r,
+                            "Could not reach bgrund on %s through ssh (%s): it takes ssh access to the host "
+                            "and systemd-stdio-bridge there.", host, strerror(-r));
 }
 
-void log_daemon_missing(void) {
+int log_daemon_missing_as(const char *name, int r) {
         const char *where;
+        const int code = BGRUN_EXIT_UNREACHABLE;
 
         switch (bus_reached(&where)) {
         case REACHED_SYSTEM_BUS:
-                log_error("bgrund is not running (start it with: systemctl start bgrund.service)");
-                break;
+                return call_failure(code, name, r, "bgrund is not running (start it with: systemctl start bgrund.service)");
         case REACHED_USER_BUS:
-                log_error("bgrund --user is not running (start it with: systemctl --user start bgrund.service)");
-                break;
+                return call_failure(code, name, r, "bgrund --user is not running (start it with: systemctl --user start "
+                                    "bgrund.service)");
         case REACHED_REMOTE:
-                log_error("bgrund is not running on %s (start it there with: systemctl start bgrund.service)",
-                          where);
-                break;
+                return call_failure(code, name, r, "bgrund is not running on %s (start it there with: systemctl start "
+                                    "bgrund.service)", where);
         case REACHED_BUS_ADDRESS:
-                log_error("bgrund is not on the bus at %s.", where);
-                break;
+                return call_failure(code, name, r, "bgrund is not on the bus at %s.", where);
         case REACHED_LISTEN:
-                log_error("bgrund is not running: no bus, and nothing listens on %s "
-                          "(start bgrund --listen, or bgrund.service where there is a bus)", where);
-                break;
+        default:
+                return call_failure(code, name, r, "bgrund is not running: no bus, and nothing listens on %s "
+                                    "(start bgrund --listen, or bgrund.service where there is a bus)", where);
         }
 }
 
+void log_daemon_missing(void) {
+        (void) log_daemon_missing_as("ServiceUnknown", -ENOTCONN);
+}
+
+BgrunExit exit_code_for_error(const sd_bus_error *error, int r) {
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB))
+                return BGRUN_EXIT_NO_SUCH_JOB;
+        if (sd_bus_error_has_names(error, BGRUN_ERROR_INVALID_ARGS, SD_BUS_ERROR_INVALID_ARGS))
+                return BGRUN_EXIT_INVALID_INPUT;
+        if (sd_bus_error_has_names(error, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,
+                                   SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                return BGRUN_EXIT_ACCESS_DENIED;
+        if (sd_bus_error_has_names(error, BGRUN_ERROR_LIMIT_EXCEEDED, BGRUN_ERROR_LIMIT_NOT_ENFORCED,
+                                   BGRUN_ERROR_INPUT_FULL))
+                return BGRUN_EXIT_LIMIT;
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
+                return BGRUN_EXIT_CONTAINMENT_REFUSED;
+        if (bus_error_means_daemon_missing(error) || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY,
+                                                                            SD_BUS_ERROR_TIMEOUT,
+                                                                            SD_BUS_ERROR_DISCONNECTED))
+                return BGRUN_EXIT_UNREACHABLE;
+        if ((!sd_bus_error_is_set(error) || startswith_s(error->name, "System.Error.")) &&
+            (errno_means_nobody_there(r) || r == -ETIMEDOUT))
+                return BGRUN_EXIT_UNREACHABLE;
+        return BGRUN_EXIT_FAILURE;
+}
+
+/* The failure that ends bgrun: the first one told. */
+static struct {
+        int exit_code;
+        char *name;
+        char *message;
+} failure;
+
+const char *bus_error_last_name(const sd_bus_error *error, int r) {
+        const char *dot;
+
+        if (!sd_bus_error_is_set(error) || startswith_s(error->name, "System.Error.")) {
+                /* An errno, not an error bgrund sent: named as sd-bus names its own. */
+                if (r == -ETIMEDOUT)
+                        return "NoReply";
+                if (errno_means_nobody_there(r) || r == -ENOTCONN)
+                        return "Disconnected";
+                return "Failed";
+        }
+        dot = strrchr(error->name, '.');
+        return dot ? dot + 1 : error->name;
+}
+
+int call_failure(int exit_code, const char *name, int r, const char *format, ...) {
+        _cleanup_free_ char *message = NULL;
+        va_list ap;
+        int k;
+
+        va_start(ap, format);
+        k = vasprintf(&message, format, ap);
+        va_end(ap);
+        if (k < 0)
+                return log_oom();
+        log_error("%s", message);
+
+        if (failure.exit_code == 0) {
+                failure.exit_code = exit_code;
+                failure.name = strdup(name);
+                failure.message = TAKE_PTR(message);
+        }
+        return r < 0 ? r : -EIO;
+}
+
+int call_failure_exit_code(void) {
+        return failure.exit_code;
+}
+
+int call_failure_print_json(int r) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        const char *name = failure.name, *message = failure.message;
+
+        if (!name) {
+                name = bus_error_last_name(NULL, r);
+                message = strerror(r < 0 ? -r : r);
+        }
+        if (!o || json_object_object_add(o, "error", json_object_new_string(name)) < 0 ||
+            json_object_object_add(o, "message", json_object_new_string(message ?: "")) < 0)
+                return log_oom();
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        return 0;
+}
+
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r) {
-        const char *where;
+        const char *where, *text, *name;
         BusReached reached = bus_reached(&where);
+        int code;
 
         if (r >= 0)
                 r = -EIO;
+        code = exit_code_for_error(error, r);
+        name = bus_error_last_name(error, r);
+        text = bus_error_text(error, r);
 
         /* Why bgrund cannot start was said instead. */
-        if (daemon_check_reported())
-                return r;
-        if (bus_error_means_daemon_missing(error)) {
-                log_daemon_missing();
+        if (daemon_check_reported()) {
+                if (failure.exit_code == 0)
+                        failure.exit_code = BGRUN_EXIT_UNREACHABLE;
                 return r;
         }
+        if (bus_error_means_daemon_missing(error))
+                return log_daemon_missing_as(name, r);
         if ((!sd_bus_error_is_set(error) || startswith_s(error->name, "System.Error.")) &&
             errno_means_nobody_there(r)) {
                 /* The connection itself went: a bgrund --listen that stopped,
                  * or ssh that could not reach the host. */
                 if (reached == REACHED_REMOTE)
-                        log_remote_unreachable(where, r);
-                else if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
-                        log_error("Lost the connection to the bus during %s: %s", method, strerror(-r));
-                else
-                        log_error("Lost the connection to %s during %s: %s", where, method, strerror(-r));
-                return r;
+                        return log_remote_unreachable(where, r);
+                if (reached == REACHED_SYSTEM_BUS || reached == REACHED_USER_BUS)
+                        return call_failure(code, name, r, "Lost the connection to the bus during %s: %s", method,
+                                            strerror(-r));
+                return call_failure(code, name, r, "Lost the connection to %s during %s: %s", where, method,
+                                    strerror(-r));
         }
 
         if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB)) {
                 if (id && !job_id_is_valid(id))
                         /* Not one that could ever be found: say why. */
-                        log_error("No job has the id \"%s\": a job id is %d characters of [a-z0-9].",
-                                  id, JOB_ID_LEN);
-                else if (id)
-                        log_error("Job %s not found.", id);
-                else
-                        log_error("Job not found: %s", bus_error_text(error, r));
-        } else if (sd_bus_error_has_names(error,
-                                          BGRUN_ERROR_ACCESS_DENIED,
-                                          SD_BUS_ERROR_ACCESS_DENIED,
-                                          SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
-                log_error("Access denied: %s", access_denied_reason(bus_error_text(error, r)));
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
-                log_error("Containment refused, nothing was started: %s", bus_error_text(error, r));
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
-                log_error("Job %s is still running; kill it or wait for it first.", id ? id : "");
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
-                log_error("Limit exceeded, nothing was started: %s", bus_error_text(error, r));
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
-                log_error("Limit not enforced, nothing was run: %s", bus_error_text(error, r));
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
-                log_error("Job %s takes no input (start it with --stdin or --tty), or its input was closed.",
-                          id ? id : "");
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_INPUT_FULL))
-                log_error("Job %s has 1 MiB of input it has not read yet; try again later.", id ? id : "");
-        else if (sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS))
-                log_error("Invalid argument: %s", bus_error_text(error, r));
-        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
-                log_error("bgrund did not answer %s in time.", method);
-        else if (sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT,
-                                        SD_BUS_ERROR_UNKNOWN_INTERFACE))
-                log_error("bgrund does not support %s (is it the same version as bgrun?): %s",
-                          method, bus_error_text(error, r));
-        else
-                log_error("%s failed: %s", method, bus_error_text(error, r));
-
-        return r;
+                        return call_failure(code, name, r, "No job has the id \"%s\": a job id is %d characters of [a-z0-9].",
+                                            id, JOB_ID_LEN);
+                if (id)
+                        return call_failure(code, name, r, "Job %s not found.", id);
+                return call_failure(code, name, r, "Job not found: %s", text);
+        }
+        if (code == BGRUN_EXIT_ACCESS_DENIED)
+                return call_failure(code, name, r, "Access denied: %s", access_denied_reason(text));
+        if (code == BGRUN_EXIT_CONTAINMENT_REFUSED)
+                return call_failure(code, name, r, "Containment refused, nothing was started: %s", text);
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
+                return call_failure(code, name, r, "Job %s is still running; kill it or wait for it first.", id ? id : "");
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
+                return call_failure(code, name, r, "Limit exceeded, nothing was started: %s", text);
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
+                return call_failure(code, name, r, "Limit not enforced, nothing was run: %s", text);
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
+                return call_failure(code, name, r, "Job %s takes no input (start it with --stdin, --open-stdin or "
+                                    "--tty), or its input was closed.", id ? id : "");
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_INPUT_FULL))
+                return call_failure(code, name, r, "Job %s has 1 MiB of input it has not read yet; try again later.",
+                                    id ? id : "");
+        if (code == BGRUN_EXIT_INVALID_INPUT)
+                return call_failure(code, name, r, "Invalid argument: %s", text);
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT)
+                return call_failure(BGRUN_EXIT_UNREACHABLE, "NoReply", r,
+                                    "bgrund did not answer %s within the deadline (--call-timeout, now %s).", method,
+                                    format_duration(deadline_text, sizeof deadline_text, call_deadline_usec()));
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT,
+                                   SD_BUS_ERROR_UNKNOWN_INTERFACE))
+                return call_failure(code, name, r, "bgrund does not support %s (is it the same version as bgrun?): %s",
+                                    method, text);
+        return call_failure(code, name, r, "%s failed: %s", method, text);
 }
 
 int log_parse_error(const char *method, int r) {

@@ -113,6 +113,7 @@ static int add_word(Args *args, char *word) {
 
 void args_done(Args *args) {
         free(args->words);
+        free(args->env_allow);
         launch_args_done(&args->launch);
         *args = (Args) {};
 }
@@ -192,11 +193,37 @@ static int parse_argv_options(Args *args, int argc, char *argv[]) {
 int check_run(Args *args) {
         if (args->stdin_forward && args->tty)
                 return log_usage_error("--stdin and --tty cannot be combined (a terminal is the job's input).");
+        if (args->open_stdin && (args->stdin_forward || args->tty))
+                return log_usage_error("--open-stdin cannot go with --stdin or --tty (it forwards nothing; "
+                                       "bgrun send writes the input).");
+        if (args->env_allow && args->clean_env)
+                return log_usage_error("--env-allow cannot go with --clean-env (which passes none of this "
+                                       "environment; use -E NAME=VALUE).");
         /* -t means the wall-clock limit for run; -p MaxRuntimeUSec= is the same. */
         if ((args->options_seen & OPTION_TIMEOUT) && !launch_args_is_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC))
                 launch_args_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC,
                                 (LaunchValue) { .u64 = args->timeout_usec });
         return 1;
+}
+
+int check_logs(Args *args) {
+        if ((args->options_seen & OPTION_OFFSET) && (args->options_seen & OPTION_LINES))
+                return log_usage_error("logs takes --offset N or -n LINES, not both.");
+        if (args->json && args->follow)
+                return log_usage_error("logs --json gives what there is now, with next to go on from: "
+                                       "call it again with --offset NEXT instead of -f.");
+        return 1;
+}
+
+static const char *const job_statuses[] = { "running", "exited", "killed", "timed_out", "failed" };
+
+int check_list(Args *args) {
+        if (!args->status)
+                return 1;
+        for (size_t i = 0; i < ELEMENTSOF(job_statuses); i++)
+                if (streq(args->status, job_statuses[i]))
+                        return 1;
+        return log_usage_error("Unknown status '%s' (running, exited, killed, timed_out, failed).", args->status);
 }
 
 int check_kill(Args *args) {
@@ -278,6 +305,14 @@ int parse_argv(Args *args, int argc, char *argv[]) {
         int r;
 
         *args = (Args) { .timeout_usec = UINT64_MAX };
+
+        /* The variable first: --call-timeout overrides it. */
+        const char *e = getenv("BGRUN_CALL_TIMEOUT");
+        if (e && e[0]) {
+                r = parse_duration_arg(e, "BGRUN_CALL_TIMEOUT", &args->call_timeout_usec);
+                if (r < 0)
+                        return r;
+        }
 
         peeked_name = peek_verb(argc, argv);
         args->peeked = peeked_name ? find_verb(peeked_name) : NULL;

@@ -37,6 +37,11 @@ typedef enum OptionFlag {
         OPTION_NO_NEWLINE = 1 << 18, /* send -n */
         OPTION_EOF = 1 << 19,
         OPTION_STRICT_LIMITS = 1 << 20, /* run --strict-limits */
+        OPTION_OFFSET = 1 << 21,     /* logs --offset N */
+        OPTION_PLAIN = 1 << 22,      /* logs --plain */
+        OPTION_OPEN_STDIN = 1 << 23, /* run --open-stdin */
+        OPTION_STATUS = 1 << 24,     /* list --status STATUS */
+        OPTION_ENV_ALLOW = 1 << 25,  /* run --env-allow NAME */
 } OptionFlag;
 
 /* The verbs, as the option table names those that take an option; an
@@ -53,6 +58,7 @@ typedef enum VerbFlag {
         VERB_FORGET = 1 << 8,
         VERB_REAP = 1 << 9,
         VERB_HELP = 1 << 10,
+        VERB_ATTACH = 1 << 11,
 } VerbFlag;
 
 typedef struct Args Args;
@@ -105,6 +111,13 @@ struct Args {
         uint64_t lines;          /* logs -n; valid with OPTION_LINES */
         bool no_newline;         /* send -n */
         bool eof;                /* send --eof */
+        uint64_t offset;         /* logs --offset; valid with OPTION_OFFSET */
+        bool plain;              /* logs --plain */
+        bool open_stdin;         /* run --open-stdin */
+        const char *status;      /* list --status */
+        char **env_allow;        /* run --env-allow NAME...: pointers into argv, NULL-terminated */
+        size_t n_env_allow;
+        uint64_t call_timeout_usec; /* --call-timeout, BGRUN_CALL_TIMEOUT; 0: the default */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };
@@ -119,6 +132,8 @@ int check_run(Args *args);
 int check_kill(Args *args);
 int check_send(Args *args);
 int check_forget(Args *args);
+int check_logs(Args *args);
+int check_list(Args *args);
 
 /* A signal by name (TERM, SIGTERM) or number; -EINVAL if none. */
 int parse_signal(const char *s);

@@ -10,8 +10,10 @@
 #include "call-error.h"
 #include "connection.h"
 #include "daemon-check.h"
+#include "deadline.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 
 static BusReached reached = REACHED_SYSTEM_BUS;
 static const char *reached_where = NULL; /* the host or the address */
@@ -20,6 +22,39 @@ BusReached bus_reached(const char **ret_where) {
         if (ret_where)
                 *ret_where = reached_where;
         return reached;
+}
+
+/* sd-bus waits for the authentication (and a bus' Hello) with timeouts of
+ * its own (90 s, 25 s) and, before it is ready, heeds no call's timeout:
+ * the setup gets the deadline here, and any call sd-bus makes on its own
+ * (Hello, a call given no timeout) the deadline too. -ETIMEDOUT when the
+ * peer does not answer in time (a bgrund --listen that is stopped). */
+static int bus_setup_deadline(sd_bus *bus) {
+        uint64_t deadline = now_monotonic_usec() + call_deadline_usec();
+        int r;
+
+        r = sd_bus_set_method_call_timeout(bus, call_deadline_usec());
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                uint64_t now;
+
+                r = sd_bus_is_ready(bus);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                now = now_monotonic_usec();
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                r = sd_bus_wait(bus, deadline - now);
+                if (r < 0 && r != -EINTR)
+                        return r;
+        }
 }
 
 static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) {
@@ -38,6 +73,9 @@ static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) 
         r = sd_bus_start(bus);
         if (r < 0)
                 return r;
+        r = bus_setup_deadline(bus);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(bus);
         return 0;
 }
@@ -50,17 +88,16 @@ static int bus_open_any_address(const char *address, sd_bus **ret) {
         const char *unique;
         int r;
 
+        /* Ready only once Hello was answered. */
         r = bus_open_address(address, true, &bus);
-        if (r < 0)
-                return r;
-
-        r = sd_bus_get_unique_name(bus, &unique); /* waits for the answer to Hello */
+        if (r >= 0)
+                r = sd_bus_get_unique_name(bus, &unique);
         if (r >= 0) {
                 reached = REACHED_BUS_ADDRESS;
                 *ret = TAKE_PTR(bus);
                 return 0;
         }
-        if (errno_means_nobody_there(r))
+        if (errno_means_nobody_there(r) || r == -ETIMEDOUT)
                 return r;
 
         log_debug_errno(r, "No bus at %s (Hello: %m), talking to bgrund directly.", address);
@@ -134,6 +171,8 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 reached = REACHED_REMOTE;
                 reached_where = target->host;
                 r = sd_bus_open_system_remote(&bus, target->host);
+                if (r >= 0)
+                        r = bus_setup_deadline(bus);
                 if (r < 0)
                         return log_remote_unreachable(target->host, r);
                 *ret = TAKE_PTR(bus);
@@ -163,6 +202,8 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 reached = REACHED_SYSTEM_BUS;
                 r = sd_bus_open_system(&bus);
         }
+        if (r >= 0)
+                r = bus_setup_deadline(bus);
         if (r >= 0) {
                 r = daemon_check_start(bus);
                 if (r < 0)

@@ -71,3 +71,42 @@ int list_all(sd_bus *bus, const char *session, Pages *pages, JobListEntry **jobs
         } while (*after);
         return 0;
 }
+
+/* Gets in flight at once: one round trip for many, within what a bus
+ * lets a connection have pending. */
+#define GET_WINDOW 64
+
+int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n) {
+        PendingCall calls[GET_WINDOW] = {};
+        size_t sent = 0, done = 0;
+        int r = 0;
+
+        while (done < n) {
+                for (; sent < n && sent - done < GET_WINDOW; sent++) {
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+                        r = manager_new_call(bus, "Get", &m, "s", jobs[sent].id);
+                        if (r >= 0)
+                                r = manager_call_send(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT),
+                                                      &calls[sent % GET_WINDOW]);
+                        if (r < 0)
+                                goto finish;
+                }
+                /* A job forgotten since the listing has no record: none. */
+                r = pending_call_dict(bus, &calls[done % GET_WINDOW], "Get", jobs[done].id, true, &jobs[done].record);
+                pending_call_done(&calls[done % GET_WINDOW]);
+                if (r < 0)
+                        goto finish;
+                done++;
+        }
+
+finish:
+        for (size_t i = 0; i < GET_WINDOW; i++)
+                pending_call_done(&calls[i]);
+        return r;
+}
+
+void job_records_done(JobListEntry *jobs, size_t n) {
+        for (size_t i = 0; jobs && i < n; i++)
+                (void) json_object_put(jobs[i].record);
+}

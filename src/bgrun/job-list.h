@@ -21,3 +21,9 @@ void pages_done(Pages *p);
 /* Every job of session ("": any) onto *jobs (*n of them), whose strings
  * point into pages. */
 int list_all(sd_bus *bus, const char *session, Pages *pages, JobListEntry **jobs, size_t *n);
+
+/* Each job's record (Get), pipelined, into jobs[].record: for list --json's
+ * exit_code, started_at, finished_at with no change to the API. A job gone
+ * since the listing gets none. */
+int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n);
+void job_records_done(JobListEntry *jobs, size_t n);

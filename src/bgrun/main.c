@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <systemd/sd-bus.h>
 
+#include "call-error.h"
 #include "connection.h"
 #include "cmdline.h"
+#include "deadline.h"
 #include "log.h"
 #include "macro.h"
 
@@ -23,11 +25,28 @@ static int run(Args *args, int argc, char *argv[]) {
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 
+        call_deadline_set(args->call_timeout_usec);
+
         r = bus_connect(&args->target, &bus);
-        if (r < 0)
+        if (r < 0) {
+                /* Said already: bgrund cannot be reached. */
+                if (r != -ENOMEM && call_failure_exit_code() == 0)
+                        return call_failure(BGRUN_EXIT_UNREACHABLE, bus_error_last_name(NULL, r), r,
+                                            "Could not reach bgrund.");
                 return r;
+        }
 
         return args->verb->dispatch(bus, args);
+}
+
+/* A failure's exit status (exit-status.h); with --json, also said as one
+ * object on stdout. */
+static int exit_status_of(const Args *args, int r) {
+        if (r >= 0)
+                return r;
+        if (args->json)
+                (void) call_failure_print_json(r);
+        return call_failure_exit_code() ?: BGRUN_EXIT_FAILURE;
 }
 
 int main(int argc, char *argv[]) {
@@ -35,11 +54,11 @@ int main(int argc, char *argv[]) {
         int r;
 
         log_setup("bgrun", LOG_TARGET_CONSOLE);
-        r = run(&args, argc, argv);
+        r = exit_status_of(&args, run(&args, argc, argv));
 
-        if (fflush(stdout) == EOF && r >= 0) {
+        if (fflush(stdout) == EOF && r == EXIT_SUCCESS) {
                 log_error_errno(errno, "Failed to write output: %m");
-                return EXIT_FAILURE;
+                return BGRUN_EXIT_FAILURE;
         }
-        return r < 0 ? EXIT_FAILURE : r;
+        return r;
 }

@@ -10,6 +10,7 @@
 #include "bus-json.h"
 #include "call-error.h"
 #include "daemon-check.h"
+#include "deadline.h"
 #include "json-util.h"
 #include "log.h"
 #include "macro.h"
@@ -17,30 +18,34 @@
 #include "record.h"
 #include "time-util.h"
 
-/* Margin on top of a server-side wait, so the reply has time to arrive. */
-#define CALL_MARGIN_USEC (25 * USEC_PER_SEC)
+/* Kill answers once the teardown is confirmed: the supervisor waits up to
+ * 10 s for the cgroup to empty (TEARDOWN_TIMEOUT_USEC). */
+#define TEARDOWN_WAIT_USEC (10 * USEC_PER_SEC)
+/* Stop without --grace waits the job's own grace first: at most 10 min. */
+#define STOP_GRACE_MAX_USEC (600 * USEC_PER_SEC)
 
-/* Kill returns only once the teardown is confirmed; give it time. */
-#define TEARDOWN_CALL_TIMEOUT_USEC (120 * USEC_PER_SEC)
-/* Stop waits the grace first (at most 10 min). */
-#define STOP_CALL_TIMEOUT_USEC ((600 + 120) * USEC_PER_SEC)
+uint64_t call_timeout_after_wait(uint64_t timeout) {
+        uint64_t margin = call_deadline_usec();
+
+        if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - margin - 1)
+                return USEC_INFINITY;
+        return timeout + margin;
+}
+
+uint64_t call_timeout_stop(uint64_t grace) {
+        return call_timeout_after_wait(grace == USEC_INFINITY ? grace : grace + TEARDOWN_WAIT_USEC);
+}
 
 uint64_t call_timeout(CallTimeout kind) {
         switch (kind) {
         case CALL_TIMEOUT_TEARDOWN:
-                return TEARDOWN_CALL_TIMEOUT_USEC;
+                return call_timeout_after_wait(TEARDOWN_WAIT_USEC);
         case CALL_TIMEOUT_STOP:
-                return STOP_CALL_TIMEOUT_USEC;
+                return call_timeout_stop(STOP_GRACE_MAX_USEC);
         case CALL_TIMEOUT_DEFAULT:
         default:
-                return 0; /* sd-bus' default */
+                return call_deadline_usec();
         }
-}
-
-uint64_t call_timeout_after_wait(uint64_t timeout) {
-        if (timeout == USEC_INFINITY || timeout > USEC_INFINITY - CALL_MARGIN_USEC - 1)
-                return USEC_INFINITY;
-        return timeout + CALL_MARGIN_USEC;
 }
 
 static int on_call_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -54,8 +59,8 @@ static int on_call_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_er
 int manager_call_send(sd_bus *bus, sd_bus_message *m, uint64_t timeout, PendingCall *ret) {
         int r;
 
-        *ret = (PendingCall) {};
-        r = sd_bus_call_async(bus, &ret->slot, m, on_call_reply, ret, timeout);
+        *ret = (PendingCall) { .timeout = timeout ?: call_deadline_usec() };
+        r = sd_bus_call_async(bus, &ret->slot, m, on_call_reply, ret, ret->timeout);
         if (r < 0)
                 return log_error_errno(r, "Failed to send %s call: %m", sd_bus_message_get_member(m));
         return 0;
@@ -66,23 +71,86 @@ void pending_call_done(PendingCall *c) {
         c->reply = sd_bus_message_unref(c->reply);
 }
 
+/* The pings of a call that waits in bgrund: one at a time. */
+typedef struct Ping {
+        sd_bus_slot *slot;
+        bool answered;
+        bool unanswered;   /* timed out: bgrund does not answer */
+        uint64_t next;     /* when the next one goes out */
+} Ping;
+
+static int on_ping_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Ping *p = userdata;
+
+        /* Any answer, an error too, is a bgrund that answers. */
+        if (sd_bus_message_is_method_error(m, SD_BUS_ERROR_NO_REPLY))
+                p->unanswered = true;
+        else
+                p->answered = true;
+        return 0;
+}
+
+static void ping_done(Ping *p) {
+        p->slot = sd_bus_slot_unref(p->slot);
+}
+
+/* Sends the next ping when its time has come; returns how long the wait
+ * for the bus may last until then. */
+static int ping_step(sd_bus *bus, Ping *p, uint64_t *ret_wait) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t now = now_monotonic_usec();
+        int r;
+
+        if (p->answered) {
+                ping_done(p);
+                p->answered = false;
+                p->next = now + call_ping_interval_usec();
+        }
+        *ret_wait = UINT64_MAX; /* the ping's own timeout wakes the wait */
+        if (p->slot)
+                return 0;
+        if (now < p->next) {
+                *ret_wait = p->next - now;
+                return 0;
+        }
+        r = sd_bus_message_new_method_call(bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, "org.freedesktop.DBus.Peer",
+                                           "Ping");
+        if (r < 0)
+                return r;
+        return sd_bus_call_async(bus, &p->slot, m, on_ping_reply, p, call_ping_timeout_usec());
+}
+
 int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply) {
+        _cleanup_(ping_done) Ping ping = { .next = now_monotonic_usec() + call_ping_interval_usec() };
+        bool pinging = c->timeout > call_deadline_usec();
         int r;
 
         while (!c->reply) {
+                uint64_t wait = UINT64_MAX;
+
                 r = sd_bus_process(bus, NULL);
                 if (r < 0)
                         return r;
-                if (r > 0)
+                /* A call timed out is dispatched with 0 returned: look again. */
+                if (r > 0 || c->reply)
                         continue;
 
+                if (ping.unanswered)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_NO_REPLY,
+                                                 "bgrund did not answer a ping within the call's deadline");
+                if (pinging) {
+                        r = ping_step(bus, &ping, &wait);
+                        if (r < 0)
+                                return r;
+                }
                 if (daemon_check_waiting()) {
                         r = daemon_check_step(bus);
                         if (r < 0)
                                 return r;
+                        wait = MIN(wait, 100 * USEC_PER_MSEC);
                 }
 
-                r = sd_bus_wait(bus, daemon_check_waiting() ? 100 * USEC_PER_MSEC : UINT64_MAX);
+                r = sd_bus_wait(bus, wait);
                 if (r < 0 && r != -EINTR)
                         return r;
         }
@@ -131,10 +199,10 @@ int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret, cons
 
 int manager_call_raw(sd_bus *bus, sd_bus_message *m, uint64_t timeout, sd_bus_error *error,
                      sd_bus_message **ret_reply) {
-        _cleanup_(pending_call_done) PendingCall c = {};
+        _cleanup_(pending_call_done) PendingCall c = { .timeout = timeout ?: call_deadline_usec() };
         int r;
 
-        r = sd_bus_call_async(bus, &c.slot, m, on_call_reply, &c, timeout);
+        r = sd_bus_call_async(bus, &c.slot, m, on_call_reply, &c, c.timeout);
         if (r < 0)
                 return r;
         return pending_call_reply(bus, &c, error, ret_reply);
@@ -226,18 +294,26 @@ int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall 
         return manager_call_send(bus, m, call_timeout_after_wait(timeout), ret);
 }
 
-int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret) {
+int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, bool missing_ok,
+                      json_object **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
+        *ret = NULL;
         r = pending_call_reply(bus, c, &error, &reply);
+        if (r < 0 && missing_ok && sd_bus_error_has_name(&error, BGRUN_ERROR_NO_SUCH_JOB))
+                return 0;
         if (r < 0)
-                return log_call_error("Wait", id, &error, r);
+                return log_call_error(method, id, &error, r);
         r = read_dict(reply, ret);
         if (r < 0)
-                return log_parse_error("Wait", r);
+                return log_parse_error(method, r);
         return 0;
+}
+
+int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret) {
+        return pending_call_dict(bus, c, "Wait", id, false, ret);
 }
 
 int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {

@@ -6,23 +6,27 @@
  * says it leaves that to its caller. */
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #define USEC_INFINITY UINT64_MAX
 
 /* How long bgrun waits for bgrund's answer: chosen by call_timeout() only,
- * so that a deadline for every call is one change. A timeout of 0 passed
- * below is sd-bus' default, USEC_INFINITY none. */
+ * from the deadline of deadline.h. A call given longer than the deadline
+ * (it waits in bgrund) pings bgrund while it waits, so that a bgrund that
+ * stopped answering is noticed within the deadline all the same. */
 typedef enum CallTimeout {
-        CALL_TIMEOUT_DEFAULT,   /* any call that bgrund answers at once */
-        CALL_TIMEOUT_TEARDOWN,  /* Kill, KillSession, Reap: until the teardown is confirmed */
-        CALL_TIMEOUT_STOP,      /* Stop: its grace (at most 10 min) first */
+        CALL_TIMEOUT_DEFAULT,   /* any call that bgrund answers at once: the deadline */
+        CALL_TIMEOUT_TEARDOWN,  /* Kill, KillSession, Reap: the deadline and the teardown's wait */
+        CALL_TIMEOUT_STOP,      /* Stop with the job's own grace (at most 10 min): the deadline, that and the teardown's */
 } CallTimeout;
 
 uint64_t call_timeout(CallTimeout kind);
-/* A call that waits up to wait in bgrund (Wait): that, and time for the
- * answer to come. */
+/* Stop with a grace given: the deadline, the grace and the teardown's wait. */
+uint64_t call_timeout_stop(uint64_t grace);
+/* A call that waits up to wait in bgrund (Wait): that, and the deadline for
+ * the answer to come. */
 uint64_t call_timeout_after_wait(uint64_t wait);
 
 /* A new call of method on bgrund's Manager, with the arguments types says
@@ -35,13 +39,16 @@ int manager_new_call(sd_bus *bus, const char *method, sd_bus_message **ret, cons
 typedef struct PendingCall {
         sd_bus_slot *slot;
         sd_bus_message *reply;
+        uint64_t timeout;        /* past the deadline: bgrund is pinged while it waits */
 } PendingCall;
 
 /* Sends m without waiting; logs a failure to send. */
 int manager_call_send(sd_bus *bus, sd_bus_message *m, uint64_t timeout, PendingCall *ret);
 /* Waits for c's answer. On a failed call returns the negative error with
  * *error set, unlogged (log_call_error() says it). While bgrund is being
- * started, says at once if it cannot start (and returns -ENOTCONN). */
+ * started, says at once if it cannot start (and returns -ENOTCONN). A call
+ * of a timeout past the deadline pings bgrund as it waits: a ping
+ * unanswered fails it with -ETIMEDOUT and SD_BUS_ERROR_NO_REPLY. */
 int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply);
 void pending_call_done(PendingCall *c);
 
@@ -67,6 +74,12 @@ int call_id_dict(sd_bus *bus, const char *method, const char *id, const uint64_t
 int get_record(sd_bus *bus, const char *id, json_object **ret);
 /* One Wait call; the daemon may answer before the job ended or timeout passed. */
 int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
+
+/* A pending call's a{sv} answer as a JSON object; a failure logged (about
+ * job id, if not NULL), but with missing_ok a job that is not there (any
+ * more) is *ret NULL and 0. */
+int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, bool missing_ok,
+                      json_object **ret);
 
 /* wait_record() in two halves, so that the Wait travels with other calls. */
 int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall *ret);

@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "options.h"
 #include "parse-util.h"
+#include "strv.h"
 
 int parse_signal(const char *s) {
         const char *name = s;
@@ -69,6 +70,15 @@ static int parse_address(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+int parse_call_timeout(Args *args, const char *value, bool short_form) {
+        int r = parse_duration_arg(value, "--call-timeout", &args->call_timeout_usec);
+        if (r < 0)
+                return r;
+        if (args->call_timeout_usec == 0)
+                return log_usage_error("--call-timeout must be more than 0 (e.g. 30s).");
+        return 1;
+}
+
 static int parse_session(Args *args, const char *value, bool short_form) {
         args->session = value;
         args->session_short = short_form;
@@ -121,6 +131,25 @@ static int parse_lines(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_offset(Args *args, const char *value, bool short_form) {
+        if (parse_uint64_strict(value, &args->offset, NULL) < 0)
+                return log_usage_error("Invalid offset '%s' (a byte offset, as next in logs --json).", value);
+        return 1;
+}
+
+static int parse_status(Args *args, const char *value, bool short_form) {
+        if (!value[0])
+                return log_usage_error("--status= needs a status (running, exited, failed, killed, ...).");
+        args->status = value;
+        return 1;
+}
+
+static int parse_env_allow(Args *args, const char *value, bool short_form) {
+        if (!value[0] || strchr(value, '='))
+                return log_usage_error("--env-allow takes a variable's NAME, not '%s'.", value);
+        return strv_push(&args->env_allow, &args->n_env_allow, (char *) value) < 0 ? log_oom() : 1;
+}
+
 /* A global option: any verb, no OptionFlag. */
 #define GLOBAL(name, short_name, argument, parse) { name, short_name, argument, 0, 0, 0, parse }
 /* An option with a value, parsed. */
@@ -137,6 +166,7 @@ const Option options[] = {
         GLOBAL("system", 0, false, parse_system),
         GLOBAL("host", 'H', true, parse_host),
         GLOBAL("address", 0, true, parse_address),
+        GLOBAL("call-timeout", 0, true, parse_call_timeout),
         VALUE("session", 's', OPTION_SESSION, VERB_RUN | VERB_KILL | VERB_LIST | VERB_FORGET, parse_session),
         VALUE("directory", 'C', OPTION_DIRECTORY, VERB_RUN, parse_directory),
         VALUE("timeout", 't', OPTION_TIMEOUT, VERB_RUN | VERB_WAIT, parse_timeout),
@@ -144,7 +174,7 @@ const Option options[] = {
         VALUE("property", 'p', OPTION_PROPERTY, VERB_RUN, parse_property),
         SWITCH("wait", 0, OPTION_WAIT, VERB_RUN, wait),
         SWITCH("json", 0, OPTION_JSON,
-               VERB_RUN | VERB_STATUS | VERB_STOP | VERB_KILL | VERB_LIST | VERB_WAIT | VERB_REAP, json),
+               VERB_RUN | VERB_STATUS | VERB_LOGS | VERB_STOP | VERB_KILL | VERB_LIST | VERB_WAIT | VERB_REAP, json),
         SWITCH("follow", 'f', OPTION_FOLLOW, VERB_LOGS, follow),
         SWITCH("quiet", 'q', OPTION_QUIET, VERB_RUN, quiet),
         SWITCH("clean-env", 0, OPTION_CLEAN_ENV, VERB_RUN, clean_env),
@@ -159,6 +189,11 @@ const Option options[] = {
         SWITCH(NULL, 'n', OPTION_NO_NEWLINE, VERB_SEND, no_newline),
         SWITCH("eof", 0, OPTION_EOF, VERB_SEND, eof),
         SWITCH("strict-limits", 0, OPTION_STRICT_LIMITS, VERB_RUN, strict_limits),
+        VALUE("offset", 0, OPTION_OFFSET, VERB_LOGS, parse_offset),
+        SWITCH("plain", 0, OPTION_PLAIN, VERB_LOGS | VERB_ATTACH, plain),
+        SWITCH("open-stdin", 0, OPTION_OPEN_STDIN, VERB_RUN, open_stdin),
+        VALUE("status", 0, OPTION_STATUS, VERB_LIST, parse_status),
+        VALUE("env-allow", 0, OPTION_ENV_ALLOW, VERB_RUN, parse_env_allow),
 };
 
 const size_t n_options = ELEMENTSOF(options);

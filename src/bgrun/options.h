@@ -28,5 +28,8 @@ typedef struct Option {
 extern const Option options[];
 extern const size_t n_options;
 
+/* --call-timeout's value (also BGRUN_CALL_TIMEOUT's) into args. */
+int parse_call_timeout(Args *args, const char *value, bool short_form);
+
 /* Sets what o says in args. Returns as o->parse. */
 int option_apply(const Option *o, Args *args, const char *value, bool short_form);

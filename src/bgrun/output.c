@@ -18,6 +18,7 @@
 #include "output-layout.h"
 #include "output.h"
 #include "record.h"
+#include "terminal-text.h"
 
 /* How long one Wait call blocks while we follow output: the latency of the
  * streamed output, and the rate of our calls to the daemon. */
@@ -28,13 +29,46 @@ void output_source_done(OutputSource *src) {
         src->fd = safe_close(src->fd);
 }
 
-static int write_stdout(const void *p, size_t n) {
-        int r;
+/* logs --plain: the text, without what made a terminal draw it. */
+static TerminalText *plain;
 
-        r = loop_write(STDOUT_FILENO, p, n);
+void output_set_plain(bool on) {
+        static TerminalText t;
+
+        terminal_text_init(&t);
+        plain = on ? &t : NULL;
+}
+
+static int write_raw(const void *p, size_t n) {
+        int r = loop_write(STDOUT_FILENO, p, n);
         if (r < 0)
                 return log_error_errno(r, "Failed to write output: %m");
         return 0;
+}
+
+static int write_stdout(const void *p, size_t n) {
+        static char out[TERMINAL_TEXT_OUT_MAX(READ_OUTPUT_CHUNK)];
+        const uint8_t *in = p;
+
+        if (!plain)
+                return write_raw(p, n);
+        while (n > 0) {
+                size_t k = MIN(n, (size_t) READ_OUTPUT_CHUNK);
+                int r = write_raw(out, terminal_text_feed(plain, in, k, out));
+                if (r < 0)
+                        return r;
+                in += k;
+                n -= k;
+        }
+        return 0;
+}
+
+int output_end(void) {
+        char out[TERMINAL_TEXT_LINE_MAX];
+
+        if (!plain)
+                return 0;
+        return write_raw(out, terminal_text_flush(plain, out));
 }
 
 /* The line that stands for dropped bytes, the same as in the kept output
@@ -65,7 +99,7 @@ static int open_output_send(sd_bus *bus, const char *id, PendingCall *ret) {
         r = manager_new_call(bus, "OpenOutput", &m, "s", id);
         if (r < 0)
                 return r;
-        return manager_call_send(bus, m, 0, ret);
+        return manager_call_send(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), ret);
 }
 
 /* OpenOutput's answer: 1 with a descriptor of our own, 0 where there is
@@ -217,15 +251,13 @@ static int leave_live_fd(OutputSource *src) {
         return 0;
 }
 
-/* One ReadOutput call: up to max bytes of job id's output from offset. The
- * bytes point into *ret_reply, which the caller unrefs. */
-static int call_read_output(sd_bus *bus, const char *id, uint64_t offset, size_t max, sd_bus_message **ret_reply,
+int call_read_output(sd_bus *bus, const char *id, uint64_t offset, size_t max, sd_bus_message **ret_reply,
                             const void **ret_data, size_t *ret_size, uint64_t *ret_next, int *ret_complete) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         int r = manager_new_call(bus, "ReadOutput", &m, "stu", id, offset, (uint32_t) max);
         if (r < 0)
                 return r;
-        r = manager_call(bus, m, 0, id, &reply);
+        r = manager_call(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), id, &reply);
         if (r < 0)
                 return r;
         r = sd_bus_message_read_array(reply, 'y', ret_data, ret_size);

@@ -56,6 +56,17 @@ typedef struct FollowHooks {
  * Returns 0, or what hooks->step returned when not 0. */
 int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_object *first, json_object **ret);
 
+/* One ReadOutput call: up to max bytes of job id's output from offset. The
+ * bytes point into *ret_reply, which the caller unrefs; they start at
+ * *ret_next - *ret_size (past offset where bytes were dropped). */
+int call_read_output(sd_bus *bus, const char *id, uint64_t offset, size_t max, sd_bus_message **ret_reply,
+                     const void **ret_data, size_t *ret_size, uint64_t *ret_next, int *ret_complete);
+
+/* logs --plain: what is copied to stdout from here on goes through
+ * terminal-text.h's filter; output_end() writes the line it holds. */
+void output_set_plain(bool on);
+int output_end(void);
+
 /* Makes src start at the last `lines` lines of the output there is now
  * (0: at its end), as tail -n does. */
 int output_seek_tail(sd_bus *bus, OutputSource *src, uint64_t lines);

@@ -354,6 +354,8 @@ int print_json(json_object *obj) {
         return 0;
 }
 
+static const RecordKey list_record_keys[] = { RECORD_KEY_EXIT_CODE, RECORD_KEY_STARTED_AT, RECORD_KEY_FINISHED_AT };
+
 int print_job_list_json(const JobListEntry *jobs, size_t n) {
         _cleanup_(json_object_putp) json_object *array = NULL;
 
@@ -369,8 +371,16 @@ int print_job_list_json(const JobListEntry *jobs, size_t n) {
                     json_add_str(obj, record_keys[RECORD_KEY_SESSION_ID].name, jobs[i].session) < 0 ||
                     json_add_str(obj, record_keys[RECORD_KEY_STATUS].name, jobs[i].status) < 0 ||
                     json_add_str(obj, record_keys[RECORD_KEY_COMMAND].name, jobs[i].command) < 0 ||
-                    json_add_str(obj, LIST_KEY_JOB, jobs[i].path) < 0 ||
-                    json_object_array_add(array, obj) < 0)
+                    json_add_str(obj, LIST_KEY_JOB, jobs[i].path) < 0)
+                        return log_oom();
+                /* From the record, where bgrun read it: as status --json has them. */
+                for (size_t k = 0; jobs[i].record && k < ELEMENTSOF(list_record_keys); k++) {
+                        json_object *v = dict_get(jobs[i].record, &record_keys[list_record_keys[k]]);
+                        if (v && json_object_object_add(obj, record_keys[list_record_keys[k]].name,
+                                                        json_object_get(v)) < 0)
+                                return log_oom();
+                }
+                if (json_object_array_add(array, obj) < 0)
                         return log_oom();
                 TAKE_PTR(obj);
         }

@@ -147,36 +147,23 @@ int verb_kill(sd_bus *bus, const Args *args) {
         return ret;
 }
 
-/* Stop calls in flight at once: each waits its job's grace in bgrund. */
-typedef struct StopReply {
-        const char *id;
-        sd_bus_message *reply;
-        bool done;
-} StopReply;
-
-static int on_stop_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        StopReply *s = userdata;
-
-        s->reply = sd_bus_message_ref(m);
-        s->done = true;
-        return 0;
-}
-
 int verb_stop(sd_bus *bus, const Args *args) {
-        size_t n = args->n_words - 1, pending = n;
+        size_t n = args->n_words - 1;
         JsonAnswers answers = { .n_jobs = n };
-        _cleanup_free_ StopReply *replies = calloc(n, sizeof(StopReply));
-        _cleanup_free_ sd_bus_slot **slots = calloc(n, sizeof(sd_bus_slot *));
-        int ret = EXIT_SUCCESS, r;
+        _cleanup_free_ PendingCall *calls = calloc(n, sizeof(PendingCall));
+        /* The grace given, else the job's own (at most 10 min). */
+        uint64_t timeout = (args->options_seen & OPTION_GRACE) ? call_timeout_stop(args->grace_usec)
+                                                               : call_timeout(CALL_TIMEOUT_STOP);
+        int ret = EXIT_SUCCESS, r = 0;
 
-        if (!replies || !slots)
+        if (!calls)
                 return log_oom();
 
+        /* All in flight at once: each waits its job's grace in bgrund. */
         for (size_t i = 0; i < n; i++) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 
-                replies[i].id = args->words[i + 1];
-                r = manager_new_call(bus, "Stop", &m, "s", replies[i].id);
+                r = manager_new_call(bus, "Stop", &m, "s", args->words[i + 1]);
                 if (r < 0)
                         goto finish;
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
@@ -190,59 +177,43 @@ int verb_stop(sd_bus *bus, const Args *args) {
                         r = log_error_errno(r, "Failed to build Stop call: %m");
                         goto finish;
                 }
-                r = sd_bus_call_async(bus, &slots[i], m, on_stop_reply, &replies[i], call_timeout(CALL_TIMEOUT_STOP));
-                if (r < 0) {
-                        r = log_error_errno(r, "Failed to send Stop: %m");
+                r = manager_call_send(bus, m, timeout, &calls[i]);
+                if (r < 0)
                         goto finish;
-                }
-        }
-
-        while (pending > 0) {
-                r = sd_bus_process(bus, NULL);
-                if (r < 0) {
-                        r = log_error_errno(r, "Failed to process the bus: %m");
-                        goto finish;
-                }
-                pending = 0;
-                for (size_t i = 0; i < n; i++)
-                        pending += !replies[i].done;
-                if (r == 0 && pending > 0) {
-                        r = sd_bus_wait(bus, UINT64_MAX);
-                        if (r < 0 && r != -EINTR) {
-                                r = log_error_errno(r, "Failed to wait for the bus: %m");
-                                goto finish;
-                        }
-                }
         }
 
         /* In the order given. */
         for (size_t i = 0; i < n; i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 _cleanup_json_ json_object *result = NULL;
-                const sd_bus_error *e = sd_bus_message_get_error(replies[i].reply);
+                const char *id = args->words[i + 1];
 
-                if (e) {
-                        ret = log_call_error("Stop", replies[i].id, e, sd_bus_message_get_errno(replies[i].reply));
+                r = pending_call_reply(bus, &calls[i], &error, &reply);
+                if (r < 0) {
+                        ret = log_call_error("Stop", id, &error, r);
+                        /* A bgrund that does not answer will not answer the others. */
+                        if (exit_code_for_error(&error, r) == BGRUN_EXIT_UNREACHABLE)
+                                break;
                         continue;
                 }
-                r = bus_json_read(replies[i].reply, &result);
+                r = bus_json_read(reply, &result);
                 if (r <= 0 || !json_object_is_type(result, json_type_object)) {
                         ret = log_parse_error("Stop", r < 0 ? r : -EBADMSG);
                         continue;
                 }
                 if (args->json) {
-                        if (json_answer(&answers, replies[i].id, result) < 0)
+                        if (json_answer(&answers, id, result) < 0)
                                 ret = -EIO;
                 } else
-                        print_end_answer(result, replies[i].id, "stopped");
+                        print_end_answer(result, id, "stopped");
         }
         if (json_answers_done(&answers) < 0)
                 ret = -EIO;
         r = ret;
 
 finish:
-        for (size_t i = 0; i < n; i++) {
-                sd_bus_slot_unref(slots[i]);
-                sd_bus_message_unref(replies[i].reply);
-        }
+        for (size_t i = 0; i < n; i++)
+                pending_call_done(&calls[i]);
         return r;
 }

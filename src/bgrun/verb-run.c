@@ -105,6 +105,7 @@ static int build_environment(const Args *args, const char ***ret) {
                 .other_user = launch_args_is_set(&args->launch, LAUNCH_OPTION_USER),
                 .tty = args->tty,
                 .setenv = args->launch.environment,
+                .env_allow = args->env_allow,
         };
         size_t n, bytes = 0;
         int r;
@@ -157,7 +158,8 @@ static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) 
         else
                 launch.set &= ~(1U << LAUNCH_OPTION_ENVIRONMENT);
 
-        launch.stdin_pipe = args->stdin_forward;
+        /* --open-stdin: the same input, for bgrun send to write later. */
+        launch.stdin_pipe = args->stdin_forward || args->open_stdin;
         launch.tty = args->tty;
         run_limits_prepare(&launch, args->wait, args->tty, args->strict_limits);
         if (args->tty)
@@ -224,7 +226,10 @@ static int run_detached(sd_bus *bus, const Args *args, const char *id) {
          * terminal, the input stays open for bgrun send instead: typing it
          * here, with no --wait to show what the job makes of it, is not
          * what anyone wants. */
-        if (args->stdin_forward && isatty(STDIN_FILENO)) {
+        if (args->open_stdin) {
+                if (!args->quiet && isatty(STDERR_FILENO))
+                        log_info("The input of job %s is open: bgrun send %s TEXT, bgrun send %s --eof.", id, id, id);
+        } else if (args->stdin_forward && isatty(STDIN_FILENO)) {
                 if (!args->quiet)
                         log_info("The input of job %s stays open: bgrun send %s TEXT, bgrun send %s --eof.", id, id, id);
         } else if (args->stdin_forward) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bgrun status, logs and list: a job's record, its output, the jobs. */
+/* bgrun status and list: a job's record, the jobs. */
 
 #include <stdlib.h>
 
@@ -8,7 +8,6 @@
 #include "json-util.h"
 #include "log.h"
 #include "macro.h"
-#include "output.h"
 #include "print.h"
 #include "verbs.h"
 
@@ -27,43 +26,28 @@ int verb_status(sd_bus *bus, const Args *args) {
         return EXIT_SUCCESS;
 }
 
-int verb_logs(sd_bus *bus, const Args *args) {
-        _cleanup_(output_source_done) OutputSource src = { .fd = -EBADF };
-        _cleanup_json_ json_object *first = NULL, *rec = NULL;
-        int r;
-
-        r = output_open(bus, args->words[1], 0, &src, args->follow ? &first : NULL);
-        if (r < 0)
-                return r;
-
-        if (args->options_seen & OPTION_LINES) {
-                r = output_seek_tail(bus, &src, args->lines);
-                if (r < 0)
-                        return r;
-        }
-
-        if (args->follow)
-                r = output_follow(bus, &src, NULL, TAKE_PTR(first), &rec);
-        else
-                r = output_pump(bus, &src, 0);
-        if (r < 0)
-                return r;
-
-        return EXIT_SUCCESS;
-}
-
 int verb_list(sd_bus *bus, const Args *args) {
         _cleanup_(pages_done) Pages pages = {};
         _cleanup_free_ JobListEntry *jobs = NULL;
-        size_t n = 0;
+        size_t n = 0, k = 0;
         int r;
 
         r = list_all(bus, args->session ?: "", &pages, &jobs, &n);
         if (r < 0)
                 return r;
 
-        if (args->json)
-                return print_job_list_json(jobs, n);
-        return print_job_list(jobs, n);
-}
+        /* --status: a row has it, no call needed. */
+        for (size_t i = 0; i < n; i++)
+                if (!args->status || streq(jobs[i].status, args->status))
+                        jobs[k++] = jobs[i];
+        n = k;
 
+        if (!args->json)
+                return print_job_list(jobs, n);
+
+        r = list_get_records(bus, jobs, n);
+        if (r >= 0)
+                r = print_job_list_json(jobs, n);
+        job_records_done(jobs, n);
+        return r;
+}

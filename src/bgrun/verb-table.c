@@ -12,9 +12,12 @@ static const char run_details[] =
         "-- is a shell command line ('make && make test'); several words are an argv,\n"
         "quoted so that the job runs exactly those words.\n"
         "\n"
-        "The job gets this environment, except variables whose names contain KEY,\n"
-        "SECRET, TOKEN or PASSWORD (any case), and NOTIFY_SOCKET, LISTEN_*,\n"
-        "JOURNAL_STREAM, INVOCATION_ID, BGRUN_*. With -H, only -E is sent.\n"
+        "The job gets this environment, except: variables whose names contain KEY,\n"
+        "SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, AUTH, COOKIE or PRIVATE, or end in\n"
+        "_PAT or _PASS (any case; so also GIT_AUTHOR_NAME, SSH_AUTH_SOCK, KEYBOARD_*);\n"
+        "values with a password in a URL (scheme://user:pass@); and NOTIFY_SOCKET,\n"
+        "LISTEN_*, JOURNAL_STREAM, INVOCATION_ID, BGRUN_*. --env-allow NAME passes one\n"
+        "of them anyway. With -H, only -E is sent.\n"
         "\n"
         "Options:\n"
         "  -s --session=SESSION      Tag the job with SESSION (see kill --session)\n"
@@ -30,6 +33,7 @@ static const char run_details[] =
         "                              User=NAME (root only; that user's HOME, USER, LOGNAME\n"
         "                              and SHELL win over this environment's)\n"
         "     --clean-env            Pass none of this environment (only -E)\n"
+        "     --env-allow=NAME       Pass NAME although the rules above drop it (repeatable)\n"
         "     --wait                 Stream the output and exit with the job's status\n"
         "                            (128+N for signal N, 124 on timeout); with --json,\n"
         "                            print the final record instead. Ctrl-C stops the job\n"
@@ -41,6 +45,8 @@ static const char run_details[] =
         "     --stdin                Forward this standard input to the job until its end\n"
         "                            (from a terminal without --wait, the input stays open\n"
         "                            for bgrun send)\n"
+        "     --open-stdin           Keep the job's input open for bgrun send, forwarding\n"
+        "                            nothing (for a program with no terminal)\n"
         "     --tty                  Run the job on a terminal; with --wait attach this one\n"
         "                            to it (raw mode; ^] three times within 1s detaches)\n"
         "  -q --quiet                No 'Running as job ID' line with --wait\n"
@@ -72,10 +78,27 @@ static const char logs_details[] =
         "Options:\n"
         "  -f --follow               Keep printing until the job ends\n"
         "  -n --lines=LINES          Only the last LINES lines (with -f, -n 0 starts at the end)\n"
+        "     --offset=N             From byte N of what the job wrote (with -f too)\n"
+        "     --plain                Without a terminal's control sequences (--tty jobs):\n"
+        "                            no colours, CR LF as LF, a rewritten line as last shown\n"
+        "     --json                 With --offset: {\"data\", \"offset\", \"next\", \"complete\"}:\n"
+        "                            the output there is now (invalid UTF-8 replaced by\n"
+        "                            U+FFFD), next the offset to ask for next time (in the\n"
+        "                            job's bytes), complete once the job ended and all is read\n"
         "\n"
         "Examples:\n"
         "  bgrun logs 7xk2p -n 20\n"
-        "  bgrun logs -f -n 0 7xk2p\n";
+        "  bgrun logs -f -n 0 7xk2p\n"
+        "  bgrun logs 7xk2p --offset 4096 --json | jq -r .next\n";
+
+static const char attach_details[] =
+        "Attach this terminal to a running --tty job again, as run --tty --wait did:\n"
+        "its output from now on (^L or a key redraws most programs), this input to it.\n"
+        "^] three times within 1s detaches again; the job runs on.\n"
+        "\n"
+        "Examples:\n"
+        "  id=$(bgrun run --tty -- bash)\n"
+        "  bgrun attach $id\n";
 
 static const char stop_details[] =
         "End jobs gracefully: their StopSignal (SIGTERM unless launched otherwise) to\n"
@@ -105,15 +128,15 @@ static const char kill_details[] =
         "  bgrun kill --session build\n";
 
 static const char send_details[] =
-        "Write TEXT and a newline to the standard input of a job started with --stdin\n"
-        "or --tty; --eof ends its input (on a terminal, the EOF character).\n"
+        "Write TEXT and a newline to the standard input of a job started with --stdin,\n"
+        "--open-stdin or --tty; --eof ends its input (on a terminal, the EOF character).\n"
         "\n"
         "Options:\n"
         "  -n                        No newline after TEXT\n"
         "     --eof                  End the input (after TEXT, if given)\n"
         "\n"
         "Examples:\n"
-        "  id=$(bgrun run --stdin -- 'while read l; do echo \"got $l\"; done')\n"
+        "  id=$(bgrun run --open-stdin -- 'while read l; do echo \"got $l\"; done')\n"
         "  bgrun send $id hello\n"
         "  bgrun send $id --eof\n";
 
@@ -122,10 +145,14 @@ static const char list_details[] =
         "\n"
         "Options:\n"
         "  -s --session=SESSION      Only the jobs of SESSION\n"
-        "     --json                 A JSON array\n"
+        "     --status=STATUS        Only the jobs in STATUS: running, exited, killed,\n"
+        "                            timed_out, failed\n"
+        "     --json                 A JSON array; each row with exit_code, started_at and\n"
+        "                            finished_at too (one Get per job, sent together)\n"
         "\n"
         "Examples:\n"
         "  bgrun list\n"
+        "  bgrun list --status running --json | jq -r '.[].id'\n"
         "  bgrun ls -s build --json | jq -r '.[].id'\n";
 
 static const char wait_details[] =
@@ -133,7 +160,7 @@ static const char wait_details[] =
         "(128+N for signal N, 124 on timeout); of several, the first that failed.\n"
         "\n"
         "Options:\n"
-        "  -t --timeout=DURATION     Give up after DURATION (exit status 1)\n"
+        "  -t --timeout=DURATION     Give up after DURATION (exit status 246 if one runs on)\n"
         "     --any                  Return when the first of them ends\n"
         "     --json                 Print the record (of several: an array) as JSON\n"
         "\n"
@@ -174,8 +201,11 @@ static const Verb verbs[] = {
         { "status", VERB_STATUS, 2, 2, NULL, NULL, verb_status,
           "status ID [--json]", "Show the job's record (alias: show)", status_details },
         { "show", VERB_STATUS, 2, 2, NULL, NULL, verb_status, "show ID [--json]", NULL, status_details },
-        { "logs", VERB_LOGS, 2, 2, NULL, NULL, verb_logs,
-          "logs ID [-f] [-n LINES]", "Print the job's output (stdout and stderr)", logs_details },
+        { "logs", VERB_LOGS, 2, 2, NULL, check_logs, verb_logs,
+          "logs ID [-f] [-n LINES] [--offset N] [--plain] [--json]", "Print the job's output (stdout and stderr)",
+          logs_details },
+        { "attach", VERB_ATTACH, 2, 2, NULL, NULL, verb_attach,
+          "attach ID", "The terminal of a --tty job, again (as run --tty --wait)", attach_details },
         { "stop", VERB_STOP, 2, VERB_ANY, NULL, NULL, verb_stop,
           "stop ID... [--signal SIGNAL] [--grace DURATION]", "End jobs gracefully: a signal, a grace, then kill",
           stop_details },
@@ -183,9 +213,10 @@ static const Verb verbs[] = {
           "kill ID... | --session SESSION [--json]", "End jobs at once with everything they started", kill_details },
         { "send", VERB_SEND, 2, 3, "Missing job ID: bgrun send ID TEXT | send ID --eof", check_send, verb_send,
           "send ID TEXT | send ID --eof", "Write to the input of a --stdin or --tty job", send_details },
-        { "list", VERB_LIST, 1, 1, NULL, NULL, verb_list,
-          "list [-s SESSION] [--json]", "List jobs (alias: ls)", list_details },
-        { "ls", VERB_LIST, 1, 1, NULL, NULL, verb_list, "ls [-s SESSION] [--json]", NULL, list_details },
+        { "list", VERB_LIST, 1, 1, NULL, check_list, verb_list,
+          "list [-s SESSION] [--status STATUS] [--json]", "List jobs (alias: ls)", list_details },
+        { "ls", VERB_LIST, 1, 1, NULL, check_list, verb_list, "ls [-s SESSION] [--status STATUS] [--json]", NULL,
+          list_details },
         { "wait", VERB_WAIT, 2, VERB_ANY, NULL, NULL, verb_wait,
           "wait ID... [-t DURATION] [--any] [--json]", "Wait for jobs to end", wait_details },
         { "forget", VERB_FORGET, 1, VERB_ANY, NULL, check_forget, verb_forget,
@@ -214,24 +245,33 @@ void print_help(void) {
                "  -H --host=[USER@]HOST          Talk to HOST's system bgrund over ssh\n"
                "     --address=ADDRESS           Talk to bgrund at a D-Bus ADDRESS (a bus, or\n"
                "                                 bgrund --listen's socket: unix:path=/run/bgrun/bus)\n"
+               "     --call-timeout=DURATION     The deadline of each call to bgrund (default 30s);\n"
+               "                                 waiting verbs wait as long as asked, yet end\n"
+               "                                 within it once bgrund stops answering\n"
                "\n"
                "See 'bgrun help VERB' (or 'bgrun VERB --help') for a verb's options and examples.\n"
                "\n"
                "DURATION reads like systemd's: 90, 90s, 500ms, 5min, 1h30min.\n"
                "\n"
-               "Exit status: 0 on success, 1 on failure, 2 on a usage error. run --wait and\n"
-               "wait exit with the job's exit status, 128+N if signal N ended it, 124 if it\n"
-               "timed out.\n"
+               "Exit status: 0 success, 2 usage error, and bgrun's own outcomes:\n"
+               "  240 no such job            244 containment refused\n"
+               "  241 bad input (InvalidArgs) 245 bgrund not reachable, or not answering in time\n"
+               "  242 access denied          246 wait -t: a job still running\n"
+               "  243 a limit                247 any other failure\n"
+               "run --wait and wait exit with the job's exit status (128+N if signal N ended\n"
+               "it, 124 if it timed out); a job may exit with any number, so there --json's\n"
+               "\"error\" is the certain way to tell. With --json, an error is one JSON object on\n"
+               "stdout: {\"error\": \"NoSuchJob\", \"message\": \"...\"}.\n"
                "\n"
-               "Environment: BGRUN_ADDRESS, like --address. With no bus at all, bgrun uses\n"
-               "bgrund --listen's default socket.\n");
+               "Environment: BGRUN_ADDRESS, like --address; BGRUN_CALL_TIMEOUT, like\n"
+               "--call-timeout. With no bus at all, bgrun uses bgrund --listen's default socket.\n");
 }
 
 void print_verb_help(const Verb *verb) {
         printf("bgrun %s\n\n%s", verb->synopsis, verb->details);
         if (verb->dispatch)
-                printf("\nGlobal options (before the verb): --system, --user, -H [USER@]HOST, --address ADDRESS;\n"
-                       "see 'bgrun help'.\n");
+                printf("\nGlobal options (before the verb): --system, --user, -H [USER@]HOST, --address ADDRESS,\n"
+                       "--call-timeout DURATION; exit status: see 'bgrun help'.\n");
 }
 
 const Verb *find_verb(const char *name) {

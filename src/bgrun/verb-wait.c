@@ -102,7 +102,7 @@ int verb_wait(sd_bus *bus, const Args *args) {
                 if (ended_first == SIZE_MAX) {
                         log_error("No job of %zu ended within %s.", n,
                                   args->timeout_string ?: format_duration(buf, sizeof buf, args->timeout_usec));
-                        r = EXIT_FAILURE;
+                        r = BGRUN_EXIT_STILL_RUNNING;
                         goto finish;
                 }
                 if (!args->json) {
@@ -119,8 +119,7 @@ int verb_wait(sd_bus *bus, const Args *args) {
                 if (record_is_running(recs[i])) {
                         log_error("Job %s still running after %s.", id,
                                   args->timeout_string ?: format_duration(buf, sizeof buf, args->timeout_usec));
-                        if (ret == EXIT_SUCCESS)
-                                ret = EXIT_FAILURE;
+                        ret = BGRUN_EXIT_STILL_RUNNING;
                         continue;
                 }
                 if (!args->json) {

@@ -21,6 +21,7 @@ int verb_list(sd_bus *bus, const Args *args);
 int verb_wait(sd_bus *bus, const Args *args);
 int verb_forget(sd_bus *bus, const Args *args);
 int verb_reap(sd_bus *bus, const Args *args);
+int verb_attach(sd_bus *bus, const Args *args);
 
 /* run's COMMAND from the words after --: one is a shell command line, several
  * an argv, each quoted for /bin/sh. */
