@@ -82,8 +82,97 @@ Test(cmdline, too_many_arguments_for_list) {
         expect_usage_error(PARSE("ls", "x"), "Too many arguments for 'ls'. See 'bgrun ls --help'.");
 }
 
-Test(cmdline, json_does_not_apply_to_logs) {
-        expect_usage_error(PARSE("logs", "abc", "--json"), "Option --json does not apply to 'logs'.");
+Test(cmdline, json_does_not_apply_to_send) {
+        expect_usage_error(PARSE("send", "abc", "hi", "--json"), "Option --json does not apply to 'send'.");
+}
+
+/* Issue #25: the command line as a program's interface. */
+Test(cmdline, logs_offset_json_plain) {
+        cr_assert_gt(PARSE("logs", "abc", "--offset", "4096", "--json", "--plain"), 0);
+        cr_assert(args.options_seen & OPTION_OFFSET);
+        cr_assert_eq(args.offset, 4096);
+        cr_assert(args.json && args.plain);
+}
+
+Test(cmdline, logs_offset_is_a_number) {
+        expect_usage_error(PARSE("logs", "abc", "--offset", "-1"),
+                           "Invalid offset '-1' (a byte offset, as next in logs --json).");
+}
+
+Test(cmdline, logs_offset_and_lines_conflict) {
+        expect_usage_error(PARSE("logs", "abc", "--offset", "3", "-n", "2"),
+                           "logs takes --offset N or -n LINES, not both.");
+}
+
+Test(cmdline, logs_follow_json_conflict) {
+        expect_usage_error(PARSE("logs", "abc", "-f", "--json"),
+                           "logs --json gives what there is now, with next to go on from: call it again with "
+                           "--offset NEXT instead of -f.");
+}
+
+Test(cmdline, list_status) {
+        cr_assert_gt(PARSE("list", "--status", "running", "--json"), 0);
+        cr_assert_str_eq(args.status, "running");
+}
+
+Test(cmdline, list_status_unknown) {
+        expect_usage_error(PARSE("list", "--status", "gone"),
+                           "Unknown status 'gone' (running, exited, killed, timed_out, failed).");
+}
+
+Test(cmdline, open_stdin) {
+        cr_assert_gt(PARSE("run", "--open-stdin", "--", "cat"), 0);
+        cr_assert(args.open_stdin);
+}
+
+Test(cmdline, open_stdin_and_stdin_conflict) {
+        expect_usage_error(PARSE("run", "--open-stdin", "--stdin", "--", "cat"),
+                           "--open-stdin cannot go with --stdin or --tty (it forwards nothing; bgrun send writes "
+                           "the input).");
+}
+
+Test(cmdline, env_allow_repeats) {
+        cr_assert_gt(PARSE("run", "--env-allow", "GH_PAT", "--env-allow=SSH_AUTH_SOCK", "--", "true"), 0);
+        cr_assert_eq(args.n_env_allow, 2);
+        cr_assert_str_eq(args.env_allow[0], "GH_PAT");
+        cr_assert_str_eq(args.env_allow[1], "SSH_AUTH_SOCK");
+        cr_assert_null(args.env_allow[2]);
+}
+
+Test(cmdline, env_allow_takes_a_name) {
+        expect_usage_error(PARSE("run", "--env-allow", "A=b", "--", "true"),
+                           "--env-allow takes a variable's NAME, not 'A=b'.");
+}
+
+Test(cmdline, env_allow_and_clean_env_conflict) {
+        expect_usage_error(PARSE("run", "--env-allow", "A", "--clean-env", "--", "true"),
+                           "--env-allow cannot go with --clean-env (which passes none of this environment; use "
+                           "-E NAME=VALUE).");
+}
+
+Test(cmdline, call_timeout) {
+        cr_assert_gt(PARSE("--call-timeout", "2s", "list"), 0);
+        cr_assert_eq(args.call_timeout_usec, 2 * USEC_PER_SEC);
+}
+
+Test(cmdline, call_timeout_from_the_environment_and_overridden) {
+        setenv("BGRUN_CALL_TIMEOUT", "5s", 1);
+        cr_assert_gt(PARSE("list"), 0);
+        cr_assert_eq(args.call_timeout_usec, 5 * USEC_PER_SEC);
+        args_done(&args);
+        cr_assert_gt(PARSE("list", "--call-timeout=1s"), 0);
+        cr_assert_eq(args.call_timeout_usec, USEC_PER_SEC);
+        unsetenv("BGRUN_CALL_TIMEOUT");
+}
+
+Test(cmdline, call_timeout_zero) {
+        expect_usage_error(PARSE("--call-timeout", "0", "list"), "--call-timeout must be more than 0 (e.g. 30s).");
+}
+
+Test(cmdline, attach_takes_one_id) {
+        cr_assert_gt(PARSE("attach", "abc"), 0);
+        cr_assert_str_eq(args.verb->name, "attach");
+        expect_usage_error(PARSE("attach"), "Missing job ID: bgrun attach ID");
 }
 
 Test(cmdline, property_does_not_apply_to_wait) {
