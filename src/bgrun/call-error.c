@@ -159,6 +159,14 @@ int call_failure(int exit_code, const char *name, int r, const char *format, ...
         return r < 0 ? r : -EIO;
 }
 
+void call_failure_record(int exit_code, const char *name, const char *message) {
+        if (failure.exit_code != 0)
+                return;
+        failure.exit_code = exit_code;
+        failure.name = strdup(name);
+        failure.message = strdup(message);
+}
+
 int call_failure_exit_code(void) {
         return failure.exit_code;
 }

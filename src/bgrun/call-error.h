@@ -23,6 +23,8 @@ const char *bus_error_last_name(const sd_bus_error *error, int r);
  * its exit status, name and line for main() and --json. Returns r, or -EIO
  * if r is not negative. */
 int call_failure(int exit_code, const char *name, int r, const char *format, ...) _printf_(4, 5);
+/* The same for a failure said already in a line of its own. */
+void call_failure_record(int exit_code, const char *name, const char *message);
 /* The exit status of the failure told, 0 if none was. */
 int call_failure_exit_code(void);
 /* {"error": NAME, "message": LINE} on stdout: the failure told, or for r

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <systemd/sd-bus.h>
 
 #include "call-error.h"
@@ -29,10 +30,9 @@ static int run(Args *args, int argc, char *argv[]) {
 
         r = bus_connect(&args->target, &bus);
         if (r < 0) {
-                /* Said already: bgrund cannot be reached. */
-                if (r != -ENOMEM && call_failure_exit_code() == 0)
-                        return call_failure(BGRUN_EXIT_UNREACHABLE, bus_error_last_name(NULL, r), r,
-                                            "Could not reach bgrund.");
+                /* Said already, in one line: bgrund cannot be reached. */
+                if (r != -ENOMEM)
+                        call_failure_record(BGRUN_EXIT_UNREACHABLE, bus_error_last_name(NULL, r), strerror(-r));
                 return r;
         }
 
