@@ -2,7 +2,7 @@
 # fish completion for bgrun(1): verbs, options, -p properties, durations,
 # signals, sessions and job ids (from `bgrun list --json`).
 
-set -l bgrun_verbs run status show logs stop kill send list ls wait forget reap help
+set -l bgrun_verbs run status show logs attach stop kill send list ls wait forget reap help
 
 # The bus options given before the verb, for the bgrun list that finds ids.
 function __bgrun_bus_args
@@ -89,12 +89,14 @@ complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -l user -d '
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -l system -d 'Talk to the system bgrund'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -s H -l host -x -a '(__fish_print_hostnames)' -d 'Another host, over SSH'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -l address -x -a 'unix:path=/run/bgrun/bus' -d 'A D-Bus address'
+complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -l call-timeout -x -a '(__bgrun_durations)' -d 'The deadline of each call to bgrund'
 complete -c bgrun -s h -l help -d 'Show the help'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -l version -d 'Show the version'
 
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a run -d 'Start a command as a background job'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a 'status show' -d "Show a job's record"
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a logs -d "Print a job's output"
+complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a attach -d "A --tty job's terminal, again"
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a stop -d 'End jobs gracefully'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a kill -d 'End jobs at once'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a send -d "Write to a job's standard input"
@@ -112,20 +114,25 @@ complete -c bgrun -n '__bgrun_verb_is run' -s t -l timeout -x -a '(__bgrun_durat
 complete -c bgrun -n '__bgrun_verb_is run' -s E -l setenv -x -a '(set -xn | string replace -r "\$" "=")' -d 'Set an environment variable'
 complete -c bgrun -n '__bgrun_verb_is run' -s p -l property -x -a '(__bgrun_properties)' -d 'Set a Launch option'
 complete -c bgrun -n '__bgrun_verb_is run' -l clean-env -d "Pass none of the caller's environment"
+complete -c bgrun -n '__bgrun_verb_is run' -l env-allow -x -a '(set -xn)' -d 'Pass a variable the rules drop'
 complete -c bgrun -n '__bgrun_verb_is run' -l stdin -d 'Forward standard input to the job'
+complete -c bgrun -n '__bgrun_verb_is run' -l open-stdin -d 'Keep the input open for bgrun send'
 complete -c bgrun -n '__bgrun_verb_is run' -l tty -d 'Run on a terminal attached to this one'
 complete -c bgrun -n '__bgrun_verb_is run' -l wait -d "Stream the output, exit with the job's status"
 complete -c bgrun -n '__bgrun_verb_is run' -l strict-limits -d 'Refuse the job if a limit cannot be enforced'
 complete -c bgrun -n '__bgrun_verb_is run' -s q -l quiet -d 'Do not say which job runs'
-complete -c bgrun -n '__bgrun_verb_is run status show kill list ls wait reap' -l json -d 'Print JSON'
+complete -c bgrun -n '__bgrun_verb_is run status show logs kill list ls wait reap' -l json -d 'Print JSON'
 
 # Job ids.
 complete -c bgrun -n '__bgrun_verb_is status show logs wait' -a '(__bgrun_jobs)'
-complete -c bgrun -n '__bgrun_verb_is stop kill send' -a '(__bgrun_jobs running)'
+complete -c bgrun -n '__bgrun_verb_is stop kill send attach' -a '(__bgrun_jobs running)'
 complete -c bgrun -n '__bgrun_verb_is forget' -a '(__bgrun_jobs ended)'
 
 complete -c bgrun -n '__bgrun_verb_is logs' -s f -l follow -d 'Keep printing until the job ends'
 complete -c bgrun -n '__bgrun_verb_is logs' -s n -l lines -x -d 'Only the last lines'
+complete -c bgrun -n '__bgrun_verb_is logs' -l offset -x -d 'From this byte of the output'
+complete -c bgrun -n '__bgrun_verb_is logs' -l plain -d "Without a terminal's control sequences"
+complete -c bgrun -n '__bgrun_verb_is list ls' -l status -x -a 'running exited killed timed_out failed' -d 'Only jobs in this status'
 complete -c bgrun -n '__bgrun_verb_is stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2 ALRM' -d 'The signal to send first'
 complete -c bgrun -n '__bgrun_verb_is stop' -l grace -x -a '(__bgrun_durations)' -d 'How long to wait before cgroup.kill'
 complete -c bgrun -n '__bgrun_verb_is kill list ls forget' -s s -l session -x -a '(__bgrun_sessions)' -d 'One session'
