@@ -208,3 +208,16 @@ test_attach_gives_back_a_tty_jobs_terminal() {
 	expect_fail bgrun attach "$plain"
 	assert_contains "$ERR_OUT" "not started with --tty"
 }
+
+test_readme_from_a_program_runs() {
+	local readme out
+	readme=$(dirname "${BASH_SOURCE[0]}")/../../README.md
+	# The first sh block of "### From a program".
+	awk '/^### From a program/ {sec=1} sec && /^```sh/ {grab=1; next} grab && /^```/ {exit} grab' "$readme" >prog.sh
+	(($(wc -l <prog.sh) >= 10)) || fail "no example in the README's From a program: $(cat prog.sh)"
+	out=$(timeout 60 bash prog.sh 2>&1) || fail "the example failed: $out"
+	assert_contains "$out" "got hello" "the job's output, polled by offset"
+	assert_contains "$out" "exit 0" "wait's status"
+	assert_contains "$out" '"exit_code": 0' "list --status exited --json"
+	bgrun forget --ended -s ci >/dev/null
+}
