@@ -15,6 +15,15 @@
 #include "macro.h"
 #include "time-util.h"
 
+sd_bus *bus_close(sd_bus *bus) {
+        /* sd_bus_flush() waits, without end, for a connection still being
+         * set up to be set up (a stopped bgrund --listen): flush only one
+         * that is. */
+        if (bus && sd_bus_is_ready(bus) > 0)
+                (void) sd_bus_flush(bus);
+        return sd_bus_close_unref(bus);
+}
+
 static BusReached reached = REACHED_SYSTEM_BUS;
 static const char *reached_where = NULL; /* the host or the address */
 
@@ -24,18 +33,21 @@ BusReached bus_reached(const char **ret_where) {
         return reached;
 }
 
-/* sd-bus waits for the authentication (and a bus' Hello) with timeouts of
- * its own (90 s, 25 s) and, before it is ready, heeds no call's timeout:
- * the setup gets the deadline here, and any call sd-bus makes on its own
- * (Hello, a call given no timeout) the deadline too. -ETIMEDOUT when the
- * peer does not answer in time (a bgrund --listen that is stopped). */
-static int bus_setup_deadline(sd_bus *bus) {
+/* Any call sd-bus makes on its own (Hello, a call given no timeout) gets
+ * the deadline. (While it authenticates, sd-bus heeds no call's timeout:
+ * pending_call_reply() keeps the deadline itself.) */
+static int bus_set_deadline(sd_bus *bus) {
+        return sd_bus_set_method_call_timeout(bus, call_deadline_usec());
+}
+
+/* Waits until the connection is set up (authenticated, and on a bus
+ * Hello answered), within the deadline: sd-bus alone would wait for the
+ * authentication up to 90 s. -ETIMEDOUT when the peer does not answer in
+ * time. Only where the answer is needed before any call: it costs a round
+ * trip that a call sent at once would share. */
+static int bus_wait_ready(sd_bus *bus) {
         uint64_t deadline = now_monotonic_usec() + call_deadline_usec();
         int r;
-
-        r = sd_bus_set_method_call_timeout(bus, call_deadline_usec());
-        if (r < 0)
-                return r;
 
         for (;;) {
                 uint64_t now;
@@ -58,7 +70,7 @@ static int bus_setup_deadline(sd_bus *bus) {
 }
 
 static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(bus_closep) sd_bus *bus = NULL;
         int r;
 
         r = sd_bus_new(&bus);
@@ -70,10 +82,10 @@ static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) 
         r = sd_bus_set_bus_client(bus, bus_client);
         if (r < 0)
                 return r;
-        r = sd_bus_start(bus);
+        r = bus_set_deadline(bus);
         if (r < 0)
                 return r;
-        r = bus_setup_deadline(bus);
+        r = sd_bus_start(bus);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(bus);
@@ -84,12 +96,14 @@ static int bus_open_address(const char *address, bool bus_client, sd_bus **ret) 
  * peer, which does not know Hello). Try a bus; if the peer turns Hello down,
  * it is bgrund itself. */
 static int bus_open_any_address(const char *address, sd_bus **ret) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(bus_closep) sd_bus *bus = NULL;
         const char *unique;
         int r;
 
         /* Ready only once Hello was answered. */
         r = bus_open_address(address, true, &bus);
+        if (r >= 0)
+                r = bus_wait_ready(bus);
         if (r >= 0)
                 r = sd_bus_get_unique_name(bus, &unique);
         if (r >= 0) {
@@ -101,7 +115,7 @@ static int bus_open_any_address(const char *address, sd_bus **ret) {
                 return r;
 
         log_debug_errno(r, "No bus at %s (Hello: %m), talking to bgrund directly.", address);
-        bus = sd_bus_flush_close_unref(bus);
+        bus = bus_close(bus);
         reached = REACHED_LISTEN;
         return bus_open_address(address, false, ret);
 }
@@ -162,7 +176,7 @@ static const char *address_from_environment(void) {
 }
 
 int bus_connect(const BusTarget *target, sd_bus **ret) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(bus_closep) sd_bus *bus = NULL;
         static char *fallback = NULL;
         const char *address = target->address;
         int r;
@@ -172,7 +186,7 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 reached_where = target->host;
                 r = sd_bus_open_system_remote(&bus, target->host);
                 if (r >= 0)
-                        r = bus_setup_deadline(bus);
+                        r = bus_set_deadline(bus);
                 if (r < 0)
                         return log_remote_unreachable(target->host, r);
                 *ret = TAKE_PTR(bus);
@@ -203,7 +217,7 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
                 r = sd_bus_open_system(&bus);
         }
         if (r >= 0)
-                r = bus_setup_deadline(bus);
+                r = bus_set_deadline(bus);
         if (r >= 0) {
                 r = daemon_check_start(bus);
                 if (r < 0)

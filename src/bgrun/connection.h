@@ -32,6 +32,13 @@ typedef struct BusTarget {
  * was given; with no bus at all, the default socket of bgrund --listen. */
 int bus_connect(const BusTarget *target, sd_bus **ret);
 
+/* Closes and unrefs bus, flushing what it has to send first if it is set
+ * up (never waiting for a setup that does not come). Returns NULL. */
+sd_bus *bus_close(sd_bus *bus);
+static inline void bus_closep(sd_bus **bus) {
+        bus_close(*bus);
+}
+
 /* The uid bgrund takes this connection's calls to come from. */
 int bus_caller_uid(sd_bus *bus, uid_t *ret);
 

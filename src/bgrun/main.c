@@ -19,7 +19,7 @@
 #include "macro.h"
 
 static int run(Args *args, int argc, char *argv[]) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(bus_closep) sd_bus *bus = NULL;
         int r;
 
         r = parse_argv(args, argc, argv);

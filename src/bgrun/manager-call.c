@@ -121,12 +121,17 @@ static int ping_step(sd_bus *bus, Ping *p, uint64_t *ret_wait) {
 }
 
 int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_message **ret_reply) {
-        _cleanup_(ping_done) Ping ping = { .next = now_monotonic_usec() + call_ping_interval_usec() };
+        uint64_t start = now_monotonic_usec();
+        _cleanup_(ping_done) Ping ping = { .next = start + call_ping_interval_usec() };
         bool pinging = c->timeout > call_deadline_usec();
+        /* sd-bus heeds no call's timeout while it authenticates (a stopped
+         * bgrund --listen): the deadline is kept here too. */
+        uint64_t end = c->timeout == USEC_INFINITY || c->timeout > USEC_INFINITY - start ? USEC_INFINITY
+                                                                                          : start + c->timeout;
         int r;
 
         while (!c->reply) {
-                uint64_t wait = UINT64_MAX;
+                uint64_t wait = UINT64_MAX, now;
 
                 r = sd_bus_process(bus, NULL);
                 if (r < 0)
@@ -148,6 +153,15 @@ int pending_call_reply(sd_bus *bus, PendingCall *c, sd_bus_error *error, sd_bus_
                         if (r < 0)
                                 return r;
                         wait = MIN(wait, 100 * USEC_PER_MSEC);
+                }
+                now = now_monotonic_usec();
+                if (end != USEC_INFINITY) {
+                        /* A little after sd-bus' own timeout, which says it when it can. */
+                        uint64_t at = end + 50 * USEC_PER_MSEC;
+                        if (now >= at)
+                                return sd_bus_error_setf(error, SD_BUS_ERROR_NO_REPLY,
+                                                         "bgrund did not answer within the call's deadline");
+                        wait = MIN(wait, at - now);
                 }
 
                 r = sd_bus_wait(bus, wait);

@@ -36,7 +36,7 @@ static int forget_one(sd_bus *bus, const char *id, bool quiet_if_gone) {
 static int forget_ended(sd_bus *bus, const Args *args) {
         _cleanup_(pages_done) Pages pages = {};
         _cleanup_free_ JobListEntry *jobs = NULL;
-        size_t n = 0, forgotten = 0;
+        size_t n = 0, k = 0, forgotten = 0;
         uint64_t now = now_realtime_usec();
         int ret = EXIT_SUCCESS, r;
 
@@ -49,21 +49,24 @@ static int forget_ended(sd_bus *bus, const Args *args) {
         if (r < 0)
                 return r;
 
+        for (size_t i = 0; i < n; i++)
+                if (!streq(jobs[i].status, "running"))
+                        jobs[k++] = jobs[i];
+        n = k;
+
+        /* An admin sees every user's jobs; --ended is the caller's own, as
+         * KillSession is: the records say whose (Gets sent together). */
+        r = list_get_records(bus, jobs, n);
+        if (r < 0) {
+                job_records_done(jobs, n);
+                return r;
+        }
+
         for (size_t i = 0; i < n; i++) {
-                _cleanup_json_ json_object *rec = NULL;
+                json_object *rec = jobs[i].record;
                 uint64_t owner, finished_at;
 
-                if (streq(jobs[i].status, "running"))
-                        continue;
-
-                /* An admin sees every user's jobs; --ended is the caller's
-                 * own, as KillSession is. */
-                r = get_record(bus, jobs[i].id, &rec);
-                if (r < 0) {
-                        ret = r;
-                        continue;
-                }
-                if (record_is_running(rec) || !dict_get_uint(rec, &record_keys[RECORD_KEY_OWNER], &owner) ||
+                if (!rec || record_is_running(rec) || !dict_get_uint(rec, &record_keys[RECORD_KEY_OWNER], &owner) ||
                     owner != (uint64_t) uid)
                         continue;
 
@@ -79,6 +82,7 @@ static int forget_ended(sd_bus *bus, const Args *args) {
                 }
                 forgotten += r;
         }
+        job_records_done(jobs, n);
 
         printf("Forgot %zu ended job%s.\n", forgotten, forgotten == 1 ? "" : "s");
         return ret;

@@ -221,3 +221,27 @@ test_readme_from_a_program_runs() {
 	assert_contains "$out" '"exit_code": 0' "list --status exited --json"
 	bgrun forget --ended -s ci >/dev/null
 }
+
+# A stopped bgrund --listen: the authentication is with bgrund itself, and
+# sd-bus heeds no call's timeout until it is done.
+test_stopped_listen_socket_exits_within_the_deadline() {
+	local bgrund pid start rc
+	bgrund=$(systemctl show -P ExecStart bgrund.service | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
+	[[ -x $bgrund ]] || fail "no bgrund found from bgrund.service: $bgrund"
+	mkdir -p state
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/no-bus-here "$bgrund" --listen="unix:path=$PWD/p2p.sock" \
+		--state-dir="$PWD/state" --containment-mode=report-only 2>bgrund.log &
+	pid=$!
+	trap 'kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+	wait_until 10 test -S p2p.sock || fail "bgrund --listen did not listen: $(cat bgrund.log)"
+	bgrun --address "unix:path=$PWD/p2p.sock" list >/dev/null || fail "list over p2p"
+	kill -STOP "$pid"
+	start=$(date +%s%N)
+	timeout 60 bgrun --call-timeout 2s --address "unix:path=$PWD/p2p.sock" list >/dev/null 2>err; rc=$?
+	assert_eq 245 "$rc" "list over a stopped bgrund --listen ($(cat err))"
+	assert_le "$(ms_since "$start")" 4000 "ms it took, deadline 2 s"
+	start=$(date +%s%N)
+	BGRUN_ADDRESS="unix:path=$PWD/p2p.sock" timeout 60 bgrun --call-timeout 2s run -- true >/dev/null 2>err; rc=$?
+	assert_eq 245 "$rc" "run over a stopped bgrund --listen ($(cat err))"
+	assert_le "$(ms_since "$start")" 4000 "ms run took"
+}

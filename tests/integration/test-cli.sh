@@ -200,7 +200,7 @@ test_kill_session_answer_reads_right_for_one_and_many() {
 test_an_id_no_job_could_have_says_what_an_id_is() {
 	set +e
 	err=$(bgrun status '' 2>&1 >/dev/null)
-	assert_eq 1 "$?" "exit status of status ''"
+	assert_eq 240 "$?" "exit status of status '' (no such job)"
 	assert_eq 'bgrun: No job has the id "": a job id is 10 characters of [a-z0-9].' "$err" "status ''"
 	err=$(bgrun kill 'NOT-AN-ID' 2>&1 >/dev/null)
 	assert_eq 'bgrun: No job has the id "NOT-AN-ID": a job id is 10 characters of [a-z0-9].' "$err" "kill NOT-AN-ID"
@@ -215,7 +215,7 @@ test_access_denied_is_said_once() {
 	ensure_user alice
 	set +e
 	err=$(as_user alice "$(command -v bgrun)" run -C / -p User=root -- true 2>&1 >/dev/null)
-	assert_eq 1 "$?" "exit status of a denied launch"
+	assert_eq 242 "$?" "exit status of a denied launch (access denied)"
 	assert_eq "bgrun: Access denied: only root may run a job as another user" "$err" "alice's launch as root"
 }
 
@@ -596,7 +596,7 @@ test_user_instance_with_a_bad_config_fails_within_5s() {
 	' 2>&1)
 	rc=$(sed -n 's/^rc=\([0-9]*\) .*/\1/p' <<<"$out")
 	ms=$(sed -n 's/.* ms=\([0-9]*\)$/\1/p' <<<"$out")
-	assert_eq 1 "$rc" "exit status of bgrun --user list: $out"
+	assert_eq 245 "$rc" "exit status of bgrun --user list (not reachable): $out"
 	assert_le "$ms" 5000 "ms until bgrun --user list failed"
 	assert_contains "$out" "ContainmentMode" "the reason"
 	assert_contains "$out" "journalctl --user -u bgrund" "where to look"
