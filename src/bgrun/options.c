@@ -190,7 +190,7 @@ const Option options[] = {
         SWITCH("eof", 0, OPTION_EOF, VERB_SEND, eof),
         SWITCH("strict-limits", 0, OPTION_STRICT_LIMITS, VERB_RUN, strict_limits),
         VALUE("offset", 0, OPTION_OFFSET, VERB_LOGS, parse_offset),
-        SWITCH("plain", 0, OPTION_PLAIN, VERB_LOGS | VERB_ATTACH, plain),
+        SWITCH("plain", 0, OPTION_PLAIN, VERB_LOGS, plain),
         SWITCH("open-stdin", 0, OPTION_OPEN_STDIN, VERB_RUN, open_stdin),
         VALUE("status", 0, OPTION_STATUS, VERB_LIST, parse_status),
         VALUE("env-allow", 0, OPTION_ENV_ALLOW, VERB_RUN, parse_env_allow),

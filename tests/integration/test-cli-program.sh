@@ -225,16 +225,23 @@ test_readme_from_a_program_runs() {
 # A stopped bgrund --listen: the authentication is with bgrund itself, and
 # sd-bus heeds no call's timeout until it is done.
 test_stopped_listen_socket_exits_within_the_deadline() {
-	local bgrund pid start rc
+	local bgrund pid start rc out dir
 	bgrund=$(systemctl show -P ExecStart bgrund.service | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
 	[[ -x $bgrund ]] || fail "no bgrund found from bgrund.service: $bgrund"
+	# A directory of its own: the tests share their working directory.
+	dir=$(mktemp -d "$PWD/stopped-listen.XXXXXX")
+	cd "$dir" || fail "cd $dir"
 	mkdir -p state
 	DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/no-bus-here "$bgrund" --listen="unix:path=$PWD/p2p.sock" \
 		--state-dir="$PWD/state" --containment-mode=report-only 2>bgrund.log &
 	pid=$!
-	trap 'kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+	trap 'kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 	wait_until 10 test -S p2p.sock || fail "bgrund --listen did not listen: $(cat bgrund.log)"
 	bgrun --address "unix:path=$PWD/p2p.sock" list >/dev/null || fail "list over p2p"
+	# Waiting longer than the deadline while bgrund answers: its pings are answered there too.
+	out=$(timeout 60 bgrun --call-timeout 1s --address "unix:path=$PWD/p2p.sock" run --wait -q -- 'sleep 3; echo done') ||
+		fail "run --wait of 3 s with a 1 s deadline over p2p: $out"
+	assert_eq done "$out" "the job's output"
 	kill -STOP "$pid"
 	start=$(date +%s%N)
 	timeout 60 bgrun --call-timeout 2s --address "unix:path=$PWD/p2p.sock" list >/dev/null 2>err; rc=$?
