@@ -6,8 +6,14 @@
 # job's spec.json, by its supervisor; one before its end is told, of its
 # result.json; never grant.json or run.json.
 
-# Idle: with no job yet, its command line holds the placeholder where an id goes.
-pooled_supervisors() { pgrep -f 'bgrun-supervisor --job -{10} ' || true; }
+# Idle: with no job yet, its command line holds the placeholder where an id
+# goes. bgrund.service's own (its children): another test's bgrund --listen
+# keeps a pool of its own.
+pooled_supervisors() {
+	local main
+	main=$(bgrund_pid) || return 0
+	pgrep -P "$main" -f 'bgrun-supervisor --job -{10} ' || true
+}
 pool_holds() { test "$(pooled_supervisors | wc -l)" "$@"; } # pool_holds -ge 1
 
 # fsync_trace OUT SECONDS [END]: follow bgrund and its idle supervisors with
