@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* bgrun mcp: the verb, between the command line and the server. */
+/* bgrun mcp: the verb, between the command line and the server (its code
+ * is in mcp/, which includes this folder and not the other way round). */
 
 #include <systemd/sd-bus.h>
 
