@@ -84,6 +84,10 @@ const scenarios = {
     r = await call("run", { command: "printf 'a\\377b\\n'" });
     check(r.structuredContent.output === "a\ufffdb\n", "run: bytes that are not UTF-8 are replaced", r);
 
+    r = await call("run", { command: "printf '\\033[1mbold\\033[0m\\n50%%\\r100%%\\n'", tty: true });
+    check(r.structuredContent.output === "bold\n100%\n", "run: a tty job's output as logs --plain gives it",
+      r.structuredContent);
+
     // A long output: the head, one marker, the tail, and the middle by offset.
     r = await call("run", { command: "seq 1 20000" });
     const out = r.structuredContent.output;

@@ -15,6 +15,7 @@
 #include "mcp-output.h"
 #include "record.h"
 #include "run-env.h"
+#include "terminal-text.h"
 #include "time-util.h"
 #include "verbs.h"
 
@@ -94,16 +95,40 @@ int mcp_read_output(McpCall *c, McpStep after) {
         return read_chunk(c, c->offset, head_n, on_head);
 }
 
-/* The seam for a terminal job's output: once src/basic/terminal-text.h (the
- * filter of bgrun logs --plain) is there, a tty job's output goes through it
- * here. Until then it is passed as it is (valid UTF-8 all the same). */
 static bool record_is_tty(json_object *rec) {
         const char *stdin_kind = dict_get_string(rec, &record_keys[RECORD_KEY_STDIN]);
         return stdin_kind && streq(stdin_kind, "tty");
 }
 
+/* A terminal job's output as bgrun logs --plain gives it: without the
+ * control sequences that only made the terminal draw it. Each chunk is
+ * filtered on its own: the head and the tail are apart anyway. */
+static int plain_text(uint8_t **data, size_t *n) {
+        _cleanup_free_ TerminalText *t = malloc(sizeof(TerminalText));
+        uint8_t *out;
+        size_t k;
+
+        if (!t || *n > SIZE_MAX - TERMINAL_TEXT_OUT_MAX(0) - TERMINAL_TEXT_LINE_MAX)
+                return -ENOMEM;
+        out = malloc(TERMINAL_TEXT_OUT_MAX(*n) + TERMINAL_TEXT_LINE_MAX);
+        if (!out)
+                return -ENOMEM;
+        terminal_text_init(t);
+        k = terminal_text_feed(t, *data, *n, (char *) out);
+        k += terminal_text_flush(t, (char *) out + k);
+        free(*data);
+        *data = out;
+        *n = k;
+        return 0;
+}
+
 int mcp_output_text(McpCall *c, char **ret, size_t *ret_len) {
-        OutputChunks chunks = {
+        OutputChunks chunks;
+
+        if (record_is_tty(c->record) && c->head &&
+            (plain_text(&c->head, &c->head_n) < 0 || (c->tail_n > 0 && plain_text(&c->tail, &c->tail_n) < 0)))
+                return -ENOMEM;
+        chunks = (OutputChunks) {
                 .head = c->head ?: (const uint8_t *) "",
                 .head_n = c->head_n,
                 .head_offset = c->offset,
@@ -111,8 +136,6 @@ int mcp_output_text(McpCall *c, char **ret, size_t *ret_len) {
                 .tail_n = c->tail_n,
                 .tail_offset = c->tail_offset,
         };
-
-        (void) record_is_tty(c->record);
         return mcp_output_format(&chunks, c->server->options.output_limit, ret, ret_len);
 }
 
