@@ -187,6 +187,8 @@ int jsonrpc_parse(const char *line, size_t len, JsonRpcMessage *ret, json_object
                 if (has_id && (json_object_object_get_ex(root, "result", NULL) ||
                                json_object_object_get_ex(root, "error", NULL))) {
                         *ret = (JsonRpcMessage) { .kind = JSONRPC_RESPONSE, .id = id, .root = TAKE_PTR(root) };
+                        json_object_put(*ret_id);
+                        *ret_id = NULL;
                         return 0;
                 }
                 *ret_error = "Invalid Request: no \"method\"";
