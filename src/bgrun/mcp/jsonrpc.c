@@ -20,6 +20,8 @@ void line_reader_done(LineReader *r) {
 }
 
 static int buffer_append(LineReader *r, const char *data, size_t n) {
+        if (n == 0)
+                return 0; /* an empty line: there may be no buffer yet */
         if (r->len + n > r->cap) {
                 size_t cap = r->cap ? r->cap * 2 : 4096;
                 char *b;
