@@ -158,3 +158,40 @@ test_mcp_user_instance_with_the_sdk_environment() {
 	assert_contains "$out" "ok - run through the README's command line"
 	assert_contains "$out" "MECHANISM systemd"
 }
+
+# initialize answers the client's version when it has it, else its newest;
+# output schemas and structuredContent only from 2025-06-18 on.
+test_mcp_version_negotiation() {
+	local ans
+	ans=$({
+		echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+		echo '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{"command":"echo hi"}}}'
+		sleep 3
+	} | bgrun mcp 2>/dev/null)
+	assert_eq 2024-11-05 "$(jq -r 'select(.id == 1) | .result.protocolVersion' <<<"$ans")" "the client's version"
+	assert_eq 0 "$(jq -s '[.[] | select(.id == 2) | .result.tools[] | select(has("outputSchema"))] | length' <<<"$ans")" \
+		"no outputSchema in 2024-11-05"
+	assert_eq false "$(jq 'select(.id == 3) | .result | has("structuredContent")' <<<"$ans")" \
+		"no structuredContent in 2024-11-05"
+	assert_contains "$(jq -r 'select(.id == 3) | .result.content[0].text' <<<"$ans")" "hi"
+	ans=$(echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}' | bgrun mcp 2>/dev/null)
+	assert_eq 2025-11-25 "$(jq -r .result.protocolVersion <<<"$ans")" "an unknown version: the newest"
+}
+
+# A call to bgrund past the deadline (BGRUN_CALL_TIMEOUT) is the tool's
+# error, and the server goes on.
+test_mcp_call_deadline_is_an_iserror_result() {
+	local ans
+	ans=$({
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 1
+		echo '{"jsonrpc":"2.0","id":2,"method":"ping"}'
+		sleep 0.5
+	} | BGRUN_CALL_TIMEOUT=1us bgrun mcp 2>/dev/null)
+	assert_eq true "$(jq 'select(.id == 1) | .result.isError' <<<"$ans")" "isError"
+	assert_contains "$(jq -r 'select(.id == 1) | .result.content[0].text' <<<"$ans")" "did not answer ListJobsPaged"
+	assert_eq '{}' "$(jq -c 'select(.id == 2) | .result' <<<"$ans")" "ping after it"
+	echo '' | BGRUN_CALL_TIMEOUT=soon bgrun mcp 2>&1 && fail "a bad BGRUN_CALL_TIMEOUT was taken"
+	true
+}

@@ -159,7 +159,7 @@ int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step) 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = m;
         int r;
 
-        c->method = sd_bus_message_get_member(m);
+        snprintf(c->method, sizeof c->method, "%s", sd_bus_message_get_member(m) ?: "?");
         c->step = step;
         r = sd_bus_call_async(c->server->bus, &c->slot, msg, on_reply, c,
                               timeout ?: c->server->call_timeout_usec);

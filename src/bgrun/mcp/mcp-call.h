@@ -27,7 +27,7 @@ struct McpCall {
         McpArgs args;
 
         sd_bus_slot *slot;             /* the bus call in flight */
-        const char *method;            /* its name, for messages */
+        char method[32];               /* its name, for messages (the message is gone by then) */
         McpStep step;                  /* what its answer goes to */
 
         uint64_t started;              /* CLOCK_MONOTONIC µs */
