@@ -36,7 +36,7 @@ test_mcp_every_tool_through_the_sdk() {
 test_mcp_as_a_user_on_the_system_instance() {
 	setup_users
 	local out
-	out=$(cd /home/alice && as_user alice env HOME=/home/alice PATH="$PATH" ${BGRUN_MCP_NO_BIND:+BGRUN_MCP_NO_BIND=1} node "$MCP_DIR/client.mjs" basic -- bgrun mcp 2>&1) \
+	out=$(cd /home/alice && as_user alice env HOME=/home/alice PATH="$PATH" node "$MCP_DIR/client.mjs" basic -- bgrun mcp 2>&1) \
 		|| fail "as alice: $out"
 	assert_contains "$out" "ok - run through the README's command line"
 }
@@ -71,6 +71,7 @@ test_mcp_keep_jobs_leaves_them_running() {
 	id=$(job_in <(echo "$out"))
 	sleep 1
 	assert_eq running "$(job_status "$id")" "job of --keep-jobs after the client went away"
+	assert_eq false "$(jget "$id" .bind_to_caller)" "a job of --keep-jobs is not bound"
 	assert_eq mcp-kept "$(mcp_session_of "$id")" "session of -s"
 	bgrun kill "$id" >/dev/null
 }
@@ -91,6 +92,7 @@ signal_server() {
 	id=$(job_in "$out")
 	[[ -n $pid && -n $id ]] || fail "the client said no pid or job: $(cat "$out")"
 	assert_eq running "$(job_status "$id")" "job before the server got $1"
+	assert_eq true "$(jget "$id" .bind_to_caller)" "the job is bound to the server"
 	kill -s "$1" "$pid"
 	wait_until 15 bash -c "[[ \$(bgrun status $id --json | jq -r .status) == killed ]]" \
 		|| fail "job $id still $(job_status "$id") after the server got $1"
@@ -98,11 +100,9 @@ signal_server() {
 
 test_mcp_sigterm_stops_its_jobs() { signal_server TERM; }
 test_mcp_sighup_stops_its_jobs() { signal_server HUP; }
+test_mcp_sigint_stops_its_jobs() { signal_server INT; }
 # Needs bgrund's BindToCaller: nothing of the server runs after SIGKILL.
-test_mcp_sigkill_stops_its_jobs() {
-	[[ -z ${BGRUN_MCP_NO_BIND:-} ]] || fail "BGRUN_MCP_NO_BIND is set: jobs are not bound"
-	signal_server KILL
-}
+test_mcp_sigkill_stops_its_jobs() { signal_server KILL; }
 
 # raw_lines FILE: what bgrun mcp answers to the lines in FILE, one JSON a line.
 raw_answers() { bgrun mcp <"$1" 2>/dev/null; }

@@ -10,7 +10,7 @@
 // that leave a job for the shell to look at print "JOB <id>" and
 // "SERVER_PID <pid>".
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const [scenario, dashes, command, ...args] = process.argv.slice(2);
 if (!scenario || dashes !== "--" || !command) {
@@ -27,10 +27,8 @@ function check(cond, what, seen) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// The SDK's default environment, as an agent starts the server. TEMPORARY:
-// BGRUN_MCP_NO_BIND passes through, for a bgrund without BindToCaller yet.
-const env = process.env.BGRUN_MCP_NO_BIND ? { ...getDefaultEnvironment(), BGRUN_MCP_NO_BIND: "1" } : undefined;
-const transport = new StdioClientTransport({ command, args, env, stderr: "inherit" });
+// No env: the SDK's default environment, as an agent starts the server.
+const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
 const client = new Client({ name: "bgrun-test", version: "1.0.0" });
 await client.connect(transport);
 

@@ -305,10 +305,10 @@ int mcp_serve(sd_bus *bus, const McpOptions *o) {
         r = call_timeout(&s.call_timeout_usec);
         if (r < 0)
                 return 2;
-        /* TEMPORARY, until bgrund's BindToCaller is on main: set
-         * BGRUN_MCP_NO_BIND=1 to launch without it against a bgrund that
-         * refuses the key. The jobs are still stopped at a clean end. */
-        s.bind_jobs = !o->keep_jobs && !getenv("BGRUN_MCP_NO_BIND");
+        /* Bound jobs are stopped by bgrund when this server's connection
+         * goes, even if it is killed outright; at a clean end it stops them
+         * itself too, so that end does not depend on the binding. */
+        s.bind_jobs = !o->keep_jobs;
         if (o->session)
                 s.session = strdup(o->session);
         else if (random_session(&s.session) < 0)
