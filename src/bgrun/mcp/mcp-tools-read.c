@@ -88,6 +88,16 @@ int mcp_read_output(McpCall *c, McpStep after) {
         (void) dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes);
         available = bytes > c->offset ? bytes - c->offset : 0;
         available = MIN(available, c->max_bytes);
+        if (available == 0 && !record_is_running(c->record)) {
+                /* An ended job with nothing past offset: no round trip for nothing. */
+                free(c->head);
+                c->head = NULL;
+                c->head_n = c->tail_n = 0;
+                c->next_offset = c->offset > bytes ? c->offset : bytes;
+                c->complete = true;
+                mcp_cursor_set(c->server, c->job_id, c->next_offset);
+                return c->after_output(c, NULL);
+        }
         mcp_output_plan(c->offset, available, c->server->options.output_limit, &head_n, &tail_offset, &tail_n);
         /* on_head() reads the tail, if there is one to read. */
         c->tail_offset = tail_n > 0 ? tail_offset : 0;
