@@ -195,3 +195,20 @@ test_mcp_call_deadline_is_an_iserror_result() {
 	echo '' | BGRUN_CALL_TIMEOUT=soon bgrun mcp 2>&1 && fail "a bad BGRUN_CALL_TIMEOUT was taken"
 	true
 }
+
+# A client that stops reading (its end of stdout closed) ends the server as
+# the end of its input does: its jobs stopped.
+test_mcp_closed_stdout_ends_the_server_and_its_jobs() {
+	local session=mcp-closed$$ id
+	{
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"command":"sleep 300","wait_sec":1}}}'
+		sleep 20
+	} | bgrun mcp -s "$session" 2>/dev/null | true &
+	local pipeline=$!
+	on_exit "kill $pipeline 2>/dev/null"
+	wait_until 10 bash -c "bgrun list -s $session | grep -q sleep" || fail "no job in $session"
+	id=$(bgrun list -s "$session" --json | jq -r '.[0].id')
+	wait_until 15 bash -c "[[ \$(bgrun status $id --json | jq -r .status) == killed ]]" \
+		|| fail "job $id still $(job_status "$id") after the client closed its end of stdout"
+	wait_until 5 bash -c "! pgrep -f '[b]grun mcp -s $session' >/dev/null" || fail "the server still runs"
+}

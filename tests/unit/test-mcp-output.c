@@ -102,3 +102,26 @@ Test(mcp_output, replacements_never_pass_the_limit) {
         cr_assert_not_null(strstr(t, "left out"));
         free(t);
 }
+
+/* A terminal's plain text is shorter than what was read: the marker names
+ * the offsets of what was read, not of the text. */
+Test(mcp_output, filtered_chunks_name_the_offsets_read) {
+        uint8_t head[1000], tail[1000];
+        char *t, *m;
+        size_t n;
+        unsigned long long left, at;
+
+        memset(head, 'h', sizeof head);
+        memset(tail, 't', sizeof tail);
+        OutputChunks c = {
+                .head = head, .head_n = 300, .head_offset = 100, .tail = tail, .tail_n = 200,
+                .tail_offset = 50000, .filtered = true, .head_read_n = 432,
+        };
+        cr_assert_eq(mcp_output_format(&c, 1024, &t, &n), 0);
+        m = strstr(t, "\n[bgrun: ");
+        cr_assert_not_null(m);
+        cr_assert_eq(sscanf(m, "\n[bgrun: %llu bytes left out here; read them with output offset=%llu]", &left, &at), 2);
+        cr_assert_eq(at, 100 + 432);
+        cr_assert_eq(left, 50000 - 532);
+        free(t);
+}

@@ -152,6 +152,10 @@ int mcp_output_format(const OutputChunks *c, size_t limit, char **ret, size_t *r
                 tail_start = head_used;
         cut_from = c->head_offset + head_used;
         cut_to = tail_offset + tail_start;
+        if (c->filtered && c->tail) {
+                cut_from = c->head_offset + c->head_read_n;
+                cut_to = c->tail_offset;
+        }
 
         p = put_all(text, c->head, head_used);
         if (cut_to > cut_from)

@@ -25,6 +25,11 @@ typedef struct OutputChunks {
         const uint8_t *tail;
         size_t tail_n;
         uint64_t tail_offset;
+        /* Chunks that were filtered (a terminal's plain text) are no longer
+         * the bytes at those offsets: the marker then names the offsets of
+         * the chunks as read, head_offset + head_read_n and tail_offset. */
+        bool filtered;
+        size_t head_read_n;
 } OutputChunks;
 
 /* How much to read for an output of `available` bytes from offset with this

@@ -42,8 +42,15 @@ static void out_pop(McpServer *s) {
         free(b);
 }
 
+static int on_output_broken(sd_event_source *source, void *userdata) {
+        mcp_end(userdata, EXIT_SUCCESS);
+        return 0;
+}
+
 /* Writes what stdout takes now; the rest waits for it to be writable. */
 static void flush_output(McpServer *s) {
+        bool was_broken = s->output_broken;
+
         while (s->out_head && !s->output_broken) {
                 OutBuffer *b = s->out_head;
                 ssize_t k = write(STDOUT_FILENO, b->data + b->done, b->len - b->done);
@@ -67,8 +74,11 @@ static void flush_output(McpServer *s) {
         while (s->output_broken && s->out_head)
                 out_pop(s);
         (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
-        if (s->output_broken)
-                mcp_end(s, EXIT_SUCCESS);
+        /* The client is gone: the end, but not from here, where a call
+         * that is answering may still be on the stack. */
+        if (s->output_broken && !was_broken && !s->ending &&
+            sd_event_add_defer(s->event, NULL, on_output_broken, s) < 0)
+                (void) sd_event_exit(s->event, EXIT_FAILURE);
 }
 
 void mcp_send(McpServer *s, char *text) {

@@ -133,10 +133,11 @@ static int plain_text(uint8_t **data, size_t *n) {
 }
 
 int mcp_output_text(McpCall *c, char **ret, size_t *ret_len) {
+        bool tty = record_is_tty(c->record) && c->head;
+        size_t head_read_n = c->head_n;
         OutputChunks chunks;
 
-        if (record_is_tty(c->record) && c->head &&
-            (plain_text(&c->head, &c->head_n) < 0 || (c->tail_n > 0 && plain_text(&c->tail, &c->tail_n) < 0)))
+        if (tty && (plain_text(&c->head, &c->head_n) < 0 || (c->tail_n > 0 && plain_text(&c->tail, &c->tail_n) < 0)))
                 return -ENOMEM;
         chunks = (OutputChunks) {
                 .head = c->head ?: (const uint8_t *) "",
@@ -145,6 +146,8 @@ int mcp_output_text(McpCall *c, char **ret, size_t *ret_len) {
                 .tail = c->tail_n > 0 ? c->tail : NULL,
                 .tail_n = c->tail_n,
                 .tail_offset = c->tail_offset,
+                .filtered = tty,
+                .head_read_n = head_read_n,
         };
         return mcp_output_format(&chunks, c->server->options.output_limit, ret, ret_len);
 }
