@@ -25,6 +25,9 @@
 
 #define CALL_TIMEOUT_DEFAULT_USEC (30 * USEC_PER_SEC)
 #define READ_CHUNK 65536
+/* A client that sends requests but does not read the answers: past this
+ * much queued for it, its input is not read until the queue drains to half. */
+#define OUTPUT_QUEUE_MAX (64U * 1024U * 1024U)
 
 struct OutBuffer {
         OutBuffer *next;
@@ -38,6 +41,7 @@ static void out_pop(McpServer *s) {
         s->out_head = b->next;
         if (!s->out_head)
                 s->out_tail = NULL;
+        s->out_bytes -= b->len;
         free(b->data);
         free(b);
 }
@@ -59,6 +63,8 @@ static void flush_output(McpServer *s) {
                         continue;
                 if (k < 0 && errno == EAGAIN) {
                         (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_ON);
+                        if (s->input_source && s->out_bytes > OUTPUT_QUEUE_MAX)
+                                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_OFF);
                         return;
                 }
                 if (k < 0) {
@@ -74,6 +80,8 @@ static void flush_output(McpServer *s) {
         while (s->output_broken && s->out_head)
                 out_pop(s);
         (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
+        if (s->input_source && s->out_bytes <= OUTPUT_QUEUE_MAX / 2)
+                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
         /* The client is gone: the end, but not from here, where a call
          * that is answering may still be on the stack. */
         if (s->output_broken && !was_broken && !s->ending &&
@@ -100,6 +108,7 @@ void mcp_send(McpServer *s, char *text) {
         }
         b->data = text;
         b->len = strlen(text);
+        s->out_bytes += b->len;
         if (s->out_tail)
                 s->out_tail->next = b;
         else
@@ -279,10 +288,8 @@ static int setup_io(McpServer *s) {
 
         (void) set_nonblocking(STDOUT_FILENO);
         r = sd_event_add_io(s->event, &s->output_source, STDOUT_FILENO, EPOLLOUT, on_output, s);
-        if (r == -EPERM) {
-                s->output_blocking = true;
-                return 0;
-        }
+        if (r == -EPERM)
+                return 0; /* a file: writes never wait, no source needed */
         if (r < 0)
                 return log_error_errno(r, "Failed to watch stdout: %m");
         return sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);

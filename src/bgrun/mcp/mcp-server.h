@@ -37,7 +37,7 @@ typedef struct McpServer {
         LineReader reader;
         sd_event_source *input_source, *output_source;
         OutBuffer *out_head, *out_tail;
-        bool output_blocking;         /* stdout cannot be polled (a file): plain writes */
+        size_t out_bytes;             /* queued for stdout */
         bool output_broken;
 
         char *protocol_version;       /* negotiated at initialize */
