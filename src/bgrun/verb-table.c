@@ -201,7 +201,7 @@ static const char mcp_details[] =
         "     --keep-jobs            Leave the jobs running when the agent goes away\n"
         "     --output-limit=BYTES   Output per result (default 16K; K, M: powers of 1024)\n"
         "\n"
-        "Environment: BGRUN_CALL_TIMEOUT, the deadline of each call to bgrund (30s).\n"
+        "A call to bgrund past the deadline (--call-timeout) is the tool's error.\n"
         "\n"
         "Examples:\n"
         "  claude mcp add bgrun -- bgrun mcp\n"

@@ -179,21 +179,34 @@ test_mcp_version_negotiation() {
 	assert_eq 2025-11-25 "$(jq -r .result.protocolVersion <<<"$ans")" "an unknown version: the newest"
 }
 
-# A call to bgrund past the deadline (BGRUN_CALL_TIMEOUT) is the tool's
-# error, and the server goes on.
+# A call to bgrund past the deadline (--call-timeout, as the CLI's) is the
+# tool's error, and the server goes on once bgrund answers again.
 test_mcp_call_deadline_is_an_iserror_result() {
-	local ans
-	ans=$({
+	local out pid t0 t1
+	out=$(mktemp)
+	pid=$(bgrund_pid)
+	on_exit "kill -CONT $pid; rm -f $out"
+	{
 		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 1.5
+		echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 4
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list","arguments":{}}}'
 		sleep 1
-		echo '{"jsonrpc":"2.0","id":2,"method":"ping"}'
-		sleep 0.5
-	} | BGRUN_CALL_TIMEOUT=1us bgrun mcp 2>/dev/null)
-	assert_eq true "$(jq 'select(.id == 1) | .result.isError' <<<"$ans")" "isError"
-	assert_contains "$(jq -r 'select(.id == 1) | .result.content[0].text' <<<"$ans")" "did not answer ListJobsPaged"
-	assert_eq '{}' "$(jq -c 'select(.id == 2) | .result' <<<"$ans")" "ping after it"
-	echo '' | BGRUN_CALL_TIMEOUT=soon bgrun mcp 2>&1 && fail "a bad BGRUN_CALL_TIMEOUT was taken"
-	true
+	} | bgrun --call-timeout 2s mcp >"$out" 2>/dev/null &
+	local server=$!
+	sleep 1
+	kill -STOP "$pid"
+	t0=$(date +%s%N)
+	wait_until 6 grep -q '"id":2' "$out" || fail "no answer to the call while bgrund was stopped"
+	t1=$(date +%s%N)
+	kill -CONT "$pid"
+	wait "$server"
+	assert_eq false "$(jq 'select(.id == 1) | .result.isError' "$out")" "the call before"
+	assert_eq true "$(jq 'select(.id == 2) | .result.isError' "$out")" "isError past the deadline"
+	assert_contains "$(jq -r 'select(.id == 2) | .result.content[0].text' "$out")" "did not answer ListJobsPaged"
+	assert_le $(((t1 - t0) / 1000000)) 4500 "ms until the answer (deadline 2 s)"
+	assert_eq false "$(jq 'select(.id == 3) | .result.isError' "$out")" "the call after bgrund answers again"
 }
 
 # A client that stops reading (its end of stdout closed) ends the server as

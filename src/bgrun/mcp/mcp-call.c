@@ -15,6 +15,7 @@
 #include "call.h"
 #include "json-util.h"
 #include "list.h"
+#include "manager-call.h"
 #include "log.h"
 #include "mcp-call.h"
 #include "record.h"
@@ -279,13 +280,16 @@ static int wait_slice(McpCall *c) {
                 slice = MIN(slice, OUTPUT_POLL_USEC);
         if (c->progress_token)
                 slice = MIN(slice, PROGRESS_INTERVAL_USEC);
+        /* No Wait longer than the deadline: a bgrund that stopped answering
+         * is noticed within twice the deadline, however long the wait. */
+        slice = MIN(slice, c->server->call_timeout_usec);
         r = mcp_new_call(c, "Wait", &m);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(m, "st", c->job_id, slice);
         if (r < 0)
                 return mcp_call_fail(c, "Failed to build the Wait call: %s", strerror(-r));
-        return mcp_call_bus(c, TAKE_PTR(m), slice + c->server->call_timeout_usec, on_wait_reply);
+        return mcp_call_bus(c, TAKE_PTR(m), call_timeout_after_wait(slice), on_wait_reply);
 }
 
 int mcp_call_wait(McpCall *c, McpStep next) {

@@ -14,16 +14,16 @@
 #include <unistd.h>
 
 #include "bgrun/bus-api.h"
-#include "duration.h"
+#include "deadline.h"
 #include "json-util.h"
 #include "launch-options.h"
 #include "log.h"
+#include "manager-call.h"
 #include "mcp-call.h"
 #include "mcp-output.h"
 #include "mcp-server.h"
 #include "time-util.h"
 
-#define CALL_TIMEOUT_DEFAULT_USEC (30 * USEC_PER_SEC)
 #define READ_CHUNK 65536
 /* A client that sends requests but does not read the answers: past this
  * much queued for it, its input is not read until the queue drains to half. */
@@ -194,8 +194,7 @@ static void stop_jobs(McpServer *s) {
                 if (r >= 0)
                         r = sd_bus_message_append(m, "sa{sv}", id, 0);
                 if (r >= 0)
-                        r = sd_bus_call_async(s->bus, NULL, m, on_stop_answer, s,
-                                              s->call_timeout_usec + LAUNCH_STOP_GRACE_USEC_DEFAULT);
+                        r = sd_bus_call_async(s->bus, NULL, m, on_stop_answer, s, call_timeout(CALL_TIMEOUT_STOP));
                 if (r < 0) {
                         log_error_errno(r, "Failed to stop job %s: %m", id);
                         continue;
@@ -248,20 +247,6 @@ static int random_session(char **ret) {
                 suffix[i] = alphabet[bytes[i] % (sizeof alphabet - 1)];
         suffix[sizeof bytes] = '\0';
         return asprintf(ret, "mcp-%s", suffix) < 0 ? -ENOMEM : 0;
-}
-
-static int call_timeout(uint64_t *ret) {
-        const char *e = getenv("BGRUN_CALL_TIMEOUT");
-        int r;
-
-        *ret = CALL_TIMEOUT_DEFAULT_USEC;
-        if (!e || !e[0])
-                return 0;
-        r = parse_duration_usec(e, ret);
-        if (r < 0 || *ret == 0)
-                return log_error_errno(r < 0 ? r : -ERANGE, "BGRUN_CALL_TIMEOUT=%s is not a duration above 0 "
-                                       "(as 30s or 2min).", e);
-        return 0;
 }
 
 static int set_nonblocking(int fd) {
@@ -319,9 +304,8 @@ int mcp_serve(sd_bus *bus, const McpOptions *o) {
 
         if (!s.options.output_limit)
                 s.options.output_limit = MCP_OUTPUT_LIMIT_DEFAULT;
-        r = call_timeout(&s.call_timeout_usec);
-        if (r < 0)
-                return 2;
+        /* The CLI's deadline: --call-timeout, BGRUN_CALL_TIMEOUT, 30 s. */
+        s.call_timeout_usec = call_deadline_usec();
         /* Bound jobs are stopped by bgrund when this server's connection
          * goes, even if it is killed outright; at a clean end it stops them
          * itself too, so that end does not depend on the binding. */

@@ -10,7 +10,7 @@
 
 #include "bus-json.h"
 #include "json-util.h"
-#include "launch-options.h"
+#include "manager-call.h"
 #include "mcp-call.h"
 #include "record.h"
 #include "time-util.h"
@@ -77,7 +77,6 @@ static int on_stopped(McpCall *c, sd_bus_message *reply) {
 
 int mcp_tool_stop(McpCall *c) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        uint64_t grace = mcp_args_has(&c->args, MCP_ARG_GRACE_SEC) ? c->args.grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
         int r;
 
         r = new_id_call(c, "Stop", &m);
@@ -92,8 +91,12 @@ int mcp_tool_stop(McpCall *c) {
                 r = sd_bus_message_close_container(m);
         if (r < 0)
                 return mcp_call_fail(c, "Failed to build the Stop call: %s", strerror(-r));
-        /* Stop answers after the grace: the deadline counts from then. */
-        return mcp_call_bus(c, TAKE_PTR(m), c->server->call_timeout_usec + grace, on_stopped);
+        /* Stop answers after the grace (the job's own, up to 10 min, if
+         * none is given) and the teardown: the deadline counts from then. */
+        return mcp_call_bus(c, TAKE_PTR(m),
+                            mcp_args_has(&c->args, MCP_ARG_GRACE_SEC) ? call_timeout_stop(c->args.grace_usec)
+                                                                       : call_timeout(CALL_TIMEOUT_STOP),
+                            on_stopped);
 }
 
 static int on_killed(McpCall *c, sd_bus_message *reply) {
@@ -127,7 +130,7 @@ int mcp_tool_kill(McpCall *c) {
         int r = new_id_call(c, "Kill", &m);
         if (r < 0)
                 return r;
-        return mcp_call_bus(c, TAKE_PTR(m), 0, on_killed);
+        return mcp_call_bus(c, TAKE_PTR(m), call_timeout(CALL_TIMEOUT_TEARDOWN), on_killed);
 }
 
 static int on_status(McpCall *c, sd_bus_message *reply) {
