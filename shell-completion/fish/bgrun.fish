@@ -2,7 +2,7 @@
 # fish completion for bgrun(1): verbs, options, -p properties, durations,
 # signals, sessions and job ids (from `bgrun list --json`).
 
-set -l bgrun_verbs run status show logs attach stop kill send list ls wait forget reap help
+set -l bgrun_verbs run status show logs attach stop kill send list ls wait forget reap mcp help
 
 # The bus options given before the verb, for the bgrun list that finds ids.
 function __bgrun_bus_args
@@ -104,6 +104,7 @@ complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a 'list ls'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a wait -d 'Wait for jobs to end'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a forget -d "Remove ended jobs' records"
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a reap -d 'Re-check every job (admin)'
+complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a mcp -d 'Serve the API as MCP tools to an AI agent'
 complete -c bgrun -n "not __fish_seen_subcommand_from $bgrun_verbs" -a help -d 'Show the help'
 complete -c bgrun -n '__bgrun_verb_is help' -a "$bgrun_verbs"
 
@@ -141,4 +142,7 @@ complete -c bgrun -n '__bgrun_verb_is send' -l eof -d "End the job's input"
 complete -c bgrun -n '__bgrun_verb_is wait' -s t -l timeout -x -a '(__bgrun_durations)' -d 'Give up after'
 complete -c bgrun -n '__bgrun_verb_is wait' -l any -d 'Return when one job has ended'
 complete -c bgrun -n '__bgrun_verb_is forget' -l ended -d 'Every ended job'
+complete -c bgrun -n '__bgrun_verb_is mcp' -s s -l session -x -a '(__bgrun_sessions)' -d 'The session of the jobs'
+complete -c bgrun -n '__bgrun_verb_is mcp' -l keep-jobs -d 'Leave the jobs running when the agent goes away'
+complete -c bgrun -n '__bgrun_verb_is mcp' -l output-limit -x -d 'Bytes of output per result'
 complete -c bgrun -n '__bgrun_verb_is forget' -l older-than -x -a '(__bgrun_durations)' -d 'Only jobs that ended longer ago'

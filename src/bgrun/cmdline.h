@@ -42,6 +42,8 @@ typedef enum OptionFlag {
         OPTION_OPEN_STDIN = 1 << 23, /* run --open-stdin */
         OPTION_STATUS = 1 << 24,     /* list --status STATUS */
         OPTION_ENV_ALLOW = 1 << 25,  /* run --env-allow NAME */
+        OPTION_KEEP_JOBS = 1 << 26,    /* mcp */
+        OPTION_OUTPUT_LIMIT = 1 << 27, /* mcp */
 } OptionFlag;
 
 /* The verbs, as the option table names those that take an option; an
@@ -59,6 +61,7 @@ typedef enum VerbFlag {
         VERB_REAP = 1 << 9,
         VERB_HELP = 1 << 10,
         VERB_ATTACH = 1 << 11,
+        VERB_MCP = 1 << 12,
 } VerbFlag;
 
 typedef struct Args Args;
@@ -118,6 +121,8 @@ struct Args {
         char **env_allow;        /* run --env-allow NAME...: pointers into argv, NULL-terminated */
         size_t n_env_allow;
         uint64_t call_timeout_usec; /* --call-timeout, BGRUN_CALL_TIMEOUT; 0: the default */
+        bool keep_jobs;          /* mcp --keep-jobs */
+        size_t output_limit;     /* mcp --output-limit; 0: the default */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

@@ -17,6 +17,7 @@
 #include "deadline.h"
 #include "log.h"
 #include "macro.h"
+#include "verb-mcp.h"
 
 static int run(Args *args, int argc, char *argv[]) {
         _cleanup_(bus_closep) sd_bus *bus = NULL;
@@ -28,6 +29,8 @@ static int run(Args *args, int argc, char *argv[]) {
 
         call_deadline_set(args->call_timeout_usec);
 
+        if (args->verb->dispatch == verb_mcp)
+                verb_mcp_prepare(args);
         r = bus_connect(&args->target, &bus);
         if (r < 0) {
                 /* Said already, in one line: bgrund cannot be reached. */

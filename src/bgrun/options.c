@@ -150,6 +150,15 @@ static int parse_env_allow(Args *args, const char *value, bool short_form) {
         return strv_push(&args->env_allow, &args->n_env_allow, (char *) value) < 0 ? log_oom() : 1;
 }
 
+static int parse_output_limit(Args *args, const char *value, bool short_form) {
+        uint64_t limit;
+
+        if (parse_size_bytes(value, &limit) < 0 || limit < 1024 || limit > 64 * 1024 * 1024)
+                return log_usage_error("Invalid --output-limit '%s' (bytes, 1K to 64M).", value);
+        args->output_limit = (size_t) limit;
+        return 1;
+}
+
 /* A global option: any verb, no OptionFlag. */
 #define GLOBAL(name, short_name, argument, parse) { name, short_name, argument, 0, 0, 0, parse }
 /* An option with a value, parsed. */
@@ -167,7 +176,7 @@ const Option options[] = {
         GLOBAL("host", 'H', true, parse_host),
         GLOBAL("address", 0, true, parse_address),
         GLOBAL("call-timeout", 0, true, parse_call_timeout),
-        VALUE("session", 's', OPTION_SESSION, VERB_RUN | VERB_KILL | VERB_LIST | VERB_FORGET, parse_session),
+        VALUE("session", 's', OPTION_SESSION, VERB_RUN | VERB_KILL | VERB_LIST | VERB_FORGET | VERB_MCP, parse_session),
         VALUE("directory", 'C', OPTION_DIRECTORY, VERB_RUN, parse_directory),
         VALUE("timeout", 't', OPTION_TIMEOUT, VERB_RUN | VERB_WAIT, parse_timeout),
         VALUE("setenv", 'E', OPTION_SETENV, VERB_RUN, parse_setenv),
@@ -194,6 +203,8 @@ const Option options[] = {
         SWITCH("open-stdin", 0, OPTION_OPEN_STDIN, VERB_RUN, open_stdin),
         VALUE("status", 0, OPTION_STATUS, VERB_LIST, parse_status),
         VALUE("env-allow", 0, OPTION_ENV_ALLOW, VERB_RUN, parse_env_allow),
+        SWITCH("keep-jobs", 0, OPTION_KEEP_JOBS, VERB_MCP, keep_jobs),
+        VALUE("output-limit", 0, OPTION_OUTPUT_LIMIT, VERB_MCP, parse_output_limit),
 };
 
 const size_t n_options = ELEMENTSOF(options);

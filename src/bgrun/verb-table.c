@@ -6,6 +6,7 @@
 #include "cmdline.h"
 #include "macro.h"
 #include "verbs.h"
+#include "verb-mcp.h"
 
 static const char run_details[] =
         "Start COMMAND as a background job of bgrund and print its ID. One word after\n"
@@ -188,6 +189,24 @@ static const char reap_details[] =
         "Options:\n"
         "     --json                 Print the counts as JSON\n";
 
+static const char mcp_details[] =
+        "Serve bgrund's API as Model Context Protocol tools on stdin and stdout, for\n"
+        "an AI agent: run, output, write_input, wait, stop, kill, status, list, forget.\n"
+        "Nothing but protocol goes to stdout; logs go to stderr. The jobs go into\n"
+        "SESSION and are stopped when the agent goes away (end of input, SIGTERM,\n"
+        "SIGINT, SIGHUP, even SIGKILL of this server); their records stay.\n"
+        "\n"
+        "Options:\n"
+        "  -s --session=SESSION      The jobs' session (default: mcp- and a random suffix)\n"
+        "     --keep-jobs            Leave the jobs running when the agent goes away\n"
+        "     --output-limit=BYTES   Output per result (default 16K; K, M: powers of 1024)\n"
+        "\n"
+        "A call to bgrund past the deadline (--call-timeout) is the tool's error.\n"
+        "\n"
+        "Examples:\n"
+        "  claude mcp add bgrun -- bgrun mcp\n"
+        "  bgrun --user mcp --keep-jobs\n";
+
 static const char help_details[] =
         "Show the list of verbs, or one verb's options and examples.\n"
         "\n"
@@ -224,6 +243,8 @@ static const Verb verbs[] = {
           "Remove ended jobs' records and output", forget_details },
         { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
           "Re-check all jobs, as bgrund does at start (admin)", reap_details },
+        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_mcp, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES]",
+          "Serve the API as MCP tools to an AI agent (stdio)", mcp_details },
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };
 

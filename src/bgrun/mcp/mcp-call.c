@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* A tools/call in flight: its bus calls, its waits, its one answer. A
+ * failure of bgrund's is the tool's error result, said so that a model
+ * knows what to do next; only malformed requests are protocol errors. */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-json.h"
+#include "duration.h"
+#include "call.h"
+#include "json-util.h"
+#include "list.h"
+#include "manager-call.h"
+#include "log.h"
+#include "mcp-call.h"
+#include "record.h"
+#include "time-util.h"
+
+/* A wait is cut into Wait calls this long when progress is asked for, so
+ * that a notification goes out at least this often. */
+#define PROGRESS_INTERVAL_USEC (2 * USEC_PER_SEC)
+/* In output mode, how often the output's growth is looked at. */
+#define OUTPUT_POLL_USEC (250 * USEC_PER_MSEC)
+
+McpCall *mcp_call_free(McpCall *c) {
+        if (!c)
+                return NULL;
+        if (c->server)
+                LIST_REMOVE(c->server->calls, c);
+        sd_bus_slot_unref(c->slot);
+        json_object_put(c->request_id);
+        json_object_put(c->progress_token);
+        mcp_args_done(&c->args);
+        json_object_put(c->arguments);
+        json_object_put(c->record);
+        json_object_put(c->answer);
+        free(c->job_id);
+        free(c->head);
+        free(c->tail);
+        free(c);
+        return NULL;
+}
+
+static bool ids_equal(json_object *a, json_object *b) {
+        if (json_object_get_type(a) != json_object_get_type(b))
+                return false;
+        if (json_object_is_type(a, json_type_int))
+                return json_object_get_int64(a) == json_object_get_int64(b);
+        return json_object_is_type(a, json_type_string) && streq(json_object_get_string(a), json_object_get_string(b));
+}
+
+McpCall *mcp_call_find(McpServer *s, json_object *request_id) {
+        for (McpCall *c = s->calls; c; c = c->next)
+                if (ids_equal(c->request_id, request_id))
+                        return c;
+        return NULL;
+}
+
+static int tool_start(McpCall *c) {
+        static int (*const starts[_MCP_TOOL_MAX])(McpCall *c) = {
+                [MCP_TOOL_RUN] = mcp_tool_run,       [MCP_TOOL_OUTPUT] = mcp_tool_output,
+                [MCP_TOOL_WRITE_INPUT] = mcp_tool_write_input, [MCP_TOOL_WAIT] = mcp_tool_wait,
+                [MCP_TOOL_STOP] = mcp_tool_stop,     [MCP_TOOL_KILL] = mcp_tool_kill,
+                [MCP_TOOL_STATUS] = mcp_tool_status, [MCP_TOOL_LIST] = mcp_tool_list,
+                [MCP_TOOL_FORGET] = mcp_tool_forget,
+        };
+        return starts[c->tool](c);
+}
+
+int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
+                   json_object *arguments, McpArgs *args) {
+        McpCall *c;
+        json_object *token;
+
+        c = calloc(1, sizeof *c);
+        if (!c) {
+                mcp_args_done(args);
+                return -ENOMEM;
+        }
+        c->server = s;
+        LIST_PREPEND(s->calls, c);
+        c->request_id = json_object_get(request_id);
+        if (meta && json_object_object_get_ex(meta, "progressToken", &token) &&
+            (json_object_is_type(token, json_type_string) || json_object_is_type(token, json_type_int)))
+                c->progress_token = json_object_get(token);
+        c->arguments = json_object_get(arguments);
+        c->tool = tool;
+        c->args = TAKE_STRUCT(*args);
+        c->started = c->last_progress = now_monotonic_usec();
+        c->max_bytes = UINT64_MAX;
+
+        /* A failure to even send is the tool's error too: c answers. */
+        (void) tool_start(c);
+        return 0;
+}
+
+int mcp_new_call(McpCall *c, const char *method, sd_bus_message **ret) {
+        int r = sd_bus_message_new_method_call(c->server->bus, ret, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH,
+                                               BGRUN_MANAGER_INTERFACE, method);
+        if (r < 0)
+                return mcp_call_fail(c, "Failed to build the %s call: %s", method, strerror(-r));
+        return 0;
+}
+
+/* What a model should read for bgrund's error: what happened, what to do. */
+static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
+        const char *id = c->job_id ?: c->args.id ?: "";
+        const char *msg = e && e->message && e->message[0] ? e->message : strerror(r < 0 ? -r : EIO);
+        char deadline[FORMAT_DURATION_MAX];
+
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
+                return mcp_call_fail(c, "No job %s: it never existed, belongs to someone else, or was forgotten. "
+                                     "The tool list shows the jobs there are.", id);
+        if (sd_bus_error_has_names(e, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED))
+                return mcp_call_fail(c, "Access denied: %s", access_denied_reason(msg));
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_CONTAINMENT_REFUSED))
+                return mcp_call_fail(c, "Containment refused, nothing was started: %s", msg);
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_JOB_NOT_FINISHED))
+                return mcp_call_fail(c, "Job %s is still running: stop or kill it first.", id);
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_LIMIT_EXCEEDED))
+                return mcp_call_fail(c, "Limit exceeded, nothing was started: %s. Forget or stop jobs you no longer "
+                                     "need.", msg);
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_INPUT))
+                return mcp_call_fail(c, "Job %s takes no input: run it with stdin true (or tty true); or its input "
+                                     "was closed already.", id);
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_INPUT_FULL))
+                return mcp_call_fail(c, "Job %s has 1 MiB of input it has not read yet: wait, then write again.", id);
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_INVALID_ARGS))
+                return mcp_call_fail(c, "Invalid argument: %s", msg);
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
+                return mcp_call_fail(c, "bgrund did not answer %s within the call deadline (%s): it may be "
+                                     "overloaded or stuck. Try again later; the job itself is not affected.",
+                                     c->method, format_duration(deadline, sizeof deadline,
+                                                                c->server->call_timeout_usec));
+        if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return mcp_call_fail(c, "bgrund is not running (%s). It has to be started by an administrator "
+                                     "(systemctl start bgrund.service, or systemctl --user for bgrun mcp --user).",
+                                     msg);
+        return mcp_call_fail(c, "%s failed: %s", c->method, msg);
+}
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        McpCall *c = userdata;
+        const sd_bus_error *e;
+
+        c->slot = sd_bus_slot_unref(c->slot);
+        e = sd_bus_message_get_error(m);
+        if (e)
+                return fail_bus_error(c, e, -sd_bus_message_get_errno(m)), 0;
+        (void) c->step(c, m);
+        return 0;
+}
+
+int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = m;
+        int r;
+
+        snprintf(c->method, sizeof c->method, "%s", sd_bus_message_get_member(m) ?: "?");
+        c->step = step;
+        r = sd_bus_call_async(c->server->bus, &c->slot, msg, on_reply, c,
+                              timeout ?: c->server->call_timeout_usec);
+        if (r < 0)
+                return fail_bus_error(c, NULL, r);
+        return 0;
+}
+
+static json_object *text_content(const char *text) {
+        _cleanup_json_ json_object *content = json_object_new_array(), *block = json_object_new_object();
+
+        if (!content || !block || json_add_str(block, "type", "text") < 0 ||
+            json_object_object_add(block, "text", json_object_new_string(text)) < 0 ||
+            json_object_array_add(content, TAKE_PTR(block)) < 0)
+                return NULL;
+        return TAKE_PTR(content);
+}
+
+static int answer(McpCall *c, const char *text, json_object *structured, bool error) {
+        _cleanup_json_ json_object *result = json_object_new_object(), *st = structured;
+        int r;
+
+        if (!result)
+                return log_oom();
+        r = json_add(result, "content", text_content(text));
+        if (r >= 0 && st && mcp_has_structured(c->server))
+                r = json_add(result, "structuredContent", TAKE_PTR(st));
+        if (r >= 0)
+                r = json_add_bool(result, "isError", error);
+        if (r < 0)
+                return log_oom();
+        mcp_send(c->server, jsonrpc_result(c->request_id, TAKE_PTR(result)));
+        mcp_call_free(c);
+        return 0;
+}
+
+int mcp_call_answer(McpCall *c, const char *text, json_object *structured) {
+        return answer(c, text, structured, false);
+}
+
+int mcp_call_fail(McpCall *c, const char *fmt, ...) {
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                text = NULL;
+        answer(c, text ?: "Out of memory.", NULL, true);
+        return -EIO;
+}
+
+int mcp_call_take_record(McpCall *c, sd_bus_message *reply) {
+        _cleanup_json_ json_object *rec = NULL;
+        int r;
+
+        r = bus_json_read(reply, &rec);
+        if (r <= 0 || !json_object_is_type(rec, json_type_object))
+                return mcp_call_fail(c, "bgrund's answer to %s could not be read: %s", c->method,
+                                     strerror(r < 0 ? -r : EBADMSG));
+        json_object_put(c->record);
+        c->record = TAKE_PTR(rec);
+        if (c->job_id && !record_is_running(c->record))
+                mcp_job_ended(c->server, c->job_id);
+        return 0;
+}
+
+void mcp_call_progress(McpCall *c) {
+        _cleanup_json_ json_object *p = NULL;
+        uint64_t now = now_monotonic_usec(), bytes = 0;
+        double waited = (double) (now - c->started) / 1e6;
+        char message[128];
+
+        if (!c->progress_token || now - c->last_progress < PROGRESS_INTERVAL_USEC || waited <= c->progress_sent)
+                return;
+        (void) dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes);
+        snprintf(message, sizeof message, "waited %.0f s; %llu bytes of output so far", waited,
+                 (unsigned long long) bytes);
+        p = json_object_new_object();
+        if (!p || json_add(p, "progressToken", json_object_get(c->progress_token)) < 0 ||
+            json_add(p, "progress", json_object_new_double(waited)) < 0 || json_add_str(p, "message", message) < 0)
+                return (void) log_oom();
+        if (c->deadline > c->started && c->deadline != UINT64_MAX &&
+            json_add(p, "total", json_object_new_double((double) (c->deadline - c->started) / 1e6)) < 0)
+                return (void) log_oom();
+        mcp_send(c->server, jsonrpc_notification("notifications/progress", TAKE_PTR(p)));
+        c->last_progress = now;
+        c->progress_sent = waited;
+}
+
+static int wait_slice(McpCall *c);
+
+static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
+        uint64_t bytes = 0;
+        int r;
+
+        r = mcp_call_take_record(c, reply);
+        if (r < 0)
+                return r;
+        mcp_call_progress(c);
+        if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
+                return c->after_wait(c, NULL);
+        if (c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
+            bytes > c->offset)
+                return c->after_wait(c, NULL);
+        return wait_slice(c);
+}
+
+static int wait_slice(McpCall *c) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t now = now_monotonic_usec(), slice = c->deadline > now ? c->deadline - now : 0;
+        int r;
+
+        if (c->output_mode)
+                slice = MIN(slice, OUTPUT_POLL_USEC);
+        if (c->progress_token)
+                slice = MIN(slice, PROGRESS_INTERVAL_USEC);
+        /* No Wait longer than the deadline: a bgrund that stopped answering
+         * is noticed within twice the deadline, however long the wait. */
+        slice = MIN(slice, c->server->call_timeout_usec);
+        r = mcp_new_call(c, "Wait", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "st", c->job_id, slice);
+        if (r < 0)
+                return mcp_call_fail(c, "Failed to build the Wait call: %s", strerror(-r));
+        return mcp_call_bus(c, TAKE_PTR(m), call_timeout_after_wait(slice), on_wait_reply);
+}
+
+int mcp_call_wait(McpCall *c, McpStep next) {
+        c->after_wait = next;
+        /* At least one Wait, of 0 if need be: it brings the record. */
+        return wait_slice(c);
+}

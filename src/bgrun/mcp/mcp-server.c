@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* The loop of bgrun mcp: stdin read as it comes, stdout written through a
+ * queue of its own (a slow client never blocks the loop), bgrund's answers,
+ * and the end: input closed or a signal, then this server's running jobs
+ * stopped (unless --keep-jobs) before it exits. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "bgrun/bus-api.h"
+#include "deadline.h"
+#include "json-util.h"
+#include "launch-options.h"
+#include "log.h"
+#include "manager-call.h"
+#include "mcp-call.h"
+#include "mcp-output.h"
+#include "mcp-server.h"
+#include "time-util.h"
+
+#define READ_CHUNK 65536
+/* A client that sends requests but does not read the answers: past this
+ * much queued for it, its input is not read until the queue drains to half. */
+#define OUTPUT_QUEUE_MAX (64U * 1024U * 1024U)
+
+struct OutBuffer {
+        OutBuffer *next;
+        size_t len, done;
+        char *data;
+};
+
+static void out_pop(McpServer *s) {
+        OutBuffer *b = s->out_head;
+
+        s->out_head = b->next;
+        if (!s->out_head)
+                s->out_tail = NULL;
+        s->out_bytes -= b->len;
+        free(b->data);
+        free(b);
+}
+
+static int on_output_broken(sd_event_source *source, void *userdata) {
+        mcp_end(userdata, EXIT_SUCCESS);
+        return 0;
+}
+
+/* Writes what stdout takes now; the rest waits for it to be writable. */
+static void flush_output(McpServer *s) {
+        bool was_broken = s->output_broken;
+
+        while (s->out_head && !s->output_broken) {
+                OutBuffer *b = s->out_head;
+                ssize_t k = write(STDOUT_FILENO, b->data + b->done, b->len - b->done);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && errno == EAGAIN) {
+                        (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_ON);
+                        if (s->input_source && s->out_bytes > OUTPUT_QUEUE_MAX)
+                                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_OFF);
+                        return;
+                }
+                if (k < 0) {
+                        /* The client is gone: as the end of its input. */
+                        log_debug_errno(errno, "Writing to stdout failed: %m");
+                        s->output_broken = true;
+                        break;
+                }
+                b->done += (size_t) k;
+                if (b->done == b->len)
+                        out_pop(s);
+        }
+        while (s->output_broken && s->out_head)
+                out_pop(s);
+        (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
+        if (s->input_source && s->out_bytes <= OUTPUT_QUEUE_MAX / 2)
+                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
+        /* The client is gone: the end, but not from here, where a call
+         * that is answering may still be on the stack. */
+        if (s->output_broken && !was_broken && !s->ending &&
+            sd_event_add_defer(s->event, NULL, on_output_broken, s) < 0)
+                (void) sd_event_exit(s->event, EXIT_FAILURE);
+}
+
+void mcp_send(McpServer *s, char *text) {
+        OutBuffer *b;
+
+        if (!text) {
+                log_oom();
+                return;
+        }
+        if (s->output_broken) {
+                free(text);
+                return;
+        }
+        b = calloc(1, sizeof *b);
+        if (!b) {
+                free(text);
+                log_oom();
+                return;
+        }
+        b->data = text;
+        b->len = strlen(text);
+        s->out_bytes += b->len;
+        if (s->out_tail)
+                s->out_tail->next = b;
+        else
+                s->out_head = b;
+        s->out_tail = b;
+        if (s->out_head == b)
+                flush_output(s);
+}
+
+static int on_output(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        flush_output(userdata);
+        return 0;
+}
+
+static int on_input(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        McpServer *s = userdata;
+        char buf[READ_CHUNK];
+        ssize_t k;
+        int r;
+
+        k = read(STDIN_FILENO, buf, sizeof buf);
+        if (k < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (k < 0) {
+                log_error_errno(errno, "Failed to read stdin: %m");
+                mcp_end(s, EXIT_FAILURE);
+                return 0;
+        }
+        if (k == 0) {
+                (void) line_reader_finish(&s->reader, mcp_handle_line, s);
+                log_debug("End of input: the client went away.");
+                mcp_end(s, EXIT_SUCCESS);
+                return 0;
+        }
+        r = line_reader_feed(&s->reader, buf, (size_t) k, mcp_handle_line, s);
+        if (r < 0) {
+                log_error_errno(r, "Failed to read a message: %m");
+                mcp_end(s, EXIT_FAILURE);
+        }
+        return 0;
+}
+
+static int on_input_file(sd_event_source *source, void *userdata) {
+        return on_input(source, STDIN_FILENO, EPOLLIN, userdata);
+}
+
+static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        log_debug("Got %s: stopping.", strsignal((int) si->ssi_signo));
+        mcp_end(userdata, 128 + (int) si->ssi_signo);
+        return 0;
+}
+
+static void finish(McpServer *s) {
+        int flags;
+
+        /* What is queued goes out before the exit, however slow the reader. */
+        flags = fcntl(STDOUT_FILENO, F_GETFL);
+        if (flags >= 0)
+                (void) fcntl(STDOUT_FILENO, F_SETFL, flags & ~O_NONBLOCK);
+        flush_output(s);
+        (void) sd_event_exit(s->event, s->exit_status);
+}
+
+static int on_stop_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        McpServer *s = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e && !sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
+                log_error("Failed to stop a job at the end: %s", e->message ?: e->name);
+        if (--s->stops_pending == 0)
+                finish(s);
+        return 0;
+}
+
+static void stop_jobs(McpServer *s) {
+        json_object_object_foreach(s->jobs, id, unused) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+                int r;
+
+                (void) unused;
+                r = sd_bus_message_new_method_call(s->bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH,
+                                                   BGRUN_MANAGER_INTERFACE, "Stop");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "sa{sv}", id, 0);
+                if (r >= 0)
+                        r = sd_bus_call_async(s->bus, NULL, m, on_stop_answer, s, call_timeout(CALL_TIMEOUT_STOP));
+                if (r < 0) {
+                        log_error_errno(r, "Failed to stop job %s: %m", id);
+                        continue;
+                }
+                log_debug("Stopping job %s.", id);
+                s->stops_pending++;
+        }
+}
+
+void mcp_end(McpServer *s, int status) {
+        if (s->ending)
+                return;
+        s->ending = true;
+        s->exit_status = status;
+        s->input_source = sd_event_source_disable_unref(s->input_source);
+        /* Pending calls get no answer: the client is gone or going. */
+        while (s->calls)
+                mcp_call_free(s->calls);
+        if (!s->options.keep_jobs)
+                stop_jobs(s);
+        if (s->stops_pending == 0)
+                finish(s);
+}
+
+uint64_t mcp_cursor_get(McpServer *s, const char *id) {
+        json_object *v;
+        return json_object_object_get_ex(s->cursors, id, &v) ? (uint64_t) json_object_get_int64(v) : 0;
+}
+
+void mcp_cursor_set(McpServer *s, const char *id, uint64_t offset) {
+        (void) json_object_object_add(s->cursors, id, json_object_new_int64((int64_t) offset));
+}
+
+void mcp_job_add(McpServer *s, const char *id) {
+        (void) json_object_object_add(s->jobs, id, NULL);
+}
+
+void mcp_job_ended(McpServer *s, const char *id) {
+        json_object_object_del(s->jobs, id);
+}
+
+static int random_session(char **ret) {
+        static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+        uint8_t bytes[6];
+        char suffix[sizeof bytes + 1];
+
+        if (getrandom(bytes, sizeof bytes, 0) != sizeof bytes)
+                return -errno;
+        for (size_t i = 0; i < sizeof bytes; i++)
+                suffix[i] = alphabet[bytes[i] % (sizeof alphabet - 1)];
+        suffix[sizeof bytes] = '\0';
+        return asprintf(ret, "mcp-%s", suffix) < 0 ? -ENOMEM : 0;
+}
+
+static int set_nonblocking(int fd) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+                return -errno;
+        return 0;
+}
+
+static int setup_io(McpServer *s) {
+        int r;
+
+        (void) set_nonblocking(STDIN_FILENO);
+        r = sd_event_add_io(s->event, &s->input_source, STDIN_FILENO, EPOLLIN, on_input, s);
+        if (r == -EPERM) {
+                /* A file (or /dev/null): always readable, so read it in
+                 * each loop iteration until its end. */
+                r = sd_event_add_defer(s->event, &s->input_source, on_input_file, s);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch stdin: %m");
+
+        (void) set_nonblocking(STDOUT_FILENO);
+        r = sd_event_add_io(s->event, &s->output_source, STDOUT_FILENO, EPOLLOUT, on_output, s);
+        if (r == -EPERM)
+                return 0; /* a file: writes never wait, no source needed */
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch stdout: %m");
+        return sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
+}
+
+static void server_done(McpServer *s) {
+        while (s->calls)
+                mcp_call_free(s->calls);
+        while (s->out_head)
+                out_pop(s);
+        sd_event_source_disable_unref(s->input_source);
+        sd_event_source_disable_unref(s->output_source);
+        line_reader_done(&s->reader);
+        json_object_put(s->cursors);
+        json_object_put(s->jobs);
+        free(s->protocol_version);
+        free(s->session);
+        if (s->bus)
+                (void) sd_bus_detach_event(s->bus);
+        sd_event_unref(s->event);
+}
+
+int mcp_serve(sd_bus *bus, const McpOptions *o) {
+        _cleanup_(server_done) McpServer s = { .bus = bus, .options = *o };
+        sigset_t mask;
+        int r;
+
+        if (!s.options.output_limit)
+                s.options.output_limit = MCP_OUTPUT_LIMIT_DEFAULT;
+        /* The CLI's deadline: --call-timeout, BGRUN_CALL_TIMEOUT, 30 s. */
+        s.call_timeout_usec = call_deadline_usec();
+        /* Bound jobs are stopped by bgrund when this server's connection
+         * goes, even if it is killed outright; at a clean end it stops them
+         * itself too, so that end does not depend on the binding. */
+        s.bind_jobs = !o->keep_jobs;
+        if (o->session)
+                s.session = strdup(o->session);
+        else if (random_session(&s.session) < 0)
+                s.session = NULL;
+        s.cursors = json_object_new_object();
+        s.jobs = json_object_new_object();
+        if (!s.session || !s.cursors || !s.jobs)
+                return log_oom();
+        line_reader_init(&s.reader, 0);
+
+        r = sd_event_default(&s.event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to get an event loop: %m");
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        (void) sigprocmask(SIG_BLOCK, &mask, NULL);
+        (void) signal(SIGPIPE, SIG_IGN);
+        for (int sig = SIGHUP; sig <= SIGTERM; sig++)
+                if (sigismember(&mask, sig)) {
+                        r = sd_event_add_signal(s.event, NULL, sig, on_signal, &s);
+                        if (r < 0)
+                                return log_error_errno(r, "Failed to watch signal %d: %m", sig);
+                }
+        r = sd_bus_attach_event(bus, s.event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        /* bgrund's connection gone (a --listen socket that closed): nothing
+         * more can be served. */
+        (void) sd_bus_set_exit_on_disconnect(bus, true);
+        r = setup_io(&s);
+        if (r < 0)
+                return r;
+
+        log_debug("Serving MCP on stdio; jobs go into session %s%s.", s.session,
+                  s.bind_jobs ? ", bound to this server" : "");
+        r = sd_event_loop(s.event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        if (!s.ending) {
+                log_error("Lost the connection to bgrund.");
+                return EXIT_FAILURE;
+        }
+        return s.exit_status;
+}

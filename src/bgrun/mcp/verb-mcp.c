@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* bgrun mcp: options to the server. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "mcp-server.h"
+#include "verb-mcp.h"
+
+void verb_mcp_prepare(const Args *args) {
+        char dir[64];
+        struct stat st;
+
+        if (args->target.transport != BUS_TRANSPORT_USER || args->target.address || args->target.host)
+                return;
+        if (getenv("DBUS_SESSION_BUS_ADDRESS") || getenv("XDG_RUNTIME_DIR"))
+                return;
+        snprintf(dir, sizeof dir, "/run/user/%u", (unsigned) getuid());
+        /* Only a directory of this user's, as systemd-logind makes it. */
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+                return;
+        log_debug("No XDG_RUNTIME_DIR: using %s.", dir);
+        (void) setenv("XDG_RUNTIME_DIR", dir, 0);
+}
+
+int verb_mcp(sd_bus *bus, const Args *args) {
+        McpOptions o = {
+                .session = args->session,
+                .keep_jobs = args->keep_jobs,
+                .output_limit = args->output_limit,
+                .remote = bus_target_is_remote(&args->target),
+        };
+
+        return mcp_serve(bus, &o);
+}

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: MIT
+# bgrun mcp (issue #26): driven by the official MCP TypeScript SDK
+# (tests/mcp, installed by tools/install-deps) as an agent drives it,
+# started with the README's command lines and the SDK's default environment;
+# and fed bad lines raw.
+
+MCP_DIR=$(cd "$TESTS_DIR/../mcp" && pwd)
+
+# mcp_client SCENARIO SERVER-COMMAND...: the SDK client of tests/mcp.
+mcp_client() {
+	local scenario=$1
+	shift
+	[[ -d $MCP_DIR/node_modules/@modelcontextprotocol/sdk ]] \
+		|| fail "the MCP SDK is not installed in $MCP_DIR (tools/install-deps installs it)"
+	node "$MCP_DIR/client.mjs" "$scenario" -- "$@"
+}
+
+# run_scenario SCENARIO SERVER-COMMAND...: the scenario passes, or the test fails with what it said.
+run_scenario() {
+	local out
+	out=$(mcp_client "$@" 2>&1) || fail "scenario $1 failed:
+$out"
+	echo "$out"
+}
+
+mcp_session_of() { bgrun status "$1" --json | jq -r .session_id; }
+
+# The server the SDK started, by its pid (printed by the client).
+server_pid_in() { sed -n 's/^SERVER_PID //p' "$1"; }
+job_in() { sed -n 's/^JOB //p' "$1"; }
+
+test_mcp_every_tool_through_the_sdk() {
+	run_scenario tools bgrun mcp >/dev/null
+}
+
+test_mcp_as_a_user_on_the_system_instance() {
+	setup_users
+	local out
+	out=$(cd /home/alice && as_user alice env HOME=/home/alice PATH="$PATH" node "$MCP_DIR/client.mjs" basic -- bgrun mcp 2>&1) \
+		|| fail "as alice: $out"
+	assert_contains "$out" "ok - run through the README's command line"
+}
+
+test_mcp_kill_is_answered_while_a_wait_is_pending() {
+	run_scenario concurrency bgrun mcp >/dev/null
+}
+
+test_mcp_cancelled_wait_leaves_the_job_running() {
+	run_scenario cancel bgrun mcp >/dev/null
+}
+
+test_mcp_progress_notifications() {
+	run_scenario progress bgrun mcp >/dev/null
+}
+
+test_mcp_end_of_input_stops_its_jobs_and_keeps_the_records() {
+	local out id session
+	out=$(run_scenario leave bgrun mcp)
+	id=$(job_in <(echo "$out"))
+	[[ -n $id ]] || fail "no job: $out"
+	wait_until 15 bash -c "[[ \$(bgrun status $id --json | jq -r .status) == killed ]]" \
+		|| fail "job $id still $(job_status "$id") after the client went away"
+	session=$(mcp_session_of "$id")
+	[[ $session == mcp-?????? ]] || fail "session '$session' is not mcp- and a short suffix"
+	assert_contains "$(bgrun list -s "$session")" "$id" "bgrun list -s $session"
+}
+
+test_mcp_keep_jobs_leaves_them_running() {
+	local out id
+	out=$(run_scenario leave bgrun mcp --keep-jobs -s mcp-kept)
+	id=$(job_in <(echo "$out"))
+	sleep 1
+	assert_eq running "$(job_status "$id")" "job of --keep-jobs after the client went away"
+	assert_eq false "$(jget "$id" .bind_to_caller)" "a job of --keep-jobs is not bound"
+	assert_eq mcp-kept "$(mcp_session_of "$id")" "session of -s"
+	bgrun kill "$id" >/dev/null
+}
+
+# signal_server SIGNAL: the client holds on while the server gets SIGNAL;
+# the server's job must be stopped.
+signal_server() {
+	local out pid id i
+	out=$(mktemp)
+	MCP_TEST_HOLD=30 mcp_client leave bgrun mcp >"$out" 2>&1 &
+	local client=$!
+	on_exit "kill $client 2>/dev/null; rm -f $out"
+	for ((i = 0; i < 100; i++)); do
+		[[ -n $(server_pid_in "$out") ]] && break
+		sleep 0.1
+	done
+	pid=$(server_pid_in "$out")
+	id=$(job_in "$out")
+	[[ -n $pid && -n $id ]] || fail "the client said no pid or job: $(cat "$out")"
+	assert_eq running "$(job_status "$id")" "job before the server got $1"
+	assert_eq true "$(jget "$id" .bind_to_caller)" "the job is bound to the server"
+	kill -s "$1" "$pid"
+	wait_until 15 bash -c "[[ \$(bgrun status $id --json | jq -r .status) == killed ]]" \
+		|| fail "job $id still $(job_status "$id") after the server got $1"
+}
+
+test_mcp_sigterm_stops_its_jobs() { signal_server TERM; }
+test_mcp_sighup_stops_its_jobs() { signal_server HUP; }
+test_mcp_sigint_stops_its_jobs() { signal_server INT; }
+# Needs bgrund's BindToCaller: nothing of the server runs after SIGKILL.
+test_mcp_sigkill_stops_its_jobs() { signal_server KILL; }
+
+# raw_lines FILE: what bgrun mcp answers to the lines in FILE, one JSON a line.
+raw_answers() { bgrun mcp <"$1" 2>/dev/null; }
+
+test_mcp_bad_lines_get_clear_errors_and_the_server_goes_on() {
+	local in ans big
+	in=$(mktemp)
+	on_exit "rm -f $in"
+	{
+		echo 'not json'
+		echo '{"jsonrpc":"2.0","id":1,"method":"ping"} trailing'
+		printf '{"jsonrpc":"2.0","id":2,"method":"p\xff"}\n'
+		echo '[{"jsonrpc":"2.0","id":3,"method":"ping"}]'
+		echo '{"id":4,"method":"ping"}'
+		echo '{"jsonrpc":"2.0","id":5,"method":"resources/list"}'
+		echo '{"jsonrpc":"2.0","method":"notifications/whatever"}'
+		echo '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run","arguments":{"command":"x","argv":["x"]}}}'
+		echo '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run","arguments":{}}}'
+		echo '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","arguments":{"id":1}}}'
+		echo '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"kill","arguments":{"id":"x","force":true}}}'
+		# A line of 5 MiB, refused without being held.
+		printf '{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":"'
+		head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' a
+		echo '"}}'
+		echo '{"jsonrpc":"2.0","id":11,"method":"ping"}'
+	} >"$in"
+	ans=$(raw_answers "$in") || fail "bgrun mcp failed: $ans"
+	code_of() { jq -r --argjson id "$1" 'select(.id == $id) | .error.code' <<<"$ans"; }
+	assert_eq 3 "$(jq -r 'select(.id == null) | .error.code' <<<"$ans" | grep -c -- -32700)" "-32700 with id null"
+	assert_eq 2 "$(jq -r 'select(.id == null) | .error.code' <<<"$ans" | grep -c -- -32600)" \
+		"-32600 with id null: the batch and the line over 4 MiB"
+	assert_eq -32600 "$(code_of 4)" "no jsonrpc member"
+	assert_eq -32601 "$(code_of 5)" "a method not served"
+	assert_eq -32602 "$(code_of 6)" "run with command and argv"
+	assert_eq -32602 "$(code_of 7)" "run with neither"
+	assert_contains "$(jq -r 'select(.id == 8) | .error.message' <<<"$ans")" "'id'" "the wrong type named"
+	assert_contains "$(jq -r 'select(.id == 9) | .error.message' <<<"$ans")" "'force'" "the unknown argument named"
+	assert_contains "$(jq -c 'select(.id == null and .error.code == -32600)' <<<"$ans")" "4194304" \
+		"the long line's error says the bound"
+	assert_eq '{}' "$(jq -c 'select(.id == 11) | .result' <<<"$ans")" "ping after all of it"
+	assert_eq 12 "$(wc -l <<<"$ans")" "one answer a line, none for the notification"
+}
+
+# The user's own bgrund, through `bgrun --user mcp` as the README says: the
+# SDK passes neither XDG_RUNTIME_DIR nor DBUS_SESSION_BUS_ADDRESS, so the
+# server finds the bus at /run/user/UID/bus.
+test_mcp_user_instance_with_the_sdk_environment() {
+	source "$TESTS_DIR/test-user.sh"
+	hold_login alice
+	local out
+	out=$(bgrun-sandbox-login alice -- bash -c "node '$MCP_DIR/client.mjs' basic -- bgrun --user mcp" 2>&1) \
+		|| fail "bgrun --user mcp as alice: $out"
+	assert_contains "$out" "ok - run through the README's command line"
+	assert_contains "$out" "MECHANISM systemd"
+}
+
+# initialize answers the client's version when it has it, else its newest;
+# output schemas and structuredContent only from 2025-06-18 on.
+test_mcp_version_negotiation() {
+	local ans
+	ans=$({
+		echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+		echo '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{"command":"echo hi"}}}'
+		sleep 3
+	} | bgrun mcp 2>/dev/null)
+	assert_eq 2024-11-05 "$(jq -r 'select(.id == 1) | .result.protocolVersion' <<<"$ans")" "the client's version"
+	assert_eq 0 "$(jq -s '[.[] | select(.id == 2) | .result.tools[] | select(has("outputSchema"))] | length' <<<"$ans")" \
+		"no outputSchema in 2024-11-05"
+	assert_eq false "$(jq 'select(.id == 3) | .result | has("structuredContent")' <<<"$ans")" \
+		"no structuredContent in 2024-11-05"
+	assert_contains "$(jq -r 'select(.id == 3) | .result.content[0].text' <<<"$ans")" "hi"
+	ans=$(echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}' | bgrun mcp 2>/dev/null)
+	assert_eq 2025-11-25 "$(jq -r .result.protocolVersion <<<"$ans")" "an unknown version: the newest"
+}
+
+# A call to bgrund past the deadline (--call-timeout, as the CLI's) is the
+# tool's error, and the server goes on once bgrund answers again.
+test_mcp_call_deadline_is_an_iserror_result() {
+	local out pid t0 t1
+	out=$(mktemp)
+	pid=$(bgrund_pid)
+	on_exit "kill -CONT $pid; rm -f $out"
+	{
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 1.5
+		echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 4
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list","arguments":{}}}'
+		sleep 1
+	} | bgrun --call-timeout 2s mcp >"$out" 2>/dev/null &
+	local server=$!
+	sleep 1
+	kill -STOP "$pid"
+	t0=$(date +%s%N)
+	wait_until 6 grep -q '"id":2' "$out" || fail "no answer to the call while bgrund was stopped"
+	t1=$(date +%s%N)
+	kill -CONT "$pid"
+	wait "$server"
+	assert_eq false "$(jq 'select(.id == 1) | .result.isError' "$out")" "the call before"
+	assert_eq true "$(jq 'select(.id == 2) | .result.isError' "$out")" "isError past the deadline"
+	assert_contains "$(jq -r 'select(.id == 2) | .result.content[0].text' "$out")" "did not answer ListJobsPaged"
+	assert_le $(((t1 - t0) / 1000000)) 4500 "ms until the answer (deadline 2 s)"
+	assert_eq false "$(jq 'select(.id == 3) | .result.isError' "$out")" "the call after bgrund answers again"
+}
+
+# A client that stops reading (its end of stdout closed) ends the server as
+# the end of its input does: its jobs stopped.
+test_mcp_closed_stdout_ends_the_server_and_its_jobs() {
+	local session=mcp-closed$$ id
+	{
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"command":"sleep 300","wait_sec":1}}}'
+		sleep 20
+	} | bgrun mcp -s "$session" 2>/dev/null | true &
+	local pipeline=$!
+	on_exit "kill $pipeline 2>/dev/null"
+	wait_until 10 bash -c "bgrun list -s $session | grep -q sleep" || fail "no job in $session"
+	id=$(bgrun list -s "$session" --json | jq -r '.[0].id')
+	wait_until 15 bash -c "[[ \$(bgrun status $id --json | jq -r .status) == killed ]]" \
+		|| fail "job $id still $(job_status "$id") after the client closed its end of stdout"
+	wait_until 5 bash -c "! pgrep -f '[b]grun mcp -s $session' >/dev/null" || fail "the server still runs"
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+// bgrun mcp driven by the official MCP TypeScript SDK, as an agent drives it:
+// Client + StdioClientTransport, which starts the server with the SDK's
+// default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER only).
+//
+//   node client.mjs SCENARIO -- SERVER-COMMAND...
+//
+// Prints "ok - WHAT" per check and exits 1 at the first that fails (with
+// what it saw); tests/integration/test-mcp.sh runs the scenarios. Scenarios
+// that leave a job for the shell to look at print "JOB <id>" and
+// "SERVER_PID <pid>".
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [scenario, dashes, command, ...args] = process.argv.slice(2);
+if (!scenario || dashes !== "--" || !command) {
+  console.error("usage: node client.mjs SCENARIO -- SERVER-COMMAND...");
+  process.exit(2);
+}
+
+function check(cond, what, seen) {
+  if (!cond) {
+    console.log(`not ok - ${what}${seen === undefined ? "" : `: ${JSON.stringify(seen).slice(0, 2000)}`}`);
+    process.exit(1);
+  }
+  console.log(`ok - ${what}`);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// No env: the SDK's default environment, as an agent starts the server.
+const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+const client = new Client({ name: "bgrun-test", version: "1.0.0" });
+await client.connect(transport);
+
+const call = (name, a = {}, options = {}) =>
+  client.callTool({ name, arguments: a }, undefined, { timeout: 120000, ...options });
+
+// A protocol error of a call: the SDK rejects with McpError(code).
+async function callError(name, a) {
+  try {
+    const r = await call(name, a);
+    return { result: r };
+  } catch (e) {
+    return { code: e.code, message: e.message };
+  }
+}
+
+const scenarios = {
+  // Every tool once, and what a model reads of each.
+  async tools() {
+    check(client.getServerVersion()?.name === "bgrun", "serverInfo.name is bgrun", client.getServerVersion());
+    check((client.getInstructions() ?? "").includes("run"), "instructions say when to use run");
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    check(JSON.stringify(names) === JSON.stringify(
+      ["forget", "kill", "list", "output", "run", "status", "stop", "wait", "write_input"]), "the nine tools", names);
+    for (const t of tools) {
+      check(t.inputSchema?.type === "object" && t.outputSchema?.type === "object" && t.description.length > 40,
+        `${t.name} has input and output schemas and a description`);
+      const ro = ["status", "list", "output", "wait"].includes(t.name);
+      const de = ["kill", "stop", "forget"].includes(t.name);
+      check(t.annotations?.readOnlyHint === ro && (ro || t.annotations?.destructiveHint === de),
+        `${t.name} annotations`, t.annotations);
+    }
+
+    let r = await call("run", { command: "echo hello; echo err >&2; exit 3" });
+    check(!r.isError && r.structuredContent.status === "exited" && r.structuredContent.exit_code === 3,
+      "run: a shell command line, waited for, its exit code", r);
+    check(r.structuredContent.output === "hello\nerr\n" && r.content[0].text.includes("hello"),
+      "run: stdout and stderr in output and in the text", r);
+    const first = r.structuredContent.id;
+
+    r = await call("run", { argv: ["printf", "%s|", "a b", "$HOME", "it's"] });
+    check(r.structuredContent.output === "a b|$HOME|it's|", "run: argv runs exactly those words", r);
+
+    r = await call("run", { command: "echo $BGRUN_T $HOME", env: { BGRUN_T: "x1" }, cwd: "/" });
+    check(r.structuredContent.output.startsWith("x1 /"), "run: env is added to the server's", r);
+
+    r = await call("run", { command: "pwd", cwd: "/tmp" });
+    check(r.structuredContent.output === "/tmp\n", "run: cwd", r);
+
+    r = await call("run", { command: "printf 'a\\377b\\n'" });
+    check(r.structuredContent.output === "a\ufffdb\n", "run: bytes that are not UTF-8 are replaced", r);
+
+    r = await call("run", { command: "printf '\\033[1mbold\\033[0m\\n50%%\\r100%%\\n'", tty: true });
+    check(r.structuredContent.output === "bold\n100%\n", "run: a tty job's output as logs --plain gives it",
+      r.structuredContent);
+
+    // A long output: the head, one marker, the tail, and the middle by offset.
+    r = await call("run", { command: "seq 1 20000" });
+    const out = r.structuredContent.output;
+    const m = out.match(/\n\[bgrun: (\d+) bytes left out here; read them with output offset=(\d+)\]\n/);
+    check(m && Buffer.byteLength(out) <= 16384 && out.startsWith("1\n2\n") && out.endsWith("19999\n20000\n"),
+      "run: a long output is its head, one marker line and its tail, within 16 KiB", out.slice(0, 200));
+    check(r.structuredContent.output_truncated === true, "run: output_truncated says so");
+    const o = await call("output", { id: r.structuredContent.id, offset: Number(m[2]), max_bytes: 100 });
+    check(o.structuredContent.output.length === 100 && o.structuredContent.next_offset === Number(m[2]) + 100 &&
+      o.structuredContent.complete === false, "output: the middle by the marker's offset", o.structuredContent);
+
+    // A job that goes on after run answers; output follows it.
+    r = await call("run", { command: "echo one; sleep 1.5; echo two", wait_sec: 0.3 });
+    check(r.structuredContent.status === "running" && r.structuredContent.output === "one\n",
+      "run: answers after wait_sec with what ran so far; the job goes on", r.structuredContent);
+    const slow = r.structuredContent.id;
+    r = await call("output", { id: slow, wait_sec: 5 });
+    check(r.structuredContent.output === "two\n", "output: wait_sec waits for new output, from where run stopped",
+      r.structuredContent);
+    r = await call("wait", { id: slow, timeout_sec: 10 });
+    check(r.structuredContent.status === "exited" && r.structuredContent.exit_code === 0 &&
+      r.structuredContent.output === "", "wait: the end, and no output read twice", r.structuredContent);
+
+    // Input.
+    r = await call("run", { command: "while read l; do echo \"got $l\"; done; echo bye", stdin: true, wait_sec: 0 });
+    const reader = r.structuredContent.id;
+    r = await call("write_input", { id: reader, text: "hi\n", wait_sec: 1 });
+    check(r.structuredContent.output === "got hi\n", "write_input: the output that followed", r.structuredContent);
+    r = await call("write_input", { id: reader, eof: true });
+    check(r.structuredContent.output === "bye\n", "write_input eof ends the input", r.structuredContent);
+    r = await call("wait", { id: reader });
+    check(r.structuredContent.status === "exited" && r.structuredContent.exit_code === 0, "and the job ends",
+      r.structuredContent);
+    r = await call("write_input", { id: first, text: "x" });
+    check(r.isError && /takes no input/.test(r.content[0].text), "write_input to a job without input: isError", r);
+
+    // Ending jobs.
+    r = await call("run", { command: "trap 'echo bye; exit 7' TERM; sleep 100 & wait", wait_sec: 0.5 });
+    const server = r.structuredContent.id;
+    r = await call("stop", { id: server, grace_sec: 5 });
+    check(r.structuredContent.status === "killed" && r.structuredContent.dead === true &&
+      r.structuredContent.method === "signal" && r.structuredContent.exit_code === 7,
+      "stop: the signal, the grace, the final fields", r.structuredContent);
+    r = await call("run", { command: "sleep 100", wait_sec: 0 });
+    const sleeper = r.structuredContent.id;
+    r = await call("kill", { id: sleeper });
+    check(r.structuredContent.dead === true && r.structuredContent.confirmed_at > 0, "kill", r.structuredContent);
+
+    r = await call("status", { id: first });
+    check(r.structuredContent.id === first && r.structuredContent.exit_code === 3 &&
+      r.structuredContent.containment?.contained === true, "status: the record", r.structuredContent);
+    r = await call("list");
+    const ids = r.structuredContent.jobs.map((j) => j.id);
+    check(ids.includes(first) && ids.includes(sleeper) && r.structuredContent.jobs.every((j) => j.session.startsWith("mcp-")),
+      "list: this server's session", r.structuredContent);
+    r = await call("forget", { id: first });
+    check(!r.isError && JSON.stringify(r.structuredContent) === "{}", "forget", r);
+    r = await call("status", { id: first });
+    check(r.isError && /No job/.test(r.content[0].text), "a forgotten job: an isError result", r);
+    r = await call("forget", { id: (await call("run", { command: "sleep 100", wait_sec: 0 })).structuredContent.id });
+    check(r.isError && /still running/.test(r.content[0].text), "forget of a running job says to stop it", r);
+    r = await call("run", { command: "true", cwd: "/nonexistent" });
+    check(r.isError && /Invalid argument/.test(r.content[0].text), "a bad cwd is an isError result", r);
+
+    // Malformed calls: JSON-RPC errors naming what was wrong; the server goes on.
+    let e = await callError("run", { command: "true", argv: ["true"] });
+    check(e.code === -32602 && /exactly one/.test(e.message), "run with command and argv: -32602", e);
+    e = await callError("run", {});
+    check(e.code === -32602 && /command/.test(e.message), "run with neither: -32602", e);
+    e = await callError("status", { id: "x", bogus: 1 });
+    check(e.code === -32602 && /'bogus'/.test(e.message), "an unknown argument: -32602 naming it", e);
+    e = await callError("wait", { id: "x", timeout_sec: "1" });
+    check(e.code === -32602 && /'timeout_sec'/.test(e.message), "an argument of the wrong type: -32602 naming it", e);
+    e = await callError("nosuchtool", {});
+    check(e.code === -32602, "an unknown tool: -32602", e);
+    check((await client.ping()) !== undefined, "ping");
+  },
+
+  // The README's line works: a job runs, and its record is there.
+  async basic() {
+    const r = await call("run", { command: "echo hello from $(id -un)" });
+    check(!r.isError && r.structuredContent.status === "exited" && r.structuredContent.exit_code === 0 &&
+      /^hello from /.test(r.structuredContent.output), "run through the README's command line", r);
+    console.log(`MECHANISM ${r.structuredContent.mechanism}`);
+    const s = await call("status", { id: r.structuredContent.id });
+    check(s.structuredContent.status === "exited", "status", s.structuredContent);
+    const l = await call("list");
+    check(l.structuredContent.jobs.some((j) => j.id === r.structuredContent.id), "list", l.structuredContent);
+  },
+
+  // A kill is answered while a wait on the same job is pending.
+  async concurrency() {
+    const r = await call("run", { command: "sleep 100", wait_sec: 0 });
+    const id = r.structuredContent.id;
+    const order = [];
+    const waiting = call("wait", { id, timeout_sec: 60 }).then((w) => { order.push("wait"); return w; });
+    await sleep(500);
+    const k = await call("kill", { id });
+    order.push("kill");
+    check(k.structuredContent.dead === true, "kill answered while a wait is pending");
+    const w = await waiting;
+    check(order.join() === "kill,wait" && w.structuredContent.status === "killed",
+      "the wait ends with the kill, after it", { order, w: w.structuredContent });
+  },
+
+  // Cancelling a wait: no answer, the job runs on.
+  async cancel() {
+    const r = await call("run", { command: "sleep 100", wait_sec: 0 });
+    const id = r.structuredContent.id;
+    const ac = new AbortController();
+    const t0 = Date.now();
+    const waiting = call("wait", { id, timeout_sec: 60 }, { signal: ac.signal }).then(() => "answered",
+      (e) => `rejected: ${e.message}`);
+    await sleep(700);
+    ac.abort("the test cancels");
+    const how = await waiting;
+    check(/^rejected: .*cancel/.test(how) && Date.now() - t0 < 5000, "the cancelled wait ends at once", how);
+    // The server got notifications/cancelled and sends nothing for it: a
+    // ping after it is the next answer, and the server is well.
+    check((await client.ping()) !== undefined, "the server goes on");
+    const s = await call("status", { id });
+    check(s.structuredContent.status === "running", "the job runs on", s.structuredContent);
+    await call("kill", { id });
+  },
+
+  // notifications/progress while a call with a progressToken waits.
+  async progress() {
+    const seen = [];
+    const r = await call("run", { command: "echo a; sleep 4.5; echo b", wait_sec: 10 },
+      { onprogress: (p) => seen.push(p) });
+    check(r.structuredContent.status === "exited", "the run ended");
+    check(seen.length >= 1 && seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress) &&
+      /output/.test(seen[0].message ?? ""), "notifications/progress while it waited", seen);
+  },
+
+  // A job left running for the shell to see what becomes of it.
+  async leave() {
+    const r = await call("run", { command: "sleep 300", wait_sec: 0 });
+    check(r.structuredContent.status === "running", "a job runs");
+    console.log(`JOB ${r.structuredContent.id}`);
+    console.log(`SERVER_PID ${transport.pid}`);
+    if (process.env.MCP_TEST_HOLD) {
+      // The shell kills the server; this client waits to be told to go.
+      await sleep(Number(process.env.MCP_TEST_HOLD) * 1000);
+    }
+  },
+
+  // One run of true, timed, many times: the benchmark's row.
+  async bench() {
+    const n = Number(process.env.MCP_BENCH_N ?? 30);
+    const ms = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await call("run", { command: "true", wait_sec: 10 });
+      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.structuredContent.status !== "exited") check(false, "bench run", r);
+    }
+    ms.sort((a, b) => a - b);
+    console.log(`MEDIAN_MS ${ms[Math.floor(n / 2)].toFixed(2)}`);
+  },
+};
+
+if (!scenarios[scenario]) {
+  console.error(`no scenario ${scenario}`);
+  process.exit(2);
+}
+await scenarios[scenario]();
+await client.close();
