@@ -172,6 +172,7 @@ Test(cmdline, call_timeout_zero) {
 Test(cmdline, attach_takes_one_id) {
         cr_assert_gt(PARSE("attach", "abc"), 0);
         cr_assert_str_eq(args.verb->name, "attach");
+        args_done(&args);
         expect_usage_error(PARSE("attach"), "Missing job ID: bgrun attach ID");
 }
 
