@@ -17,16 +17,17 @@ static size_t sequence_len(unsigned char c) {
 
 size_t utf8_prefix_len(const char *s, size_t max) {
         size_t i = 0;
-        while (s[i] && i < max) {
+        /* Nothing at or past max is read: s need not be terminated there. */
+        while (i < max && s[i]) {
                 size_t n = sequence_len((unsigned char) s[i]), k = 1;
                 /* A lead byte counts with its continuation bytes only when
                  * they are all there. */
-                while (k < n && ((unsigned char) s[i + k] & 0xc0) == 0x80)
+                while (k < n && i + k < max && ((unsigned char) s[i + k] & 0xc0) == 0x80)
                         k++;
+                if (k < n && i + k == max)
+                        break; /* cut at max: the rest may follow */
                 if (k < n)
                         n = 1;
-                if (i + n > max)
-                        break;
                 i += n;
         }
         return i;
