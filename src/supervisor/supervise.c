@@ -227,9 +227,18 @@ typedef struct Ending {
         int grace_fd;      /* the grace's timer */
 } Ending;
 
+/* The contract's rule for the race of a job that exits as it is ended: it
+ * is ended from outside only if something of it was still there. */
+static bool nothing_left(Supervisor *s) {
+        return s->containment.ops->is_empty(&s->containment) > 0;
+}
+
 static void end_now(Supervisor *s, Ending *e, JobStatus status) {
-        if (e->status == JOB_EXITED)
+        if (e->status == JOB_EXITED) {
+                if (nothing_left(s))
+                        return; /* its shell's exit is on its way */
                 e->status = status;
+        }
         e->grace_fd = safe_close(e->grace_fd);
         if (!e->forced) {
                 s->containment.ops->kill(&s->containment, &s->child);
@@ -247,6 +256,8 @@ static void end_gracefully(Supervisor *s, Ending *e, JobStatus status, int sig, 
                 sig = s->spec.stop_signal;
         if (grace_usec == 0)
                 return end_now(s, e, status);
+        if (nothing_left(s))
+                return;
         e->status = status;
         e->grace_fd = make_timerfd(grace_usec);
         if (e->grace_fd < 0) {
@@ -433,10 +444,17 @@ int supervise(Supervisor *s) {
         siginfo_t si = {};
         bool by_signal;
         JobStatus status = wait_for_end(s, sig_fd, &si, &by_signal);
-        input_control_stop_listening(&s->input);
 
         /* The shell is gone; whatever it left behind goes with it. */
         bool dead = c->ops->confirm_empty(c) == 0;
+        uint64_t confirmed_at = dead ? now_realtime_usec() : 0;
+        TeardownMethod method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method;
+        /* An end from outside is final from here: said durably, then to
+         * bgrund, which answers on it while the rest is gathered. */
+        if (status != JOB_EXITED && c->ops->answers_at_confirmation)
+                publish_teardown(s->dir_fd, &s->input, &(JobTeardown) {
+                        .status = status, .dead = dead, .method = method, .confirmed_at = confirmed_at });
+        input_control_stop_listening(&s->input);
         subreaper_reap_orphans(0);
         JobUsage usage;
         c->ops->usage(c, &usage);
@@ -449,7 +467,8 @@ int supervise(Supervisor *s) {
                 .executed = true,
                 .run = &run,
                 .dead = dead,
-                .method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method,
+                .method = method,
+                .confirmed_at = confirmed_at,
         };
         finish_output(s, &o);
         r = publish_outcome(s->dir_fd, &s->spec, &o);

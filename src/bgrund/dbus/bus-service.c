@@ -133,6 +133,17 @@ static void on_job_running(void *userdata, Job *j) {
         pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
 }
 
+/* Kill and Stop answer now; the status changed (a wall-clock limit's
+ * timed_out is public from here). */
+static void on_job_confirmed(void *userdata, Job *j) {
+        BusService *s = userdata;
+        char path[BUS_JOB_PATH_MAX];
+        bus_job_path(j->id, path);
+        pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
+}
+
 static void on_job_ended(void *userdata, Job *j) {
         BusService *s = userdata;
         bus_caller_watch_job_done(s, j);
@@ -176,6 +187,7 @@ static void on_running_jobs_changed(void *userdata) {
 static const JobNotifier bus_notifier = {
         .job_new = on_job_new,
         .job_running = on_job_running,
+        .job_confirmed = on_job_confirmed,
         .job_ended = on_job_ended,
         .job_discarded = on_job_discarded,
         .input_ready = on_input_ready,

@@ -112,10 +112,13 @@ int job_view(Job *j, JobView *ret) {
         RecordCache *cache = &rt->cache;
 
         if (j->phase != JOB_PHASE_ENDED) {
+                /* Once confirmed, the slot's status and teardown; the end's
+                 * own fields read as while it ran until the result. */
                 *ret = (JobView) {
                         .spec = &j->live->spec,
                         .run = j->live->have_run ? &j->live->run : NULL,
-                        .status = JOB_RUNNING,
+                        .status = j->live->confirmed ? j->live->teardown.status : JOB_RUNNING,
+                        .teardown = j->live->confirmed ? j->live->teardown : (JobTeardown) {},
                 };
                 (void) job_store_output_counts(j->live->dir_fd, &ret->output_bytes, &ret->output_dropped_bytes);
                 /* Read now, so a figure is never older than the call. */
@@ -151,6 +154,8 @@ int job_view(Job *j, JobView *ret) {
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
                 .output_dropped_bytes = cache->output_dropped_bytes,
+                .teardown = { cache->result.status, cache->result.dead, cache->result.method,
+                              cache->result.confirmed_at },
                 .usage = {
                         .cpu_known = cache->result.cpu_usage_known,
                         .cpu_usage_usec = cache->result.cpu_usage_usec,

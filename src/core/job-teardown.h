@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The teardown slot, <state>/jobs/<id>/teardown: where the supervisor that
+ * confirmed the teardown of a job ended from outside (Kill, Stop, the
+ * wall-clock limit) writes the status and the teardown, durably, before
+ * anyone is told; Kill answers from it (job-store.h has the crash model).
+ * The job's result.json repeats both once the end's own fields are known,
+ * and nobody ever writes the slot again.
+ *
+ * The slot is made empty with the record, before the spec's sync, so its
+ * directory entry is as durable as spec.json's; the write is one pwrite()
+ * of JOB_TEARDOWN_SLOT_SIZE bytes at offset 0 (the JSON, then zeros) and an
+ * fdatasync(). The JSON stays far below one sector: a power loss leaves
+ * either all of it or none (a slot empty, all zeros, or unparseable holds
+ * no teardown; nobody was told of one then). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job-record.h"
+
+#define JOB_TEARDOWN_FILE "teardown"
+#define JOB_TEARDOWN_SLOT_SIZE 4096
+
+/* A job's end as its teardown's confirmation fixed it. */
+typedef struct JobTeardown {
+        JobStatus status;      /* killed or timed_out */
+        bool dead;             /* confirmed (false: known to have failed) */
+        TeardownMethod method;
+        uint64_t confirmed_at; /* 0 unless dead */
+} JobTeardown;
+
+int job_teardown_to_json(const JobTeardown *t, char **ret);
+/* -EBADMSG for anything but a whole slot's JSON; -EPROTONOSUPPORT for a
+ * newer format. */
+int job_teardown_from_json(const char *json, JobTeardown *ret);
+
+/* Make the job's empty slot if it has none (an existing one is kept). */
+int job_teardown_create_slot(int dir_fd);
+/* Write t into the job's slot and make it durable. */
+int job_teardown_write(int dir_fd, const JobTeardown *t);
+/* The slot's teardown: -ENOENT when there is none (no slot, an empty one,
+ * or what a write interrupted by a power loss left), -EBADMSG or
+ * -EPROTONOSUPPORT for a slot written whole but unreadable. */
+int job_teardown_read(int dir_fd, JobTeardown *ret);
