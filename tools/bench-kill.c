@@ -105,6 +105,9 @@ end:
         if (ms < 0) {
                 sd_bus_message_unref(bgrun_call("Kill", CALL_TIMEOUT, NULL, "s", id.s));
         }
+        /* Kill answers at the confirmation; the record is final (and the
+         * job forgettable) once Wait answers, milliseconds later. */
+        (void) record("Wait", id.s, 30 * USEC_PER_SEC, &rec);
         forget(id.s);
         return ms;
 }

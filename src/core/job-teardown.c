@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "job-teardown.h"
@@ -49,6 +50,17 @@ int job_teardown_from_json(const char *json, JobTeardown *ret) {
         if (r < 0)
                 return r;
         *ret = t;
+        return 0;
+}
+
+int job_teardown_lock(int dir_fd, bool wait, int *ret_fd) {
+        _cleanup_close_ int fd = openat(dir_fd, JOB_TEARDOWN_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0)
+                if (errno != EINTR)
+                        return errno == EWOULDBLOCK ? -EAGAIN : negative_errno();
+        *ret_fd = TAKE_FD(fd);
         return 0;
 }
 

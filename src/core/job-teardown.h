@@ -36,6 +36,16 @@ int job_teardown_to_json(const JobTeardown *t, char **ret);
  * newer format. */
 int job_teardown_from_json(const char *json, JobTeardown *ret);
 
+/* Who decides an end from outside holds the slot's lock (flock) from the
+ * decision until the slot says it or the job's record does: bgrund while
+ * it kills a job's payload itself (never waiting for the lock: the
+ * supervisor holding it decided already), the supervisor from the moment
+ * it decides how the job ends until it exits (waiting for bgrund, then
+ * taking bgrund's word from the slot). wait: block until it is free; else
+ * -EAGAIN when it is not; -ENOENT for a job without a slot (older than
+ * slots: nobody locks). Returns the fd that holds the lock. */
+int job_teardown_lock(int dir_fd, bool wait, int *ret_fd);
+
 /* Make the job's empty slot if it has none (an existing one is kept). */
 int job_teardown_create_slot(int dir_fd);
 /* Write t into the job's slot and make it durable. */

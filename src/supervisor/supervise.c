@@ -31,6 +31,7 @@ void supervisor_done(Supervisor *s) {
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
         pidref_done(&s->child);
+        safe_close(s->teardown_lock_fd);
 }
 
 static int fail_setup(Supervisor *s, int error, const char *step) {
@@ -227,10 +228,33 @@ typedef struct Ending {
         int grace_fd;      /* the grace's timer */
 } Ending;
 
+/* How the job ends is ours to decide from here: the teardown slot's lock,
+ * held until we exit, so bgrund never kills it behind our back. If bgrund
+ * killed it meanwhile (its Kill, with its lock), the slot says how, and
+ * that is the job's end: true then. */
+static bool decide_end(Supervisor *s) {
+        if (s->teardown_lock_fd < 0) {
+                int r = job_teardown_lock(s->dir_fd, true, &s->teardown_lock_fd);
+                if (r < 0 && r != -ENOENT) /* -ENOENT: a job from before slots */
+                        log_warning_errno(r, "Job %s: cannot lock its teardown slot: %m", s->spec.id);
+                if (r >= 0 && job_teardown_read(s->dir_fd, &s->given) >= 0)
+                        s->teardown_given = true;
+        }
+        return s->teardown_given;
+}
+
 /* The contract's rule for the race of a job that exits as it is ended: it
  * is ended from outside only if something of it was still there. */
 static bool nothing_left(Supervisor *s) {
         return s->containment.ops->is_empty(&s->containment) > 0;
+}
+
+/* bgrund ended the job: nothing is left to kill or wait for but the
+ * shell's exit. */
+static void end_as_given(Supervisor *s, Ending *e) {
+        e->status = s->given.status;
+        e->grace_fd = safe_close(e->grace_fd);
+        e->forced = true;
 }
 
 static void end_now(Supervisor *s, Ending *e, JobStatus status) {
@@ -272,14 +296,18 @@ static void end_gracefully(Supervisor *s, Ending *e, JobStatus status, int sig, 
 static void read_signals(Supervisor *s, Ending *e, int sig_fd, bool shell_done) {
         struct signalfd_siginfo ssi;
         while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi) {
-                if (ssi.ssi_signo == SUPERVISOR_STOP_SIGNAL) {
+                if (ssi.ssi_signo == SIGCHLD)
+                        continue;
+                if (decide_end(s))
+                        end_as_given(s, e);
+                else if (ssi.ssi_signo == SUPERVISOR_STOP_SIGNAL) {
                         int sig = s->spec.stop_signal;
                         uint64_t grace = s->spec.stop_grace_usec;
                         /* bgrund's request carries its own signal and grace. */
                         if (ssi.ssi_code == SI_QUEUE)
                                 stop_request_unpack(ssi.ssi_ptr, &sig, &grace);
                         end_gracefully(s, e, JOB_KILLED, sig, grace);
-                } else if (ssi.ssi_signo != SIGCHLD)
+                } else
                         end_now(s, e, JOB_KILLED);
         }
         subreaper_reap_orphans(shell_done ? 0 : s->child.pid);
@@ -353,7 +381,10 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         uint64_t ticks;
                         (void) !read(timer_fd, &ticks, sizeof ticks);
                         timer_fd = safe_close(timer_fd);
-                        end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
+                        if (decide_end(s))
+                                end_as_given(s, &e);
+                        else
+                                end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
                 }
                 input_control_dispatch(&s->input, p + 6);
                 if (p[3].revents)
@@ -449,9 +480,16 @@ int supervise(Supervisor *s) {
         bool dead = c->ops->confirm_empty(c) == 0;
         uint64_t confirmed_at = dead ? now_realtime_usec() : 0;
         TeardownMethod method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method;
-        /* An end from outside is final from here: said durably, then to
-         * bgrund, which answers on it while the rest is gathered. */
-        if (status != JOB_EXITED && c->ops->answers_at_confirmation)
+        if (decide_end(s)) {
+                /* bgrund's Kill, answered already: never contradicted. */
+                status = s->given.status;
+                dead = s->given.dead;
+                method = s->given.method;
+                confirmed_at = s->given.confirmed_at;
+        } else if (status != JOB_EXITED && c->ops->answers_at_confirmation)
+                /* An end from outside is final from here: said durably,
+                 * then to bgrund, which answers on it while the rest is
+                 * gathered. */
                 publish_teardown(s->dir_fd, &s->input, &(JobTeardown) {
                         .status = status, .dead = dead, .method = method, .confirmed_at = confirmed_at });
         input_control_stop_listening(&s->input);

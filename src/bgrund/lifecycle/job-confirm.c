@@ -4,6 +4,7 @@
  * makes the status and the teardown final, so Kill and Stop answer now;
  * Wait and JobRemoved wait for the result, which repeats them. */
 
+#include "job-private.h"
 #include "job-store.h"
 #include "job-teardown.h"
 #include "job.h"
@@ -11,7 +12,6 @@
 #include "runtime.h"
 
 void job_teardown_confirmed(Job *j) {
-        Runtime *rt = j->runtime;
         if (j->phase != JOB_PHASE_RUNNING || j->live->confirmed || j->live->releasing)
                 return;
         JobTeardown t;
@@ -22,10 +22,15 @@ void job_teardown_confirmed(Job *j) {
                         log_warning_errno(r, "Job %s: its teardown slot is unreadable: %m", j->id);
                 return;
         }
-        j->live->teardown = t;
+        job_confirm(j, &t);
+}
+
+void job_confirm(Job *j, const JobTeardown *t) {
+        Runtime *rt = j->runtime;
+        j->live->teardown = *t;
         j->live->confirmed = true;
-        j->status = t.status;
-        log_debug("Job %s: %s, teardown confirmed", j->id, job_status_to_string(t.status));
+        j->status = t->status;
+        log_debug("Job %s: %s, teardown confirmed", j->id, job_status_to_string(t->status));
         if (rt->notifier && rt->notifier->job_confirmed)
                 rt->notifier->job_confirmed(rt->notifier_data, j);
 }

@@ -132,6 +132,7 @@ void job_release(Job *j) {
          * the kill below may cause, is no news. */
         j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
         j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+        job_kill_direct_done(j->live);
 
         TeardownMethod method = c->ops->teardown_method;
         _cleanup_free_ char *cgroup = NULL;

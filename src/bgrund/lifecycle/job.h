@@ -70,6 +70,14 @@ typedef struct JobLive {
          * now on, before the result completes the record. */
         bool confirmed;
         JobTeardown teardown;
+        /* bgrund's own kill of the payload, while it waits for it to be
+         * empty (job-kill.c): the slot's lock, the cgroup, its watch */
+        int kill_lock_fd;
+        int kill_cgroup_fd;
+        sd_event_source *kill_source;
+        sd_event_source *kill_poll;
+        uint64_t kill_poll_usec;
+        uint64_t kill_deadline;
 
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;
