@@ -285,6 +285,32 @@ test_kill_answered_then_its_supervisor_killed() {
 	assert_eq "$answered_at" "$(jq -r .confirmed_at /var/lib/bgrun/jobs/"$id"/result.json)" "result.json's confirmed_at"
 }
 
+# "kill, then forget" never fails: a Forget between the Kill's answer and
+# the final record is held until the record is final.
+test_forget_after_kill_waits_for_the_final_record() {
+	id=$(bgrun run -- 'sleep 324')
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
+	sup=$(supervisor_pid "$id")
+	trap "kill -CONT $sup 2>/dev/null || true" EXIT
+	kill -STOP "$sup"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+	(
+		rc=0
+		gcall Forget "'$id'" >forget.out 2>&1 || rc=$?
+		echo "rc=$rc" >>forget.out
+	) &
+	fp=$!
+	sleep 0.3
+	[[ ! -s forget.out ]] || fail "Forget answered before the record was final: $(cat forget.out)"
+	[[ -d /var/lib/bgrun/jobs/$id ]] || fail "the record went before it was final"
+	kill -9 "$sup"
+	trap - EXIT
+	wait "$fp"
+	assert_contains "$(cat forget.out)" "rc=0" "Forget's answer"
+	[[ ! -e /var/lib/bgrun/jobs/$id ]] || fail "the record of $id is still on disk"
+	rm -f forget.out
+}
+
 test_report_only_falls_back_when_systemd_refuses_the_unit() {
 	with_config ContainmentMode=report-only "Mechanisms=systemd process_group"
 	# An owner's slice whose start asserts something false fails every job

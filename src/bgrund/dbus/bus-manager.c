@@ -127,6 +127,12 @@ static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return 1;
         if (r < 0)
                 return r;
+        /* Killed, its record final within milliseconds: "kill, then forget"
+         * never fails for it (bus-service.c forgets it at its end). */
+        if (job_teardown_known(j)) {
+                r = pending_call_add(s, j, PENDING_FORGET, m, 0, error);
+                return r < 0 ? r : 1;
+        }
         char id[JOB_ID_MAX];
         strcpy(id, j->id);
         r = job_forget(j);
