@@ -40,7 +40,8 @@ launch() {
 # wait_output ID TEXT: until the job's output holds TEXT (a job says when it
 # is ready, so that a signal does not come before its trap is set).
 wait_output() {
-	wait_until 10 grep -q "$2" <(bgrun logs "$1") || fail "job $1 never printed '$2': $(bgrun logs "$1" | head -c 300)"
+	# (A new look each time: a process substitution would be read once.)
+	wait_until 10 bash -c 'bgrun logs "$1" | grep -q "$2"' _ "$1" "$2" || fail "job $1 never printed '$2': $(bgrun logs "$1" | head -c 300)"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
