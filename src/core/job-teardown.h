@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The teardown slot, <state>/jobs/<id>/teardown: where the supervisor that
- * confirmed the teardown of a job ended from outside (Kill, Stop, the
- * wall-clock limit) writes the status and the teardown, durably, before
- * anyone is told; Kill answers from it (job-store.h has the crash model).
+/* The teardown slot, <state>/jobs/<id>/teardown: where whoever confirmed
+ * the teardown of a job ended from outside writes the status and the
+ * teardown, durably, before anyone is told: bgrund for a Kill it does
+ * itself (it kills the payload's cgroup and watches it empty), the
+ * supervisor for a Stop's or a wall-clock limit's end, or a Kill that came
+ * after it decided. Kill answers from it (job-store.h has the crash model).
  * The job's result.json repeats both once the end's own fields are known,
  * and nobody ever writes the slot again.
  *

@@ -21,7 +21,10 @@
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,
  * for a job with input, a socket (below).
- *   SIGTERM   kill the job at once: cgroup.kill, confirm, publish
+ *   SIGTERM   kill the job at once: cgroup.kill, confirm, publish; sent
+ *             too when bgrund killed the payload itself, and then the
+ *             supervisor waits for the teardown slot's lock and takes the
+ *             slot's word (job-teardown.h)
  *   SIGUSR1   stop it gracefully, with a value (sigqueue's SI_QUEUE, so the
  *             kernel lets it cross processes) that carries the signal to
  *             send to every process of the job and the grace to wait
