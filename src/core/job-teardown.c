@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "job-teardown.h"
@@ -70,6 +71,23 @@ int job_teardown_create_slot(int dir_fd) {
                 return negative_errno();
         close(fd);
         return 0;
+}
+
+int job_teardown_prepare(int dir_fd) {
+        _cleanup_close_ int lock_fd = -EBADF;
+        int r = job_teardown_lock(dir_fd, false, &lock_fd);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        _cleanup_close_ int fd = openat(dir_fd, JOB_TEARDOWN_FILE, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        if (st.st_size != 0)
+                return 0; /* prepared, or written */
+        static const char zeros[JOB_TEARDOWN_SLOT_SIZE] = {};
+        if (pwrite(fd, zeros, sizeof zeros, 0) != (ssize_t) sizeof zeros)
+                return errno > 0 ? negative_errno() : -EIO;
+        return fdatasync(fd) < 0 ? negative_errno() : 0;
 }
 
 int job_teardown_write(int dir_fd, const JobTeardown *t) {

@@ -11,7 +11,8 @@
  * and nobody ever writes the slot again.
  *
  * The slot is made empty with the record, before the spec's sync, so its
- * directory entry is as durable as spec.json's; the write is one pwrite()
+ * directory entry is as durable as spec.json's, and given its block while
+ * the job runs (job_teardown_prepare()); the write is one pwrite()
  * of JOB_TEARDOWN_SLOT_SIZE bytes at offset 0 (the JSON, then zeros) and an
  * fdatasync(). The JSON stays far below one sector: a power loss leaves
  * either all of it or none (a slot empty, all zeros, or unparseable holds
@@ -50,6 +51,11 @@ int job_teardown_lock(int dir_fd, bool wait, int *ret_fd);
 
 /* Make the job's empty slot if it has none (an existing one is kept). */
 int job_teardown_create_slot(int dir_fd);
+/* Give the slot its block, zeros, durably, while the job runs: a write of
+ * a teardown then only overwrites it (no allocation, no journal commit
+ * before the answer). Under the lock, never waiting for it: -EAGAIN while
+ * someone ends the job. 0 also when there is nothing to do. */
+int job_teardown_prepare(int dir_fd);
 /* Write t into the job's slot and make it durable. */
 int job_teardown_write(int dir_fd, const JobTeardown *t);
 /* The slot's teardown: -ENOENT when there is none (no slot, an empty one,

@@ -313,6 +313,22 @@ static void read_signals(Supervisor *s, Ending *e, int sig_fd, bool shell_done) 
         subreaper_reap_orphans(shell_done ? 0 : s->child.pid);
 }
 
+/* A job that lives this long gets its teardown slot's block: a job of a
+ * few ms never pays the fdatasync, one killed later answers sooner. */
+#define PREPARE_SLOT_USEC (10 * USEC_PER_MSEC)
+
+static void prepare_slot(Supervisor *s, uint64_t started) {
+        if (s->teardown_prepared || now_monotonic_usec() < started + PREPARE_SLOT_USEC)
+                return;
+        /* Tried once: -EAGAIN is bgrund ending the job, which needs no
+         * block any more; a slot without one is still written, a little
+         * slower. */
+        int r = job_teardown_prepare(s->dir_fd);
+        if (r < 0 && r != -EAGAIN)
+                log_debug_errno(r, "Job %s: cannot prepare its teardown slot: %m", s->spec.id);
+        s->teardown_prepared = true;
+}
+
 /* How often to look whether a stopped job's processes are gone where
  * nothing tells (the process tree), and at most between two looks where
  * something does (cgroup.events notifications are rate-limited). */
@@ -332,6 +348,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
         }
 
         Ending e = { .status = JOB_EXITED, .grace_fd = -EBADF };
+        uint64_t started = now_monotonic_usec();
         _cleanup_close_ int empty_fd = -EBADF;
         bool shell_done = false, empty_unwatched = false;
         *ret_by_signal = false;
@@ -356,6 +373,11 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 uint64_t hold = output_relay_hold_usec(&s->output);
                 if (shell_done)
                         hold = hold > 0 ? MIN(hold, EMPTY_POLL_USEC) : EMPTY_POLL_USEC;
+                if (!s->teardown_prepared && e.status == JOB_EXITED) {
+                        uint64_t now = now_monotonic_usec(), due = started + PREPARE_SLOT_USEC;
+                        uint64_t left = due > now ? due - now : 1;
+                        hold = hold > 0 ? MIN(hold, left) : left;
+                }
                 struct pollfd p[6 + INPUT_CONTROL_POLLS] = {
                         { .fd = shell_done ? -EBADF : s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
@@ -375,6 +397,8 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         end_now(s, &e, JOB_KILLED);
                         break; /* to the teardown, which reaps what is left */
                 }
+                if (e.status == JOB_EXITED && !shell_done)
+                        prepare_slot(s, started);
                 if (p[1].revents)
                         read_signals(s, &e, sig_fd, shell_done);
                 if (p[2].revents) {
@@ -476,12 +500,14 @@ int supervise(Supervisor *s) {
         bool by_signal;
         JobStatus status = wait_for_end(s, sig_fd, &si, &by_signal);
 
-        /* The shell is gone; whatever it left behind goes with it. */
+        /* The shell is gone; whatever it left behind goes with it. If bgrund
+         * killed it (its Kill, answered already), the slot says how, and
+         * that is never contradicted. */
+        bool given = decide_end(s);
         bool dead = c->ops->confirm_empty(c) == 0;
         uint64_t confirmed_at = dead ? now_realtime_usec() : 0;
         TeardownMethod method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method;
-        if (decide_end(s)) {
-                /* bgrund's Kill, answered already: never contradicted. */
+        if (given) {
                 status = s->given.status;
                 dead = s->given.dead;
                 method = s->given.method;

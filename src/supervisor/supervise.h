@@ -22,6 +22,7 @@ typedef struct Supervisor {
          * (job-teardown.h); given: bgrund had killed it already, and the
          * slot's teardown is the job's. */
         int teardown_lock_fd;
+        bool teardown_prepared; /* the slot has its block (job_teardown_prepare()) */
         bool teardown_given;
         JobTeardown given;
 } Supervisor;

@@ -252,6 +252,10 @@ test_kill_of_a_job_whose_supervisor_hangs() {
 test_kill_answered_then_its_supervisor_killed() {
 	id=$(bgrun run -- 'sleep 323')
 	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
+	# Its teardown slot got its block while the job ran: the answer's write
+	# only overwrites it.
+	wait_until 5 bash -c "[[ \$(stat -c %s /var/lib/bgrun/jobs/$id/teardown) == 4096 ]]" ||
+		fail "the teardown slot was not prepared: $(stat -c %s "/var/lib/bgrun/jobs/$id/teardown")"
 	sup=$(supervisor_pid "$id")
 	trap "kill -CONT $sup 2>/dev/null || true" EXIT
 	kill -STOP "$sup"

@@ -104,3 +104,28 @@ Test(job_teardown, the_lock_has_one_holder_and_bgrund_never_waits_for_it) {
         held = safe_close(held);
         cr_assert_eq(job_teardown_lock(dir_fd, false, &other), 0, "free again once its holder let go");
 }
+
+Test(job_teardown, a_prepared_slot_has_its_block_and_no_teardown_and_is_never_wiped) {
+        cr_assert_eq(job_teardown_prepare(dir_fd), 0, "no slot: nothing to do");
+        cr_assert_eq(job_teardown_create_slot(dir_fd), 0);
+        cr_assert_eq(job_teardown_prepare(dir_fd), 0);
+        struct stat st;
+        cr_assert_eq(fstatat(dir_fd, JOB_TEARDOWN_FILE, &st, 0), 0);
+        cr_assert_eq(st.st_size, JOB_TEARDOWN_SLOT_SIZE);
+        JobTeardown t;
+        cr_assert_eq(job_teardown_read(dir_fd, &t), -ENOENT, "zeros are no teardown");
+        cr_assert_eq(job_teardown_write(dir_fd, &killed), 0);
+        cr_assert_eq(job_teardown_prepare(dir_fd), 0);
+        cr_assert_eq(job_teardown_read(dir_fd, &t), 0, "a written slot is never prepared again");
+        cr_assert_eq(t.confirmed_at, killed.confirmed_at);
+}
+
+Test(job_teardown, a_slot_being_decided_is_not_prepared) {
+        cr_assert_eq(job_teardown_create_slot(dir_fd), 0);
+        _cleanup_close_ int held = -EBADF;
+        cr_assert_eq(job_teardown_lock(dir_fd, false, &held), 0);
+        cr_assert_eq(job_teardown_prepare(dir_fd), -EAGAIN);
+        struct stat st;
+        cr_assert_eq(fstatat(dir_fd, JOB_TEARDOWN_FILE, &st, 0), 0);
+        cr_assert_eq(st.st_size, 0);
+}

@@ -228,11 +228,13 @@ int bus_reply_record(Job *j, sd_bus_message *call) {
 
 int bus_reply_kill(Job *j, sd_bus_message *call, bool killed) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        JobView v;
-        int r = begin_record_reply(j, call, &v, &reply);
-        if (r < 0 || !reply)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        /* The teardown alone: nothing else of the record is in the answer. */
+        JobView v = {};
+        int r = job_view_teardown(j, &v.teardown);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r >= 0) r = APPEND_ENTRY(reply, kill_keys, KILL_KEY_KILLED, (int) killed);
         if (r >= 0) r = open_entry(reply, &kill_keys[KILL_KEY_TEARDOWN]);
         if (r >= 0) r = append_teardown(reply, &v);

@@ -25,6 +25,18 @@ void job_teardown_confirmed(Job *j) {
         job_confirm(j, &t);
 }
 
+int job_view_teardown(Job *j, JobTeardown *ret) {
+        if (j->phase != JOB_PHASE_ENDED) {
+                *ret = j->live->confirmed ? j->live->teardown : (JobTeardown) {};
+                return 0;
+        }
+        JobView v;
+        int r = job_view(j, &v);
+        if (r >= 0)
+                *ret = v.teardown;
+        return r;
+}
+
 void job_confirm(Job *j, const JobTeardown *t) {
         Runtime *rt = j->runtime;
         j->live->teardown = *t;

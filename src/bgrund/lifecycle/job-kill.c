@@ -61,13 +61,16 @@ static void job_kill_settle(Job *j, bool dead) {
                 .confirmed_at = dead ? now_realtime_usec() : 0,
         };
         int r = job_teardown_write(l->dir_fd, &t);
-        job_kill_direct_done(l);
         if (r < 0) {
                 /* Its supervisor, told of the Kill, ends it; answered then. */
                 log_warning_errno(r, "Job %s: cannot write its teardown slot: %m", j->id);
+                job_kill_direct_done(l);
                 return;
         }
+        /* The answer first: the supervisor, waiting for the lock, would
+         * take the CPU for the rest of the record. */
         job_confirm(j, &t);
+        job_kill_direct_done(j->live);
 }
 
 /* 1 once settled. */

@@ -186,6 +186,9 @@ bool job_awaits_containment(const Job *j, Mechanism m);
  * slot, the job's status and teardown are final, and the notifier is told
  * (Kill and Stop answer). Also at load, for a job whose slot was written. */
 void job_teardown_confirmed(Job *j);
+/* The teardown a Kill answers with: the slot's once confirmed, the result's
+ * once ended, else none (status JOB_RUNNING). No usage or output is read. */
+int job_view_teardown(Job *j, JobTeardown *ret);
 /* Whether j's status and teardown are final though its record is not yet:
  * confirmed, not ended. */
 static inline bool job_teardown_known(const Job *j) {
