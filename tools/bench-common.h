@@ -181,3 +181,4 @@ void bench_output(void);              /* bench-output.c */
 void bench_running_memory(void);      /* bench-memory.c */
 void bench_records(void);             /* bench-records.c */
 void bench_launch_cgroupfs(void);     /* bench-cgroupfs.c */
+void bench_kill_cgroupfs(void);       /* bench-kill.c */

@@ -227,6 +227,7 @@ int main(int argc, char *argv[]) {
                 char *version = property_s(BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Version");
                 progress("bgrun %s in a container's setting (cgroupfs); %s run", version, quick ? "quick" : "full-size");
                 bench_launch_cgroupfs();
+                bench_kill_cgroupfs();
                 cleanup();
                 struct utsname u;
                 uname(&u);

@@ -8,6 +8,8 @@
  *   <state>/jobs/<id>/output       the command's stdout+stderr, as the supervisor
  *                                  relays it (output-store.h: with output.state
  *                                  and output.tail once past OutputMaxBytes=)
+ *   <state>/jobs/<id>/teardown     JobTeardown (supervisor): an end from outside,
+ *                                  as confirmed (job-teardown.h)
  * Each event rewrites one small file of one job, crash-safe; nothing ever
  * rewrites the state of all jobs. Paths are only built from validated ids.
  *
@@ -16,11 +18,19 @@
  * whole (written by rename), so no write needs an fsync for it. A power loss
  * leaves every job dead and every containment gone, so what must survive it
  * is only what an answer already told: that a job exists once Launch
- * answered (spec.json), and how it ended once an end was reported
- * (result.json). Hence one fsync before Launch answers, the spec's, made by
- * the supervisor while it is held and bgrund readies the containment
- * (job_store_sync_spec), and one before an end is reported, the result's. run.json and grant.json speak of
- * processes and cgroups that a power loss takes with it: never synced. */
+ * answered (spec.json), how it ended once an end was reported (result.json),
+ * and that it was killed, with which teardown, once a Kill or Stop answered
+ * (the teardown slot). Hence one fsync before Launch answers, the spec's,
+ * made by the supervisor while it is held and bgrund readies the
+ * containment (job_store_sync_spec; the empty teardown slot is made just
+ * before it, so its directory entry is as durable), one before an end is
+ * reported, the result's, and for an end from outside one more before Kill
+ * answers: a 4 KiB pwrite + fdatasync of the slot, no rename, no directory
+ * sync. result.json follows within milliseconds and repeats the slot's
+ * status and teardown; until then a reader takes them from the slot, and
+ * one that finds only spec.json and the slot (a power loss, or a supervisor
+ * killed in between) ends the job with them. run.json and grant.json speak
+ * of processes and cgroups that a power loss takes with it: never synced. */
 
 #include <stdint.h>
 

@@ -21,7 +21,10 @@
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,
  * for a job with input, a socket (below).
- *   SIGTERM   kill the job at once: cgroup.kill, confirm, publish
+ *   SIGTERM   kill the job at once: cgroup.kill, confirm, publish; sent
+ *             too when bgrund killed the payload itself, and then the
+ *             supervisor waits for the teardown slot's lock and takes the
+ *             slot's word (job-teardown.h)
  *   SIGUSR1   stop it gracefully, with a value (sigqueue's SI_QUEUE, so the
  *             kernel lets it cross processes) that carries the signal to
  *             send to every process of the job and the grace to wait
@@ -62,6 +65,10 @@ static inline void stop_request_unpack(uint64_t v, int *ret_sig, uint64_t *ret_g
  *   'U'  + uint64_t: the bytes its output keeps on disk now; on every
  *        connection, once it is within SUPERVISOR_DISK_WINDOW / 2 of its
  *        limit, and every second while it has no room and output comes
+ *   'T'  the teardown of an end from outside (SIGTERM, SIGUSR1, the
+ *        wall-clock limit) is confirmed, or known to have failed, and the
+ *        job's teardown slot says so durably (job-teardown.h): bgrund
+ *        answers Kill and Stop from the slot; the result follows
  * A supervisor starts with a limit of SUPERVISOR_DISK_WINDOW: what a job
  * may keep on disk beyond its owner's budget before bgrund can say no.
  * A restarted bgrund connects again and gets the same pipe. */
@@ -72,6 +79,7 @@ static inline void stop_request_unpack(uint64_t v, int *ret_sig, uint64_t *ret_g
 #define CONTROL_RESIZE 'R'
 #define CONTROL_DISK_LIMIT 'L'
 #define CONTROL_DISK_USED 'U'
+#define CONTROL_TEARDOWN 'T'
 #define CONTROL_DISK_MESSAGE_SIZE (1 + sizeof(uint64_t))
 
 #define SUPERVISOR_DISK_WINDOW (UINT64_C(1) << 20)

@@ -180,6 +180,17 @@ void input_control_send_disk_used(InputControl *ic, uint64_t used) {
                 ic->conn_fd = safe_close(ic->conn_fd);
 }
 
+void input_control_send_teardown(InputControl *ic) {
+        /* bgrund may have connected since the loop last looked. */
+        if (ic->listen_fd >= 0)
+                accept_connection(ic);
+        if (ic->conn_fd < 0)
+                return;
+        char c = CONTROL_TEARDOWN;
+        if (send(ic->conn_fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+                log_debug_errno(negative_errno(), "Cannot tell bgrund of the teardown: %m");
+}
+
 static void handle_request(InputControl *ic, const char *buf, size_t n) {
         switch (buf[0]) {
         case CONTROL_CLOSE:

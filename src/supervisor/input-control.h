@@ -64,6 +64,9 @@ void input_control_forked(InputControl *ic);
 void input_control_poll(const InputControl *ic, struct pollfd p[INPUT_CONTROL_POLLS]);
 void input_control_dispatch(InputControl *ic, const struct pollfd p[INPUT_CONTROL_POLLS]);
 
+/* Tell bgrund the teardown slot was written (supervisor-protocol.h), on
+ * its connection, or one it made since the loop last looked. */
+void input_control_send_teardown(InputControl *ic);
 /* Tell bgrund what the job's output keeps on disk ('U'), if it is there. */
 void input_control_send_disk_used(InputControl *ic, uint64_t used);
 

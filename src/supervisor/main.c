@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 
 #include "job-store.h"
+#include "job-teardown.h"
 #include "log.h"
 #include "macro.h"
 #include "publish.h"
@@ -154,6 +155,9 @@ static int run(int argc, char **argv) {
         /* The one fsync before Launch answers (job-store.h), made while
          * bgrund readies the containment, and before anything runs: a job
          * whose record a power loss could take must not run. */
+        r = job_teardown_create_slot(s.dir_fd);
+        if (r < 0)
+                return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's teardown slot");
         r = job_store_sync_spec(s.dir_fd);
         if (r < 0)
                 return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's record durable");

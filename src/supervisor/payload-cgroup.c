@@ -218,6 +218,7 @@ static const char *payload_cgroup_path(const PayloadContainment *c) {
 const PayloadContainmentOps payload_cgroup_ops = {
         .name = "cgroup",
         .teardown_method = TEARDOWN_CGROUP_KILL,
+        .answers_at_confirmation = true,
         .setup = payload_cgroup_setup,
         .enter = payload_cgroup_enter,
         .kill = payload_cgroup_kill,

@@ -27,6 +27,10 @@ typedef struct PayloadContainmentOps {
         const char *name;
         /* What confirm_empty() does, for the record. */
         TeardownMethod teardown_method;
+        /* An end from outside is answered once confirmed (the teardown
+         * slot), before the rest of the result is known; the process tree,
+         * which is no containment, answers at the result. */
+        bool answers_at_confirmation;
         /* Before the fork, with the job's directory. On failure *ret_step
          * says what failed, for the record. */
         int (*setup)(PayloadContainment *c, int dir_fd, const char **ret_step);

@@ -19,7 +19,7 @@ int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o) {
                 .finished_at = now,
                 .dead = o->dead,
                 .method = o->method,
-                .confirmed_at = o->dead ? now : 0,
+                .confirmed_at = o->dead ? (o->confirmed_at ?: now) : 0,
                 .output_known = o->output_known,
                 .output_bytes = o->output_bytes,
                 .output_truncated = o->output_dropped_bytes > 0,
@@ -52,4 +52,13 @@ int publish_setup_failure(int dir_fd, const JobSpec *spec, int error, const char
                 .reason = reason,
         });
         return error;
+}
+
+void publish_teardown(int dir_fd, InputControl *ic, const JobTeardown *t) {
+        int r = job_teardown_write(dir_fd, t);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot write the teardown slot: %m");
+                return;
+        }
+        input_control_send_teardown(ic);
 }

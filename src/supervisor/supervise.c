@@ -31,6 +31,7 @@ void supervisor_done(Supervisor *s) {
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
         pidref_done(&s->child);
+        safe_close(s->teardown_lock_fd);
 }
 
 static int fail_setup(Supervisor *s, int error, const char *step) {
@@ -227,9 +228,41 @@ typedef struct Ending {
         int grace_fd;      /* the grace's timer */
 } Ending;
 
+/* How the job ends is ours to decide from here: the teardown slot's lock,
+ * held until we exit, so bgrund never kills it behind our back. If bgrund
+ * killed it meanwhile (its Kill, with its lock), the slot says how, and
+ * that is the job's end: true then. */
+static bool decide_end(Supervisor *s) {
+        if (s->teardown_lock_fd < 0) {
+                int r = job_teardown_lock(s->dir_fd, true, &s->teardown_lock_fd);
+                if (r < 0 && r != -ENOENT) /* -ENOENT: a job from before slots */
+                        log_warning_errno(r, "Job %s: cannot lock its teardown slot: %m", s->spec.id);
+                if (r >= 0 && job_teardown_read(s->dir_fd, &s->given) >= 0)
+                        s->teardown_given = true;
+        }
+        return s->teardown_given;
+}
+
+/* The contract's rule for the race of a job that exits as it is ended: it
+ * is ended from outside only if something of it was still there. */
+static bool nothing_left(Supervisor *s) {
+        return s->containment.ops->is_empty(&s->containment) > 0;
+}
+
+/* bgrund ended the job: nothing is left to kill or wait for but the
+ * shell's exit. */
+static void end_as_given(Supervisor *s, Ending *e) {
+        e->status = s->given.status;
+        e->grace_fd = safe_close(e->grace_fd);
+        e->forced = true;
+}
+
 static void end_now(Supervisor *s, Ending *e, JobStatus status) {
-        if (e->status == JOB_EXITED)
+        if (e->status == JOB_EXITED) {
+                if (nothing_left(s))
+                        return; /* its shell's exit is on its way */
                 e->status = status;
+        }
         e->grace_fd = safe_close(e->grace_fd);
         if (!e->forced) {
                 s->containment.ops->kill(&s->containment, &s->child);
@@ -247,6 +280,8 @@ static void end_gracefully(Supervisor *s, Ending *e, JobStatus status, int sig, 
                 sig = s->spec.stop_signal;
         if (grace_usec == 0)
                 return end_now(s, e, status);
+        if (nothing_left(s))
+                return;
         e->status = status;
         e->grace_fd = make_timerfd(grace_usec);
         if (e->grace_fd < 0) {
@@ -261,17 +296,37 @@ static void end_gracefully(Supervisor *s, Ending *e, JobStatus status, int sig, 
 static void read_signals(Supervisor *s, Ending *e, int sig_fd, bool shell_done) {
         struct signalfd_siginfo ssi;
         while (read(sig_fd, &ssi, sizeof ssi) == sizeof ssi) {
-                if (ssi.ssi_signo == SUPERVISOR_STOP_SIGNAL) {
+                if (ssi.ssi_signo == SIGCHLD)
+                        continue;
+                if (decide_end(s))
+                        end_as_given(s, e);
+                else if (ssi.ssi_signo == SUPERVISOR_STOP_SIGNAL) {
                         int sig = s->spec.stop_signal;
                         uint64_t grace = s->spec.stop_grace_usec;
                         /* bgrund's request carries its own signal and grace. */
                         if (ssi.ssi_code == SI_QUEUE)
                                 stop_request_unpack(ssi.ssi_ptr, &sig, &grace);
                         end_gracefully(s, e, JOB_KILLED, sig, grace);
-                } else if (ssi.ssi_signo != SIGCHLD)
+                } else
                         end_now(s, e, JOB_KILLED);
         }
         subreaper_reap_orphans(shell_done ? 0 : s->child.pid);
+}
+
+/* A job that lives this long gets its teardown slot's block: a job of a
+ * few ms never pays the fdatasync, one killed later answers sooner. */
+#define PREPARE_SLOT_USEC (10 * USEC_PER_MSEC)
+
+static void prepare_slot(Supervisor *s, uint64_t started) {
+        if (s->teardown_prepared || now_monotonic_usec() < started + PREPARE_SLOT_USEC)
+                return;
+        /* Tried once: -EAGAIN is bgrund ending the job, which needs no
+         * block any more; a slot without one is still written, a little
+         * slower. */
+        int r = job_teardown_prepare(s->dir_fd);
+        if (r < 0 && r != -EAGAIN)
+                log_debug_errno(r, "Job %s: cannot prepare its teardown slot: %m", s->spec.id);
+        s->teardown_prepared = true;
 }
 
 /* How often to look whether a stopped job's processes are gone where
@@ -293,6 +348,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
         }
 
         Ending e = { .status = JOB_EXITED, .grace_fd = -EBADF };
+        uint64_t started = now_monotonic_usec();
         _cleanup_close_ int empty_fd = -EBADF;
         bool shell_done = false, empty_unwatched = false;
         *ret_by_signal = false;
@@ -317,6 +373,11 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 uint64_t hold = output_relay_hold_usec(&s->output);
                 if (shell_done)
                         hold = hold > 0 ? MIN(hold, EMPTY_POLL_USEC) : EMPTY_POLL_USEC;
+                if (!s->teardown_prepared && e.status == JOB_EXITED) {
+                        uint64_t now = now_monotonic_usec(), due = started + PREPARE_SLOT_USEC;
+                        uint64_t left = due > now ? due - now : 1;
+                        hold = hold > 0 ? MIN(hold, left) : left;
+                }
                 struct pollfd p[6 + INPUT_CONTROL_POLLS] = {
                         { .fd = shell_done ? -EBADF : s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
@@ -336,13 +397,18 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         end_now(s, &e, JOB_KILLED);
                         break; /* to the teardown, which reaps what is left */
                 }
+                if (e.status == JOB_EXITED && !shell_done)
+                        prepare_slot(s, started);
                 if (p[1].revents)
                         read_signals(s, &e, sig_fd, shell_done);
                 if (p[2].revents) {
                         uint64_t ticks;
                         (void) !read(timer_fd, &ticks, sizeof ticks);
                         timer_fd = safe_close(timer_fd);
-                        end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
+                        if (decide_end(s))
+                                end_as_given(s, &e);
+                        else
+                                end_gracefully(s, &e, JOB_TIMED_OUT, s->spec.stop_signal, s->spec.stop_grace_usec);
                 }
                 input_control_dispatch(&s->input, p + 6);
                 if (p[3].revents)
@@ -433,10 +499,26 @@ int supervise(Supervisor *s) {
         siginfo_t si = {};
         bool by_signal;
         JobStatus status = wait_for_end(s, sig_fd, &si, &by_signal);
-        input_control_stop_listening(&s->input);
 
-        /* The shell is gone; whatever it left behind goes with it. */
+        /* The shell is gone; whatever it left behind goes with it. If bgrund
+         * killed it (its Kill, answered already), the slot says how, and
+         * that is never contradicted. */
+        bool given = decide_end(s);
         bool dead = c->ops->confirm_empty(c) == 0;
+        uint64_t confirmed_at = dead ? now_realtime_usec() : 0;
+        TeardownMethod method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method;
+        if (given) {
+                status = s->given.status;
+                dead = s->given.dead;
+                method = s->given.method;
+                confirmed_at = s->given.confirmed_at;
+        } else if (status != JOB_EXITED && c->ops->answers_at_confirmation)
+                /* An end from outside is final from here: said durably,
+                 * then to bgrund, which answers on it while the rest is
+                 * gathered. */
+                publish_teardown(s->dir_fd, &s->input, &(JobTeardown) {
+                        .status = status, .dead = dead, .method = method, .confirmed_at = confirmed_at });
+        input_control_stop_listening(&s->input);
         subreaper_reap_orphans(0);
         JobUsage usage;
         c->ops->usage(c, &usage);
@@ -449,7 +531,8 @@ int supervise(Supervisor *s) {
                 .executed = true,
                 .run = &run,
                 .dead = dead,
-                .method = by_signal && dead ? TEARDOWN_SIGNAL : c->ops->teardown_method,
+                .method = method,
+                .confirmed_at = confirmed_at,
         };
         finish_output(s, &o);
         r = publish_outcome(s->dir_fd, &s->spec, &o);

@@ -3,6 +3,7 @@
 
 #include "input-control.h"
 #include "job-record.h"
+#include "job-teardown.h"
 #include "output-relay.h"
 #include "payload-containment.h"
 #include "pidref.h"
@@ -17,6 +18,13 @@ typedef struct Supervisor {
         OutputRelay output; /* the command's stdout and stderr */
         InputControl input; /* its stdin or terminal, and the control socket */
         PidRef child; /* the command's main process, /bin/sh */
+        /* The teardown slot's lock, once we decided how the job ends
+         * (job-teardown.h); given: bgrund had killed it already, and the
+         * slot's teardown is the job's. */
+        int teardown_lock_fd;
+        bool teardown_prepared; /* the slot has its block (job_teardown_prepare()) */
+        bool teardown_given;
+        JobTeardown given;
 } Supervisor;
 
 #define SUPERVISOR_NULL                                    \
@@ -27,6 +35,7 @@ typedef struct Supervisor {
                 .output = OUTPUT_RELAY_NULL,               \
                 .input = INPUT_CONTROL_NULL,               \
                 .child = PIDREF_NULL,                      \
+                .teardown_lock_fd = -EBADF,                \
         })
 
 void supervisor_done(Supervisor *s);

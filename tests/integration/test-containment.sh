@@ -236,9 +236,83 @@ test_kill_of_a_job_whose_supervisor_hangs() {
 	assert_eq true "$(jq -r .killed <<<"$res")" killed
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
 	assert_le "$ms" 15000 "ms until a kill with a stopped supervisor answered"
-	for p in $pids $sup; do ! pid_alive "$p" || fail "pid $p survived"; done
+	for p in $pids; do ! pid_alive "$p" || fail "pid $p survived"; done
 	assert_eq killed "$(job_status "$id")" status
+	# The record completes once the supervisor that does not answer is
+	# released (the kill watchdog), with the teardown the Kill answered.
+	bgrun wait "$id" -t 15 >/dev/null || true
+	! pid_alive "$sup" || fail "the stopped supervisor $sup survived"
+	assert_eq "$(jq -r .teardown.confirmed_at <<<"$res")" "$(jget "$id" .teardown.confirmed_at)" confirmed_at
 	assert_eq released "$(jq -r .state <<<"$(grant_of "$id")")" grant
+}
+
+# Kill answers at the confirmation; the record completes afterwards. A
+# supervisor stopped before the Kill and killed after its answer never
+# completes it: bgrund does, as the answer said.
+test_kill_answered_then_its_supervisor_killed() {
+	id=$(bgrun run -- 'sleep 323')
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
+	# Its teardown slot got its block while the job ran: the answer's write
+	# only overwrites it.
+	wait_until 5 bash -c "[[ \$(stat -c %s /var/lib/bgrun/jobs/$id/teardown) == 4096 ]]" ||
+		fail "the teardown slot was not prepared: $(stat -c %s "/var/lib/bgrun/jobs/$id/teardown")"
+	sup=$(supervisor_pid "$id")
+	trap "kill -CONT $sup 2>/dev/null || true" EXIT
+	kill -STOP "$sup"
+	start=$(date +%s%N)
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_le "$ms" 3000 "ms until Kill answered with its supervisor stopped (not the 5 s watchdog)"
+	assert_eq true "$(jq -r .killed <<<"$res")" killed
+	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
+	assert_eq cgroup.kill "$(jq -r .teardown.method <<<"$res")" method
+	answered_at=$(jq -r .teardown.confirmed_at <<<"$res")
+	# No read contradicts the answer; the end's own fields wait for the end.
+	rec=$(bgrun status "$id" --json)
+	assert_eq killed "$(jq -r .status <<<"$rec")" "status after the answer"
+	assert_eq "$answered_at" "$(jq -r .teardown.confirmed_at <<<"$rec")" "confirmed_at after the answer"
+	assert_eq 0 "$(jq -r .finished_at <<<"$rec")" "finished_at before the record is final"
+	assert_eq killed "$(bgrun list --json | jq -r --arg id "$id" '.[] | select(.id == $id) | .status')" "listed status"
+	# Wait holds until the record is final: here its timeout answers.
+	start=$(date +%s%N)
+	out=$(gcall Wait "'$id'" "uint64 300000") || fail "Wait failed"
+	assert_le 300 $((($(date +%s%N) - start) / 1000000)) "ms Wait held before its timeout"
+	assert_contains "$out" "'finished_at': <uint64 0>" "Wait's record before the end"
+	kill -9 "$sup"
+	trap - EXIT
+	wait_until 10 bash -c "[[ \$(bgrun status $id --json | jq -r .finished_at) != 0 ]]" || fail "the record was not completed"
+	rec=$(bgrun status "$id" --json)
+	assert_eq killed "$(jq -r .status <<<"$rec")" "final status"
+	assert_eq "$answered_at" "$(jq -r .teardown.confirmed_at <<<"$rec")" "final confirmed_at"
+	assert_eq cgroup.kill "$(jq -r .teardown.method <<<"$rec")" "final method"
+	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "final dead"
+	assert_eq "$answered_at" "$(jq -r .confirmed_at /var/lib/bgrun/jobs/"$id"/result.json)" "result.json's confirmed_at"
+}
+
+# "kill, then forget" never fails: a Forget between the Kill's answer and
+# the final record is held until the record is final.
+test_forget_after_kill_waits_for_the_final_record() {
+	id=$(bgrun run -- 'sleep 324')
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
+	sup=$(supervisor_pid "$id")
+	trap "kill -CONT $sup 2>/dev/null || true" EXIT
+	kill -STOP "$sup"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+	(
+		rc=0
+		gcall Forget "'$id'" >forget.out 2>&1 || rc=$?
+		echo "rc=$rc" >>forget.out
+	) &
+	fp=$!
+	sleep 0.3
+	[[ ! -s forget.out ]] || fail "Forget answered before the record was final: $(cat forget.out)"
+	[[ -d /var/lib/bgrun/jobs/$id ]] || fail "the record went before it was final"
+	kill -9 "$sup"
+	trap - EXIT
+	wait "$fp"
+	assert_contains "$(cat forget.out)" "rc=0" "Forget's answer"
+	[[ ! -e /var/lib/bgrun/jobs/$id ]] || fail "the record of $id is still on disk"
+	rm -f forget.out
 }
 
 test_report_only_falls_back_when_systemd_refuses_the_unit() {

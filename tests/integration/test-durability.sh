@@ -4,7 +4,9 @@
 # leaves the page cache, a power loss leaves every job dead; so what must be
 # synced is only what an answer told. One fsync before Launch answers, of the
 # job's spec.json, by its supervisor; one before its end is told, of its
-# result.json; never grant.json or run.json.
+# result.json; never grant.json or run.json. A job that runs 10 ms gets its
+# teardown slot's block (one fdatasync, waited for by nobody), so that a
+# Kill's answer costs one overwrite (issue #23).
 
 # Idle: with no job yet, its command line holds the placeholder where an id
 # goes. bgrund.service's own (its children): another test's bgrund --listen
@@ -53,9 +55,9 @@ test_one_fsync_before_launch_answers() {
 	# exit under ptrace (LeakSanitizer cannot run there).
 	fsync_trace "$t" 3
 	id=$(cat "$t.id")
-	assert_eq "/var/lib/bgrun/jobs/$id/spec.json" "$(job_fsyncs "$t" | awk '{ print $2 }')" \
-		"what was synced before Launch answered"
-	awk -v f="$(job_fsyncs "$t" | awk '{ print $1 }')" -v a="$(cat "$t.answered")" 'BEGIN { exit !(f <= a) }' ||
+	assert_eq "/var/lib/bgrun/jobs/$id/spec.json /var/lib/bgrun/jobs/$id/teardown" \
+		"$(job_fsyncs "$t" | awk '{ print $2 }' | xargs)" "what was synced while the job ran its first 0.5 s"
+	awk -v f="$(job_fsyncs "$t" | awk '$2 ~ /spec.json$/ { print $1 }')" -v a="$(cat "$t.answered")" 'BEGIN { exit !(f <= a) }' ||
 		fail "the spec was synced after Launch answered"
 	! grep -qE 'grant\.json|run\.json' "$t" || fail "a grant or run record was synced: $(grep -E 'grant|run\.json' "$t")"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
@@ -69,8 +71,14 @@ test_one_fsync_before_the_end_is_told() {
 	fsync_trace "$t" 1 end
 	id=$(cat "$t.id")
 	answered=$(cat "$t.answered")
-	assert_eq "/var/lib/bgrun/jobs/$id/result.json" "$(job_fsyncs "$t" | awk -v a="$answered" '$1 > a { print $2 }')" \
-		"what was synced after Launch answered, before Wait did"
+	# The slot's block comes 10 ms into the run, before or after the CLI
+	# saw Launch's answer: it is never waited for.
+	assert_eq "/var/lib/bgrun/jobs/$id/teardown /var/lib/bgrun/jobs/$id/result.json" \
+		"$(job_fsyncs "$t" | awk '$2 !~ /spec.json$/ { print $2 }' | xargs)" \
+		"what was synced besides the spec, before Wait answered: the slot's block, the result"
+	assert_eq "/var/lib/bgrun/jobs/$id/result.json" \
+		"$(job_fsyncs "$t" | awk -v a="$answered" '$1 > a && $2 !~ /teardown$/ { print $2 }')" \
+		"what was synced after Launch answered, besides the slot's block"
 	! grep -qE 'grant\.json|run\.json' "$t" || fail "a grant or run record was synced: $(grep -E 'grant|run\.json' "$t")"
 	rm -f "$t" "$t".*
 }
@@ -104,4 +112,25 @@ test_idle_supervisors_leave_with_bgrund_and_jobs_stay() {
 	systemctl start bgrund.service || fail "bgrund did not start again"
 	assert_eq running "$(job_status "$id")" "status after the restart"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
+
+# A Kill of a job in a cgroup costs bgrund one fdatasync before it answers:
+# the teardown slot's, an overwrite of the block the job's supervisor gave
+# it while the job ran; the result follows in the supervisor.
+test_one_fdatasync_before_kill_answers() {
+	local t=/tmp/durability-kill.trace id sp
+	command -v strace >/dev/null || fail "strace is missing: tools/install-deps installs it"
+	id=$(bgrun run -- 'sleep 300') || fail "launch failed"
+	wait_until 5 bash -c "[[ \$(stat -c %s /var/lib/bgrun/jobs/$id/teardown 2>/dev/null) == 4096 ]]" ||
+		fail "the teardown slot was not prepared"
+	strace -f -qq -y -ttt -e trace=fsync,fdatasync,sync_file_range,syncfs,sync -o "$t" -p "$(bgrund_pid)" &
+	sp=$!
+	sleep 1 # attached
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+	kill "$sp"
+	wait "$sp" 2>/dev/null || true
+	assert_eq "fdatasync /var/lib/bgrun/jobs/$id/teardown" \
+		"$(grep -v 'resumed>' "$t" | sed -nE 's/^[0-9]+ +[0-9.]+ ([a-z_]+)\([0-9]+<([^>]*)>.*/\1 \2/p')" \
+		"what bgrund synced for the Kill"
+	rm -f "$t"
 }

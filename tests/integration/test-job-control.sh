@@ -40,10 +40,42 @@ launch() {
 # wait_output ID TEXT: until the job's output holds TEXT (a job says when it
 # is ready, so that a signal does not come before its trap is set).
 wait_output() {
-	wait_until 10 grep -q "$2" <(bgrun logs "$1") || fail "job $1 never printed '$2': $(bgrun logs "$1" | head -c 300)"
+	# (A new look each time: a process substitution would be read once.)
+	wait_until 10 bash -c 'bgrun logs "$1" | grep -q "$2"' _ "$1" "$2" || fail "job $1 never printed '$2': $(bgrun logs "$1" | head -c 300)"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# final ID: Wait (which answers once the record is final): Stop and Kill
+# answer at the confirmation, the end's own fields (exit code, signal,
+# usage) follow within milliseconds.
+final() {
+	gcall Wait "'$1'" "uint64 10000000" >/dev/null || fail "Wait for $1 failed"
+}
+
+# A wall-clock limit's end is public at its confirmation, before the record
+# is final: PropertiesChanged says timed_out with the teardown and no
+# finished_at yet; the next, at the end, says the same with it.
+test_a_time_limit_publishes_its_status_at_the_confirmation() {
+	(/usr/bin/python3 "$TESTS_DIR/subscribe.py" 15 >signals.out 2>&1) &
+	mon=$!
+	on_exit "kill $mon 2>/dev/null; rm -f signals.out"
+	wait_until 5 grep -q '^ready' signals.out || fail "subscriber not ready: $(cat signals.out)"
+	id=$(launch "sleep 300" "{'MaxRuntimeUSec': <uint64 300000>, 'StopGraceUSec': <uint64 0>}")
+	final "$id"
+	wait_until 5 grep -q "\"JobRemoved\".*$id" signals.out || fail "no JobRemoved: $(cat signals.out)"
+	changes=$(grep '^{' signals.out | jq -c --arg p "/org/bgrun/Runtime1/job/$id" \
+		'select(.member == "PropertiesChanged" and .path == $p) | .body[1] | [.status, .finished_at, .teardown.confirmed_at, .teardown.dead]')
+	assert_eq 2 "$(wc -l <<<"$changes")" "PropertiesChanged of the job: $changes"
+	first=$(head -1 <<<"$changes")
+	last=$(tail -1 <<<"$changes")
+	assert_eq timed_out "$(jq -r '.[0]' <<<"$first")" "status at the confirmation"
+	assert_eq 0 "$(jq -r '.[1]' <<<"$first")" "finished_at at the confirmation"
+	assert_eq true "$(jq -r '.[3]' <<<"$first")" "teardown.dead at the confirmation"
+	assert_eq timed_out "$(jq -r '.[0]' <<<"$last")" "status at the end"
+	assert_eq "$(jq -r '.[2]' <<<"$first")" "$(jq -r '.[2]' <<<"$last")" "confirmed_at at both"
+	[[ $(jq -r '.[1]' <<<"$last") != 0 ]] || fail "no finished_at at the end: $last"
+}
 
 test_stop_runs_the_jobs_trap_and_ends_by_its_signal() {
 	f=/tmp/stop-trap-$$
@@ -56,6 +88,7 @@ test_stop_runs_the_jobs_trap_and_ends_by_its_signal() {
 	assert_contains "$out" "'method': <'signal'>" "Stop's answer: ended within the grace"
 	assert_eq cleaned "$(cat "$f" 2>/dev/null)" "the trap ran"
 	assert_eq killed "$(job_status "$id")" status
+	final "$id"
 	assert_eq 0 "$(jget "$id" .exit_code)" "exit code: the trap's exit 0"
 	assert_eq signal "$(jget "$id" .teardown.method)" teardown.method
 	assert_eq true "$(jget "$id" .teardown.dead)" teardown.dead
@@ -74,6 +107,7 @@ test_stop_of_a_job_ignoring_its_signal_kills_it_after_the_grace() {
 	assert_contains "$out" "'dead': <true>" "Stop's answer"
 	assert_contains "$out" "'method': <'cgroup.kill'>" "Stop's answer: the grace ran out"
 	assert_eq killed "$(job_status "$id")" status
+	final "$id"
 	assert_eq 9 "$(jget "$id" .signal)" "signal: killed after the grace"
 	echo "NOTE: Stop with a 1 s grace of a job ignoring SIGTERM answered in $ms ms"
 }
@@ -89,6 +123,7 @@ test_stop_with_no_grace_kills_at_once() {
 	assert_le "$ms" 1000 "Stop with a grace of 0 (ms)"
 	assert_contains "$out" "'method': <'cgroup.kill'>" "Stop's answer"
 	[[ ! -e $f ]] || fail "the trap ran: no signal but SIGKILL was to be sent"
+	final "$id"
 	assert_eq 9 "$(jget "$id" .signal)" signal
 	assert_eq killed "$(job_status "$id")" status
 }

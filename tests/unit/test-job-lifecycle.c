@@ -19,6 +19,7 @@
 #include "grant.h"
 #include "job-input.h"
 #include "job-store.h"
+#include "job-teardown.h"
 #include "macro.h"
 #include "pidref.h"
 #include "process-tree.h"
@@ -637,4 +638,53 @@ Test(job_lifecycle, a_damaged_run_json_keeps_a_job_whose_containment_holds_its_s
         RUN_UNTIL(events.ended == 1);
         cr_assert_eq(events.ended_status, JOB_KILLED);
         cr_assert_eq(calls.kills, 0, "its supervisor tore it down, not a release");
+}
+
+/* A power loss once a Kill answered: every process and containment gone,
+ * and of the job's directory only what was durable at the answer: spec.json,
+ * the output file and the teardown slot. bgrund, starting, ends the job as
+ * the answer said. */
+Test(job_lifecycle, after_a_power_loss_the_record_keeps_what_kill_answered) {
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        cr_assert_eq(pidref_set_pid(&leftovers[0], j->live->supervisor.pid), 0);
+        cr_assert_eq(pidref_verify(j->live->run.pid, j->live->run.start_token, &leftovers[1]), PIDREF_OWNED);
+        rt = runtime_free(rt);
+        for (size_t i = 0; i < ELEMENTSOF(leftovers); i++)
+                cr_assert_eq(pidref_kill(&leftovers[i], SIGKILL), 0);
+
+        _cleanup_close_ int jobs_fd = -EBADF, job_fd = -EBADF;
+        cr_assert_eq(job_store_open(state_dir, &jobs_fd), 0);
+        cr_assert_eq(job_store_open_job(jobs_fd, id, &job_fd), 0);
+        _cleanup_closedir_ DIR *d = fdopendir(dup(job_fd));
+        cr_assert_not_null(d);
+        for (struct dirent *de; (de = readdir(d));)
+                if (de->d_name[0] != '.' && !streq(de->d_name, JOB_SPEC_FILE) && !streq(de->d_name, JOB_OUTPUT_FILE) &&
+                    !streq(de->d_name, JOB_TEARDOWN_FILE))
+                        cr_assert_eq(unlinkat(job_fd, de->d_name, 0), 0, "%s: %m", de->d_name);
+        const JobTeardown answered = {
+                .status = JOB_KILLED, .dead = true, .method = TEARDOWN_CGROUP_KILL, .confirmed_at = 1700000000654321,
+        };
+        cr_assert_eq(job_teardown_write(job_fd, &answered), 0);
+
+        new_runtime();
+        ReapCounts counts;
+        cr_assert_eq(runtime_load_jobs(rt, &counts), 0);
+        j = runtime_find_job(rt, id);
+        cr_assert_not_null(j);
+        RUN_UNTIL(j->phase == JOB_PHASE_ENDED);
+        cr_assert_eq(j->status, JOB_KILLED);
+        JobView v;
+        cr_assert_eq(job_view(j, &v), 0);
+        cr_assert_eq(v.status, JOB_KILLED);
+        cr_assert(v.result->dead);
+        cr_assert_eq(v.result->method, TEARDOWN_CGROUP_KILL, "the answer's method, not the release's");
+        cr_assert_eq(v.result->confirmed_at, answered.confirmed_at);
+        cr_assert_eq(v.teardown.confirmed_at, answered.confirmed_at);
+        JobResult res;
+        cr_assert_eq(job_store_read_result(job_fd, &res), 0);
+        cr_assert_eq(res.status, JOB_KILLED);
+        cr_assert_eq(res.confirmed_at, answered.confirmed_at);
 }

@@ -37,7 +37,7 @@ static int read_filter(BusService *s, sd_bus_message *m, const char *session, Li
 static int append_job(sd_bus_message *reply, const Job *j) {
         char path[BUS_JOB_PATH_MAX];
         return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
-                                     job_status_to_string(j->live ? JOB_RUNNING : j->status), j->command_head,
+                                     job_status_to_string(j->status), j->command_head,
                                      bus_job_path(j->id, path));
 }
 

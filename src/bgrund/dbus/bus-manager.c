@@ -48,7 +48,7 @@ static int kill_or_stop(sd_bus_message *m, BusService *s, bool stop, sd_bus_erro
                 return 1;
         if (r < 0)
                 return r;
-        if (j->phase == JOB_PHASE_ENDED)
+        if (j->phase == JOB_PHASE_ENDED || job_teardown_known(j))
                 return bus_reply_kill(j, m, false);
         int sig = 0;
         uint64_t grace = 0;
@@ -92,7 +92,7 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
                 return -ENOMEM;
         size_t n = 0;
         for (Job *j = o ? o->jobs.head : NULL; j; j = j->owner_next)
-                if (j->phase != JOB_PHASE_ENDED && streq(j->session_id, session))
+                if (j->phase != JOB_PHASE_ENDED && !job_teardown_known(j) && streq(j->session_id, session))
                         jobs[n++] = j;
         r = pending_kill_session_add(s, jobs, n, m, error);
         if (r < 0)
@@ -127,6 +127,12 @@ static int method_forget(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return 1;
         if (r < 0)
                 return r;
+        /* Killed, its record final within milliseconds: "kill, then forget"
+         * never fails for it (bus-service.c forgets it at its end). */
+        if (job_teardown_known(j)) {
+                r = pending_call_add(s, j, PENDING_FORGET, m, 0, error);
+                return r < 0 ? r : 1;
+        }
         char id[JOB_ID_MAX];
         strcpy(id, j->id);
         r = job_forget(j);

@@ -3,7 +3,7 @@
 
 /* Method calls that wait on a job: Launch until it runs (or never will),
  * Wait until it ends or its timeout passes, Kill until its teardown is
- * confirmed, WriteInput and ResizeTty until the supervisor answers (or, at
+ * confirmed, Forget of a killed job until its record is final, WriteInput and ResizeTty until the supervisor answers (or, at
  * most, BUS_INPUT_WAIT_USEC). The face keeps them by job in its own map
  * (BusService.pending_buckets), which the lifecycle never sees, and answers
  * them on the runtime's notifications (bus-service.c): O(1) per job. */
@@ -19,6 +19,7 @@ typedef enum PendingKind {
         PENDING_KILL,
         PENDING_KILL_SESSION, /* one of the jobs a KillSession call waits on */
         PENDING_INPUT,        /* WriteInput, ResizeTty: until the job's supervisor answers */
+        PENDING_FORGET,       /* Forget of a job killed but not final yet: until it is */
 } PendingKind;
 
 typedef struct BusService BusService;

@@ -27,7 +27,7 @@ static int append_signal(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "i", (int32_t) (v->result ? v->result->signal : 0));
 }
 static int append_timed_out(sd_bus_message *m, const JobView *v) {
-        return sd_bus_message_append(m, "b", (int) (v->result && v->result->timed_out));
+        return sd_bus_message_append(m, "b", (int) (v->result ? v->result->timed_out : v->status == JOB_TIMED_OUT));
 }
 static int append_pid(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "u", (uint32_t) (v->run ? v->run->pid : 0));
@@ -146,13 +146,14 @@ static int append_limits(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+/* The result's, or, from an end from outside's confirmation on, the same
+ * teardown from its slot. */
 static int append_teardown(sd_bus_message *m, const JobView *v) {
-        const JobResult *res = v->result;
+        const JobTeardown *t = &v->teardown;
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_DEAD, (int) (res && res->dead));
-        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_METHOD,
-                                     teardown_method_to_string(res ? res->method : TEARDOWN_NONE));
-        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_CONFIRMED_AT, res ? res->confirmed_at : (uint64_t) 0);
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_DEAD, (int) t->dead);
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_METHOD, teardown_method_to_string(t->method));
+        if (r >= 0) r = APPEND_ENTRY(m, teardown_keys, TEARDOWN_KEY_CONFIRMED_AT, t->confirmed_at);
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
@@ -227,11 +228,13 @@ int bus_reply_record(Job *j, sd_bus_message *call) {
 
 int bus_reply_kill(Job *j, sd_bus_message *call, bool killed) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        JobView v;
-        int r = begin_record_reply(j, call, &v, &reply);
-        if (r < 0 || !reply)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        /* The teardown alone: nothing else of the record is in the answer. */
+        JobView v = {};
+        int r = job_view_teardown(j, &v.teardown);
+        if (r < 0)
+                return sd_bus_reply_method_errnof(call, r, "Cannot read the record of job %s: %m", j->id);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "{sv}");
         if (r >= 0) r = APPEND_ENTRY(reply, kill_keys, KILL_KEY_KILLED, (int) killed);
         if (r >= 0) r = open_entry(reply, &kill_keys[KILL_KEY_TEARDOWN]);
         if (r >= 0) r = append_teardown(reply, &v);

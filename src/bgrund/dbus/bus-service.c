@@ -37,6 +37,44 @@ static void answer_kill(Job *j, sd_bus_message *call, void *userdata) {
         (void) bus_reply_kill(j, call, j->status == JOB_KILLED);
 }
 
+/* A Forget held until the job's end: done once the end is fully told
+ * (the lifecycle still uses the job after its notification). */
+typedef struct HeldForget {
+        Runtime *runtime;
+        sd_bus_message *call;
+        char id[JOB_ID_MAX];
+} HeldForget;
+
+static int on_held_forget(sd_event_source *src, void *userdata) {
+        HeldForget *f = userdata;
+        Job *j = runtime_find_job(f->runtime, f->id);
+        int r = j ? job_forget(j) : 0; /* gone: another Forget came first */
+        if (r < 0)
+                (void) sd_bus_reply_method_errnof(f->call, r, "Cannot remove job %s: %m", f->id);
+        else
+                (void) sd_bus_reply_method_return(f->call, "");
+        sd_bus_message_unref(f->call);
+        free(f);
+        sd_event_source_disable_unref(src);
+        return 0;
+}
+
+static void answer_forget(Job *j, sd_bus_message *call, void *userdata) {
+        BusService *s = userdata;
+        HeldForget *f = calloc(1, sizeof(HeldForget));
+        if (!f) {
+                (void) sd_bus_reply_method_errnof(call, ENOMEM, "Cannot remove job %s: %m", j->id);
+                return;
+        }
+        *f = (HeldForget) { .runtime = s->runtime, .call = sd_bus_message_ref(call) };
+        strcpy(f->id, j->id);
+        if (sd_event_add_defer(s->runtime->event, NULL, on_held_forget, f) < 0) {
+                (void) sd_bus_reply_method_errnof(call, ENOMEM, "Cannot remove job %s: %m", j->id);
+                sd_bus_message_unref(f->call);
+                free(f);
+        }
+}
+
 typedef struct Refusal {
         int error;
         const char *message;
@@ -133,6 +171,17 @@ static void on_job_running(void *userdata, Job *j) {
         pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
 }
 
+/* Kill and Stop answer now; the status changed (a wall-clock limit's
+ * timed_out is public from here). */
+static void on_job_confirmed(void *userdata, Job *j) {
+        BusService *s = userdata;
+        char path[BUS_JOB_PATH_MAX];
+        bus_job_path(j->id, path);
+        pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
+        pending_kill_session_job_ended(userdata, j);
+        emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
+}
+
 static void on_job_ended(void *userdata, Job *j) {
         BusService *s = userdata;
         bus_caller_watch_job_done(s, j);
@@ -146,6 +195,7 @@ static void on_job_ended(void *userdata, Job *j) {
         pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
         pending_calls_answer(userdata, j, PENDING_WAIT, answer_wait, NULL);
         pending_kill_session_job_ended(userdata, j);
+        pending_calls_answer(userdata, j, PENDING_FORGET, answer_forget, userdata);
         bus_input_ready(userdata, j);
 }
 
@@ -176,6 +226,7 @@ static void on_running_jobs_changed(void *userdata) {
 static const JobNotifier bus_notifier = {
         .job_new = on_job_new,
         .job_running = on_job_running,
+        .job_confirmed = on_job_confirmed,
         .job_ended = on_job_ended,
         .job_discarded = on_job_discarded,
         .input_ready = on_input_ready,

@@ -74,7 +74,7 @@ static void on_disk_used(Job *j, const char *buf, size_t n) {
 
 /* The supervisor's messages: its greeting (whoever waits for the input is
  * told it came, or that the connection failed: they find which), then its
- * disk use. */
+ * disk use, and an end from outside once confirmed. */
 static int on_control(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         Job *j = userdata;
         JobLive *l = j->live;
@@ -104,6 +104,8 @@ static int on_control(sd_event_source *src, int fd, uint32_t revents, void *user
                 }
                 if (buf[0] == CONTROL_DISK_USED)
                         on_disk_used(j, buf, (size_t) n);
+                else if (buf[0] == CONTROL_TEARDOWN && n == 1)
+                        job_teardown_confirmed(j);
         }
         return 0;
 }

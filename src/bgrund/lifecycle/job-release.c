@@ -12,6 +12,7 @@
 #include "containment.h"
 #include "job-private.h"
 #include "job-store.h"
+#include "job-teardown.h"
 #include "job.h"
 #include "log.h"
 #include "macro.h"
@@ -40,20 +41,33 @@ static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
         if (job_end_if_published(j))
                 return;
         bool killed = j->live->kill_requested;
+        /* A teardown its supervisor confirmed (and Kill may have answered
+         * with) stays what the record says, whatever the release found. */
+        JobTeardown t;
+        bool confirmed = j->live->confirmed ? (t = j->live->teardown, true)
+                                            : job_teardown_read(j->live->dir_fd, &t) >= 0;
+        if (confirmed) {
+                killed = true;
+                dead = t.dead;
+                method = t.method;
+        }
         JobResult res = {
-                .status = killed ? JOB_KILLED : JOB_FAILED,
+                .status = confirmed ? t.status : killed ? JOB_KILLED : JOB_FAILED,
                 .exit_code = -1,
                 .executed = j->live->have_run,
                 .contained = job_contained(j->live->spec.mechanism, j->live->have_run, j->live->have_run ? &j->live->run : NULL),
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
                 .method = method,
-                .confirmed_at = dead ? now_realtime_usec() : 0,
+                .confirmed_at = confirmed ? t.confirmed_at : dead ? now_realtime_usec() : 0,
         };
+        res.timed_out = res.status == JOB_TIMED_OUT;
         if (j->live->damage)
                 snprintf(res.reason, sizeof res.reason,
                          "damaged record: its %s was unreadable when bgrund started; its containment was released",
                          j->live->damage);
+        else if (confirmed)
+                strcpy(res.reason, "its supervisor was lost after confirming its teardown");
         else
                 strcpy(res.reason, killed ? "killed by bgrund: its supervisor did not answer"
                                           : "the job's supervisor was lost; its containment was released");
@@ -118,6 +132,7 @@ void job_release(Job *j) {
          * the kill below may cause, is no news. */
         j->live->supervisor_source = sd_event_source_disable_unref(j->live->supervisor_source);
         j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+        job_kill_direct_done(j->live);
 
         TeardownMethod method = c->ops->teardown_method;
         _cleanup_free_ char *cgroup = NULL;

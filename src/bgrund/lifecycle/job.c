@@ -57,6 +57,8 @@ int job_make_live(Job *j) {
                 .dir_fd = -EBADF,
                 .supervisor = PIDREF_NULL,
                 .teardown_handle = -EBADF,
+                .kill_lock_fd = -EBADF,
+                .kill_cgroup_fd = -EBADF,
                 .spawned_pidfd = -EBADF,
                 .go_fd = -EBADF,
                 .control_fd = -EBADF,
@@ -76,6 +78,7 @@ static void job_release_live_state(Job *j) {
         sd_event_source_disable_unref(l->teardown_source);
         sd_event_source_disable_unref(l->teardown_timer);
         sd_event_source_disable_unref(l->kill_watchdog);
+        job_kill_direct_done(l);
         safe_close(l->teardown_handle);
         safe_close(l->spawned_pidfd);
         safe_close(l->go_fd);
@@ -112,10 +115,13 @@ int job_view(Job *j, JobView *ret) {
         RecordCache *cache = &rt->cache;
 
         if (j->phase != JOB_PHASE_ENDED) {
+                /* Once confirmed, the slot's status and teardown; the end's
+                 * own fields read as while it ran until the result. */
                 *ret = (JobView) {
                         .spec = &j->live->spec,
                         .run = j->live->have_run ? &j->live->run : NULL,
-                        .status = JOB_RUNNING,
+                        .status = j->live->confirmed ? j->live->teardown.status : JOB_RUNNING,
+                        .teardown = j->live->confirmed ? j->live->teardown : (JobTeardown) {},
                 };
                 (void) job_store_output_counts(j->live->dir_fd, &ret->output_bytes, &ret->output_dropped_bytes);
                 /* Read now, so a figure is never older than the call. */
@@ -151,6 +157,8 @@ int job_view(Job *j, JobView *ret) {
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
                 .output_dropped_bytes = cache->output_dropped_bytes,
+                .teardown = { cache->result.status, cache->result.dead, cache->result.method,
+                              cache->result.confirmed_at },
                 .usage = {
                         .cpu_known = cache->result.cpu_usage_known,
                         .cpu_usage_usec = cache->result.cpu_usage_usec,
@@ -286,13 +294,13 @@ static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The supervisor does the teardown (a stop's signal and grace, cgroup.kill,
- * confirm empty) and its exit tells the end. The signal goes through the
- * pidfd that was verified against the supervisor's start token; the
- * watchdog covers one that does not answer. Measured and dropped (#14): a
- * cgroup.kill of the payload by bgrund itself beside the signal, and the
- * supervisor telling its end on the readiness pipe before its exit; neither
- * made a Kill's answer come sooner. */
+/* A Kill of a job in a cgroup: bgrund kills its payload itself and answers
+ * at the confirmation (job-kill.c), unless its supervisor decided the end
+ * already. Else the supervisor does the teardown (a stop's signal and
+ * grace, cgroup.kill, confirm empty), says it in the teardown slot and on
+ * the control socket ('T'), and its exit tells the rest. The signal goes
+ * through the pidfd that was verified against the supervisor's start
+ * token; the watchdog covers one that does not answer. */
 static void job_tell_supervisor(Job *j) {
         JobLive *l = j->live;
         assert(j->phase == JOB_PHASE_RUNNING);
@@ -308,6 +316,9 @@ static void job_tell_supervisor(Job *j) {
                 };
                 r = pidfd_send_signal(l->supervisor.fd, SUPERVISOR_STOP_SIGNAL, &info, 0) < 0 ? negative_errno() : 0;
                 patience += l->stop_grace_usec;
+        } else if (!l->kill_told && job_kill_direct(j) >= 0) {
+                l->kill_told = true;
+                r = 0; /* the watchdog still covers a supervisor that never completes the record */
         } else {
                 r = pidref_kill(&l->supervisor, SUPERVISOR_KILL_SIGNAL);
                 l->kill_told = true;

@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "job-record.h"
+#include "job-teardown.h"
 #include "job-usage.h"
 #include "launch-options.h"
 #include "macro.h"
@@ -64,6 +65,20 @@ typedef struct JobLive {
         uint64_t record_bytes;          /* its record's files at the start, charged with the output */
         bool disk_denied;               /* its owner's budget was used up at its last report */
 
+        /* Ended from outside, its teardown confirmed and in its slot
+         * (job-confirm.c): the status and teardown every read shows from
+         * now on, before the result completes the record. */
+        bool confirmed;
+        JobTeardown teardown;
+        /* bgrund's own kill of the payload, while it waits for it to be
+         * empty (job-kill.c): the slot's lock, the cgroup, its watch */
+        int kill_lock_fd;
+        int kill_cgroup_fd;
+        sd_event_source *kill_source;
+        sd_event_source *kill_poll;
+        uint64_t kill_poll_usec;
+        uint64_t kill_deadline;
+
         /* Released by bgrund itself (its supervisor is lost) */
         bool releasing;
         int teardown_handle;            /* the mechanism's handle on what is left */
@@ -113,6 +128,7 @@ typedef struct JobView {
         uint64_t output_bytes;
         uint64_t output_dropped_bytes; /* what the output's layout says was dropped so far */
         JobUsage usage;          /* live from the cgroup while running, else the result's */
+        JobTeardown teardown;    /* the result's, or the slot's once confirmed (status JOB_RUNNING: none) */
 } JobView;
 
 /* A job of spec's id, owner, session and command, in no table yet. */
@@ -165,6 +181,19 @@ void job_started(Job *j);
 
 /* Whether j is starting under mechanism m and waits for its containment. */
 bool job_awaits_containment(const Job *j, Mechanism m);
+
+/* The supervisor says it wrote the teardown slot (job-confirm.c): from the
+ * slot, the job's status and teardown are final, and the notifier is told
+ * (Kill and Stop answer). Also at load, for a job whose slot was written. */
+void job_teardown_confirmed(Job *j);
+/* The teardown a Kill answers with: the slot's once confirmed, the result's
+ * once ended, else none (status JOB_RUNNING). No usage or output is read. */
+int job_view_teardown(Job *j, JobTeardown *ret);
+/* Whether j's status and teardown are final though its record is not yet:
+ * confirmed, not ended. */
+static inline bool job_teardown_known(const Job *j) {
+        return j->phase != JOB_PHASE_ENDED && j->live && j->live->confirmed;
+}
 
 /* Start watching a verified supervisor's exit (runtime.c, at load). */
 int job_watch_supervisor(Job *j);

@@ -86,6 +86,8 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 damage = "run.json";
         }
         j->live->damage = damage;
+        /* Ended from outside before bgrund stopped: as its answer said. */
+        job_teardown_confirmed(j);
         *ret = TAKE_PTR(j);
         return 0;
 }

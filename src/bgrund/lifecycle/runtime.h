@@ -31,6 +31,9 @@ typedef struct JobNotifier {
         void (*job_new)(void *userdata, Job *j);
         /* It runs inside its containment: Launch may answer. */
         void (*job_running)(void *userdata, Job *j);
+        /* Ended from outside, its teardown confirmed: its status and
+         * teardown are final (job_teardown_known()), its record not yet. */
+        void (*job_confirmed)(void *userdata, Job *j);
         /* Its record is final. */
         void (*job_ended)(void *userdata, Job *j);
         /* It never started and nothing of it ran; it is freed right after.
