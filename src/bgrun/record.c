@@ -74,11 +74,18 @@ static int record_status(json_object *rec) {
 
 bool record_is_running(json_object *rec) {
         uint64_t finished_at;
+        bool have_finished = dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at);
         int status = record_status(rec);
 
+        /* A Kill or Stop answered at its confirmation: killed or timed_out
+         * from then on, but the end's own fields (exit code, signal, usage)
+         * come with finished_at, a few milliseconds later. Not ended yet
+         * for whoever waits for them. */
+        if ((status == JOB_KILLED || status == JOB_TIMED_OUT) && have_finished && finished_at == 0)
+                return true;
         if (status != -ENODATA)
                 return status == JOB_RUNNING;
-        if (dict_get_uint(rec, &record_keys[RECORD_KEY_FINISHED_AT], &finished_at))
+        if (have_finished)
                 return finished_at == 0;
         return false; /* know nothing: do not wait forever */
 }
@@ -117,7 +124,9 @@ void format_outcome(json_object *rec, char *buf, size_t len) {
         int sig = record_signal(rec);
         int64_t code;
 
-        if (record_is_running(rec))
+        int st = record_status(rec);
+
+        if (st == JOB_RUNNING || (st == -ENODATA && record_is_running(rec)))
                 snprintf(buf, len, "is still running");
         else if (record_timed_out(rec))
                 snprintf(buf, len, "timed out%s", sig > 0 ? " and was killed" : "");

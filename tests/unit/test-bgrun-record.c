@@ -88,6 +88,12 @@ Test(record, running) {
         /* An unknown status is not running, and neither is nothing: never wait forever. */
         cr_assert_not(record_is_running(parse("{\"status\":\"paused\"}")));
         cr_assert_not(record_is_running(parse("{}")));
+        /* A Kill answered at its confirmation: killed, its end's own fields
+         * still to come with finished_at; a wait goes on until then. */
+        cr_assert(record_is_running(parse("{\"status\":\"killed\",\"finished_at\":0}")));
+        cr_assert(record_is_running(parse("{\"status\":\"timed_out\",\"finished_at\":0}")));
+        cr_assert_not(record_is_running(parse("{\"status\":\"killed\",\"finished_at\":1796026197581385}")));
+        cr_assert_not(record_is_running(parse("{\"status\":\"failed\",\"finished_at\":0}")));
         cr_assert_not(record_is_running(NULL));
 }
 
