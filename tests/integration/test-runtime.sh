@@ -32,6 +32,8 @@ test_output_readable_while_running() {
 	assert_eq 8 "$(jq -r '.data[1]' <<<"$out")" "ReadOutput next"
 	assert_eq false "$(jq -r '.data[2]' <<<"$out")" "ReadOutput complete while running"
 	bgrun kill "$id" >/dev/null
+	# Kill answers at the confirmation; the output is final with the record.
+	bgrun wait "$id" >/dev/null
 	out=$(busctl --json=short call "${MGR[@]}" ReadOutput stu "$id" 0 1024)
 	assert_eq true "$(jq -r '.data[2]' <<<"$out")" "ReadOutput complete after the end"
 }

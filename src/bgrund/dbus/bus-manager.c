@@ -91,8 +91,9 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
         if (!jobs)
                 return -ENOMEM;
         size_t n = 0;
-        for (Job *j = o ? o->jobs.head : NULL; j; j = j->owner_next)
-                if (j->phase != JOB_PHASE_ENDED && !job_teardown_known(j) && streq(j->session_id, session))
+        /* Those still counted running (runtime.c): never more than o->running. */
+        for (Job *j = o ? o->jobs.head : NULL; j && n < o->running; j = j->owner_next)
+                if (j->counted_running && streq(j->session_id, session))
                         jobs[n++] = j;
         r = pending_kill_session_add(s, jobs, n, m, error);
         if (r < 0)

@@ -42,6 +42,7 @@ void job_confirm(Job *j, const JobTeardown *t) {
         j->live->teardown = *t;
         j->live->confirmed = true;
         j->status = t->status;
+        runtime_job_confirmed(rt, j);
         log_debug("Job %s: %s, teardown confirmed", j->id, job_status_to_string(t->status));
         if (rt->notifier && rt->notifier->job_confirmed)
                 rt->notifier->job_confirmed(rt->notifier_data, j);

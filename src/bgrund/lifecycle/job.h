@@ -104,6 +104,7 @@ struct Job {
         char parent_id[JOB_ID_MAX];     /* "" if none */
         uid_t owner;
         Owner *account;                 /* its owner's counts */
+        bool counted_running;           /* in its owner's and bgrund's running jobs (runtime.c) */
         JobStatus status;
         JobPhase phase;
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */

@@ -135,6 +135,23 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
         return NULL;
 }
 
+/* A job counts as running (MaxRunningJobs=, RunningJobs) from its add until
+ * nothing of it may be alive any more: its end, or a kill confirmed before
+ * its record is final (job-confirm.c), whichever comes first. */
+static void count_running(Runtime *rt, Job *j, bool on) {
+        Owner *o = j->account;
+        if (j->counted_running == on)
+                return;
+        j->counted_running = on;
+        if (on) {
+                rt->n_running++;
+                o->running++;
+        } else {
+                rt->n_running--;
+                o->running--;
+        }
+}
+
 int runtime_add_job(Runtime *rt, Job *j) {
         Owner *o;
         int r = owner_get_or_add(&rt->owners, j->owner, &o);
@@ -153,10 +170,9 @@ int runtime_add_job(Runtime *rt, Job *j) {
         QUEUE_APPEND(owner, o->jobs, j);
         o->records++;
         o->disk_bytes += j->disk_size;
-        if (j->phase != JOB_PHASE_ENDED) {
-                rt->n_running++;
-                o->running++;
-        } else
+        if (j->phase != JOB_PHASE_ENDED)
+                count_running(rt, j, true);
+        else
                 QUEUE_APPEND(ended, rt->ended, j);
         return 0;
 }
@@ -174,20 +190,21 @@ void runtime_remove_job(Runtime *rt, Job *j) {
         QUEUE_REMOVE(owner, o->jobs, j);
         o->records--;
         o->disk_bytes -= j->disk_size;
-        if (j->phase != JOB_PHASE_ENDED) {
-                rt->n_running--;
-                o->running--;
-        } else
+        count_running(rt, j, false);
+        if (j->phase == JOB_PHASE_ENDED)
                 QUEUE_REMOVE(ended, rt->ended, j);
         runtime_cache_drop(rt, j->id);
         j->account = NULL;
 }
 
 void runtime_job_ended(Runtime *rt, Job *j) {
-        Owner *o = j->account;
-        rt->n_running--;
-        o->running--;
+        count_running(rt, j, false);
         QUEUE_APPEND(ended, rt->ended, j);
+}
+
+void runtime_job_confirmed(Runtime *rt, Job *j) {
+        count_running(rt, j, false);
+        runtime_notify_running_jobs(rt);
 }
 
 Containment *runtime_containment(Runtime *rt, Mechanism m) {

@@ -129,6 +129,8 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner);
 int runtime_add_job(Runtime *rt, Job *j);
 void runtime_remove_job(Runtime *rt, Job *j);
 void runtime_job_ended(Runtime *rt, Job *j);
+/* A kill of j was confirmed (its record not final yet): it runs no more. */
+void runtime_job_confirmed(Runtime *rt, Job *j);
 /* What j keeps on disk now, counted against its owner's
  * OutputMaxBytesPerUser= (a running job's record and output as they are
  * written, an ended one's as it ended). */
