@@ -360,7 +360,10 @@ test_cpu_usage_is_the_jobs_cpu_time() {
 	b=$(jget "$id" .cpu_usage_usec)
 	((a > 0 && b > a)) || fail "cpu_usage_usec of a running job: $a then $b"
 	bgrun kill "$id" >/dev/null
+	# Kill answers at the confirmation; the usage is final with finished_at.
+	bgrun wait "$id" >/dev/null
 	c=$(jget "$id" .cpu_usage_usec)
+	[[ $c =~ ^[0-9]+$ ]] || fail "final cpu_usage_usec is '$c'"
 	((c >= b)) || fail "final cpu_usage_usec $c below a live one $b"
 }
 
