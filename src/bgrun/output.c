@@ -506,6 +506,8 @@ static ssize_t read_at_bus(void *userdata, void *buf, size_t n, uint64_t offset)
         /* Bytes from elsewhere than offset (a dropped middle): treat as short. */
         if (next != offset + size)
                 return 0;
+        if (size == 0)
+                return 0; /* data may be NULL */
         memcpy(buf, data, MIN(size, n));
         return (ssize_t) MIN(size, n);
 }

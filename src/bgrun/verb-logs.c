@@ -35,6 +35,8 @@ static void bytes_done(Bytes *b) {
 }
 
 static int bytes_append(Bytes *b, const void *p, size_t n) {
+        if (n == 0)
+                return 0; /* an empty answer's data may be NULL: memcpy() must not see it */
         if (b->size + n > b->allocated) {
                 size_t a = b->allocated * 2 > b->size + n ? b->allocated * 2 : b->size + n;
                 char *d = realloc(b->data, a);

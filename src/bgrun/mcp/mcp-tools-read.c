@@ -38,7 +38,8 @@ static int take_chunk(McpCall *c, sd_bus_message *reply, uint8_t **ret, size_t *
         *ret = malloc(n ?: 1);
         if (!*ret)
                 return mcp_call_fail(c, "Out of memory.");
-        memcpy(*ret, data, n);
+        if (n > 0) /* an empty array's data may be NULL */
+                memcpy(*ret, data, n);
         *ret_n = n;
         c->next_offset = next;
         c->complete = complete;
