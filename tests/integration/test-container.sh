@@ -120,7 +120,12 @@ test_a_restart_of_bgrund_keeps_the_job_and_later_kills_it() {
 		fail "bgrund did not say it kept the job: $(tail -n +"$((log_lines + 1))" "$BGRUN_SANDBOX_LOG" | grep Started)"
 	res=$(bgrun kill "$id" --json) || fail "kill after the restart failed"
 	assert_eq true "$(jq -r .teardown.dead <<<"$res")" dead
-	for p in $pids $sup; do ! pid_alive "$p" || fail "pid $p survived the kill"; done
+	for p in $pids; do ! pid_alive "$p" || fail "pid $p survived the kill"; done
+	# Kill answers at the payload's confirmation; the supervisor completes
+	# the record and leaves after.
+	bgrun wait "$id" >/dev/null
+	wait_until 5 bash -c "! [[ -e /proc/$sup ]] || [[ \$(awk '{print \$3}' /proc/$sup/stat) == Z ]]" ||
+		fail "the supervisor $sup outlived its job's record"
 }
 
 test_a_read_only_cgroup_tree_means_process_group_or_refusal() {
