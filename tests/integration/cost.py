@@ -6,13 +6,16 @@ marshalled by hand (busctl and sd-bus refuse to send some of what a hostile
 caller may), sent on the system bus or on a bgrund --listen socket, with
 file descriptors attached.
 
-    cost.py ping ADDRESS            Peer.Ping to bgrund every 10 ms until
+    cost.py ping ADDRESS [PID]      Peer.Ping to bgrund every 10 ms until
                                     SIGTERM; prints {"pings", "worst_ms",
                                     "median_ms", "errors", "outstanding_ms",
                                     "bus_worst_ms": the bus daemon's own
-                                    GetId's, on the system bus}
+                                    GetId's, on the system bus; with PID,
+                                    bgrund's: "worst_cpu_ms", the CPU time
+                                    bgrund spent while a Ping waited}
     cost.py run [--listen ADDRESS] [--repeat N] [--connections N]
                 [--deadline SEC] [--rss-pid PID] [--only REGEX]
+                [--cpu-pid PID --cpu-bound BASE_NS,NS_PER_BYTE]
                 [--skip REGEX] [--list] JOB
                                     every hostile input of the table below,
                                     for every method bgrund's objects list
@@ -24,7 +27,10 @@ file descriptors attached.
                                     an error reply in time (a reply does for
                                     a well-typed call), then a summary;
                                     --rss-pid: the largest VmRSS of PID
-                                    meanwhile; --only, --skip: the inputs
+                                    meanwhile; --cpu-pid (one connection):
+                                    PID's CPU time for each input, sent
+                                    alone, against BASE_NS + NS_PER_BYTE per
+                                    byte of the message; --only, --skip: the inputs
                                     whose label matches; --list: print the
                                     inputs, send nothing
 ADDRESS: "system" or unix:path=PATH. Both the introspection (busctl) and
@@ -176,10 +182,12 @@ def body_of(sig, values):
 
 
 def message(serial, member, path=MANAGER_PATH, iface=MANAGER_IFACE, dest=DEST, sig="", body=b"",
-            n_fds=0, flags=0, type_=1):
+            n_fds=0, flags=0, type_=1, sender=None):
+    """A message marshalled by hand; type_ 1 a call, 4 a signal; sender a
+    SENDER field of the caller's own (what only a direct connection keeps)."""
     w = Writer()
     w.buf += b"l" + bytes([type_, flags, 1]) + struct.pack("<II", len(body), serial)
-    fields = [(1, "o", path), (2, "s", iface), (3, "s", member), (6, "s", dest)]
+    fields = [(1, "o", path), (2, "s", iface), (3, "s", member), (6, "s", dest), (7, "s", sender)]
     if sig:
         fields.append((8, "g", sig))
     if n_fds:
@@ -355,22 +363,52 @@ def rss_kb(pid):
     return None
 
 
+def cpu_ns(pid):
+    """The CPU time process PID has spent, all its threads, in nanoseconds
+    (schedstat's first field: the scheduler's own count, not 10 ms ticks)."""
+    total = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, task)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def cpu_settled(pid, since):
+    """PID's CPU time since SINCE once it stopped spending any (what it does
+    after a reply counts too): unchanged over 2 ms, 200 ms at the most."""
+    last, end = cpu_ns(pid), time.monotonic() + 0.2
+    while time.monotonic() < end:
+        time.sleep(0.002)
+        now = cpu_ns(pid)
+        if now == last:
+            break
+        last = now
+    return last - since
+
+
 # --- bob's pings -------------------------------------------------------------
 
-def ping(address):
+def ping(address, pid=None):
     """Peer.Ping to bgrund every 10 ms until SIGTERM, one at a time; the
     worst latency counts a Ping still unanswered at the end. On the system
     bus each is followed by a GetId, which the bus daemon answers itself, for
-    comparison (bus_worst_ms): what the bus made bob wait, not bgrund."""
+    comparison (bus_worst_ms): what the bus made bob wait, not bgrund. With
+    PID (bgrund's), the CPU time bgrund spent while each Ping waited: the
+    work queued ahead of it, whatever else the machine was doing."""
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     conn = Conn(address, fds=False)
     print("pinging", flush=True)
     times, bus_times, errors, outstanding = [], [], [], 0.0
+    cpu = {"worst": 0, "at": None}
 
     def one(dest, path, iface="org.freedesktop.DBus.Peer", member="Ping"):
         data = message(conn.next_serial(), member, path, iface, dest)
         serial = conn.serial
+        c = cpu_ns(pid) if pid and dest == DEST else None
         t = time.monotonic()
         conn.send(data)
         r = None
@@ -382,7 +420,12 @@ def ping(address):
                 stop.append(1)
         if r is not None and r.type == 3:
             errors.append(r.error)
-        return r, time.monotonic() - t
+        took = time.monotonic() - t
+        if c is not None:
+            spent = cpu_ns(pid) - c
+            if spent > cpu["worst"]:
+                cpu["worst"], cpu["at"] = spent, round(took * 1000, 1)
+        return r, took
 
     while not stop:
         r, took = one(DEST, MANAGER_PATH)
@@ -400,7 +443,9 @@ def ping(address):
     print(json.dumps({"pings": len(times), "worst_ms": round(worst * 1000, 1),
                       "median_ms": round(times[len(times) // 2] * 1000, 2) if times else None,
                       "outstanding_ms": round(outstanding * 1000, 1), "errors": errors[:5],
-                      "bus_worst_ms": round(max(bus_times) * 1000, 1) if bus_times else None}), flush=True)
+                      "bus_worst_ms": round(max(bus_times) * 1000, 1) if bus_times else None,
+                      "worst_cpu_ms": round(cpu["worst"] / 1e6, 2) if pid else None,
+                      "worst_cpu_ping_ms": cpu["at"]}), flush=True)
 
 
 # --- the table of inputs -----------------------------------------------------
@@ -709,8 +754,9 @@ def generate(address, job, header, listen):
 CALL_TIMEOUT = 10.0
 
 
-def send_all(address, inputs, repeat, deadline, results, lock):
-    """One connection's share: each input REPEAT times, one at a time."""
+def send_all(address, inputs, repeat, deadline, results, lock, cpu_pid=None):
+    """One connection's share: each input REPEAT times, one at a time. With
+    CPU_PID (one connection only), the CPU time that process spent on each."""
     conn = None
     for inp in inputs:
         for _ in range(repeat):
@@ -725,10 +771,14 @@ def send_all(address, inputs, repeat, deadline, results, lock):
                 dest = "org.freedesktop.DBus" if inp.path == "/org/freedesktop/DBus" else DEST
                 data = message(conn.next_serial(), inp.member, inp.path, inp.iface, dest, inp.sig, inp.body(),
                                n_fds=len(fds))
+                c = cpu_ns(cpu_pid) if cpu_pid else 0
                 t = time.monotonic()
                 r = conn.call(data, fds, timeout=CALL_TIMEOUT)
                 d = describe(r)
                 d["ms"] = round((time.monotonic() - t) * 1000, 1)
+                if cpu_pid:
+                    d["cpu_ns"] = cpu_settled(cpu_pid, c)
+                    d["bytes"] = len(data)
                 if r is None:
                     # Whatever holds this connection up holds the next call
                     # too: a new one.
@@ -755,6 +805,8 @@ def run(argv):
     p.add_argument("--connections", type=int, default=1)
     p.add_argument("--deadline", type=float, default=45.0)
     p.add_argument("--rss-pid", type=int)
+    p.add_argument("--cpu-pid", type=int, help="PID's CPU time per input (one connection)")
+    p.add_argument("--cpu-bound", metavar="BASE_NS,NS_PER_BYTE", help="the most CPU time an input may cost")
     p.add_argument("--only", metavar="REGEX", help="send only the inputs whose label matches")
     p.add_argument("--skip", metavar="REGEX", help="send none of the inputs whose label matches")
     p.add_argument("--list", action="store_true", help="print the inputs, send nothing")
@@ -788,7 +840,8 @@ def run(argv):
     start = time.monotonic()
     deadline = start + args.deadline
     results, lock = [], threading.Lock()
-    threads = [threading.Thread(target=send_all, args=(address, inputs, args.repeat, deadline, results, lock))
+    cpu_pid = args.cpu_pid if args.connections == 1 else None
+    threads = [threading.Thread(target=send_all, args=(address, inputs, args.repeat, deadline, results, lock, cpu_pid))
                for _ in range(args.connections)]
     for t in threads:
         t.start()
@@ -811,7 +864,24 @@ def run(argv):
             tally[kind] = tally.get(kind, 0) + 1
             print(json.dumps({"input": inp.label, "signature": inp.sig[:80], "bytes": len(inp.body()),
                               "fds": inp.fds, **d}), flush=True)
-    summary = {"methods": methods, "options": len(options), "inputs": len(inputs), "calls": len(results),
+    # Each input's CPU time against its bound: the most expensive, by how
+    # much of its bound it took, and every one over it.
+    cpu = None
+    if cpu_pid:
+        base, per_byte = (float(x) for x in (args.cpu_bound or "0,0").split(","))
+        measured = [(inp, d) for inp, d in results if "cpu_ns" in d]
+        worst = max(measured, key=lambda r: r[1]["cpu_ns"] / (base + per_byte * r[1]["bytes"]), default=None)
+        over = [{"input": inp.label, "bytes": d["bytes"], "cpu_ms": round(d["cpu_ns"] / 1e6, 2),
+                 "bound_ms": round((base + per_byte * d["bytes"]) / 1e6, 2)}
+                for inp, d in measured if args.cpu_bound and d["cpu_ns"] > base + per_byte * d["bytes"]]
+        most = max(measured, key=lambda r: r[1]["cpu_ns"], default=None)
+        cpu = {"measured": len(measured), "over_bound": over[:20], "n_over_bound": len(over),
+               "worst_ratio": None if not worst or not args.cpu_bound else
+               {"input": worst[0].label, "bytes": worst[1]["bytes"], "cpu_ms": round(worst[1]["cpu_ns"] / 1e6, 2),
+                "of_bound": round(worst[1]["cpu_ns"] / (base + per_byte * worst[1]["bytes"]), 3)},
+               "most": None if not most else {"input": most[0].label, "bytes": most[1]["bytes"],
+                                               "cpu_ms": round(most[1]["cpu_ns"] / 1e6, 2)}}
+    summary = {"methods": methods, "options": len(options), "inputs": len(inputs), "calls": len(results), "cpu": cpu,
                "without_error_reply": bad, "what_they_got": tally, "uncovered": uncovered, "seconds": round(time.monotonic() - start, 1),
                "slowest": {"input": slowest[0].label, "ms": slowest[1].get("ms")},
                "rss_max_kb": rss["max"] if args.rss_pid else None}
@@ -819,13 +889,15 @@ def run(argv):
     return 1 if bad or uncovered else 0
 
 
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     if sys.argv[1] == "ping":
-        ping(sys.argv[2] if len(sys.argv) > 2 else "system")
+        ping(sys.argv[2] if len(sys.argv) > 2 else "system", int(sys.argv[3]) if len(sys.argv) > 3 else None)
     elif sys.argv[1] == "run":
         return run(sys.argv[2:])
+
     else:
         sys.exit(__doc__)
 

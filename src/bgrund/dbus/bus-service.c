@@ -14,6 +14,7 @@
 #include "bus-pending.h"
 #include "bus-peer.h"
 #include "bus-polkit.h"
+#include "bus-properties-guard.h"
 #include "bus-record.h"
 #include "record-keys.h"
 #include "bus-service.h"
@@ -252,7 +253,11 @@ static int bus_connect(bool user, sd_bus **ret) {
 }
 
 int bus_service_add_objects(BusService *s, sd_bus *bus) {
-        int r = bus_manager_add(s, bus);
+        /* Added after the other filters, so it runs before them. */
+        int r = bus_properties_guard_add(bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to guard the Properties interface: %m");
+        r = bus_manager_add(s, bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the manager object: %m");
         r = bus_job_objects_add(s, bus);
