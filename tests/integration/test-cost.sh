@@ -143,3 +143,40 @@ test_hostile_input_to_every_method_and_option_on_a_listen_socket_costs_others_no
 	[[ -S /run/bgrun/bus ]] || fail "no socket at /run/bgrun/bus"
 	cost bgrund-listen.service unix:path=/run/bgrun/bus --listen unix:path=/run/bgrun/bus
 }
+
+# Every signal bgrund listens to (the bus daemon's own list of its match
+# rules, so a new one cannot be forgotten), sent forged by bob: about
+# alice's bound job's caller, and her job's unit. Nothing changes: her job
+# runs, her Wait waits, bgrund is the same process. And replies that answer
+# nothing bgrund asked are the bus daemon's to refuse.
+test_every_signal_bgrund_listens_to_sent_forged_by_another_user_changes_nothing() {
+	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
+	setup_users
+	local forge=$TESTS_DIR/forge.py pid restarts holder id caller waiter out
+	pid=$(systemctl show -p MainPID --value bgrund.service)
+	restarts=$(systemctl show -p NRestarts --value bgrund.service)
+	: >bound.id
+	setpriv --reuid=alice --regid=alice --init-groups --reset-env -- env -C / "$PY" "$TESTS_DIR/bound-launch.py" 'sleep 300' >bound.id 2>bound.err &
+	holder=$!
+	on_exit "kill -KILL $holder 2>/dev/null"
+	wait_until 10 test -s bound.id || fail "alice's bound job: $(cat bound.err)"
+	id=$(cat bound.id)
+	caller=$(jq -r .caller "/var/lib/bgrun/jobs/$id/spec.json")
+	setpriv --reuid=alice --regid=alice --init-groups --reset-env -- env -C / "$BGRUN" wait "$id" >/dev/null 2>&1 &
+	waiter=$!
+	on_exit "kill $waiter 2>/dev/null"
+	sleep 0.5
+	"$PY" "$forge" rules "$pid" >rules.json || fail "the bus daemon's match rules: $(cat rules.json)"
+	(($(jq length rules.json) >= 3)) || fail "bgrund's match rules: $(cat rules.json)"
+	out=$(as_user bob env -C / "$PY" "$forge" signals "$(cat rules.json)" "$caller" "bgrun-job-$id.scope") ||
+		fail "forge.py signals: $out"
+	echo "NOTE: $(jq -r '"\(.rules) match rules of bgrund, \(.sent) forged signals sent"' <<<"$out")"
+	[[ $(jq -r '.uncovered | length' <<<"$out") == 0 ]] ||
+		fail "forge.py's table of signals lacks: $(jq -c .uncovered <<<"$out")"
+	sleep 1
+	assert_eq running "$(job_status "$id")" "alice's bound job after the forged signals"
+	pid_alive "$waiter" || fail "alice's bgrun wait ended after the forged signals"
+	assert_eq "$pid" "$(systemctl show -p MainPID --value bgrund.service)" "bgrund's MainPID"
+	assert_eq "$restarts" "$(systemctl show -p NRestarts --value bgrund.service)" "bgrund's NRestarts"
+	bgrun kill "$id" >/dev/null
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-sender.h"
 #include "cgroup.h"
 #include "containment.h"
 #include "log.h"
@@ -35,6 +36,7 @@
 
 typedef struct SystemdState {
         sd_bus *bus;     /* to systemd, apart from the one the API is served on */
+        BusNameOwner systemd; /* whose JobRemoved is systemd's */
         bool reachable;  /* Subscribe() was answered, or not answered yet */
         char *user_slice_cgroup; /* bgrund --user: the cgroup of the manager's bgrun.slice */
         uid_t *sliced;   /* owners whose slice this bgrund has set up */
@@ -79,6 +81,13 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         const char *job_path, *unit, *result;
         uint32_t id;
 
+        /* Any user may send this connection a JobRemoved of its own, and
+         * unit names are public: only systemd's own is believed. */
+        if (!bus_name_owner_sent(&state(c)->systemd, m)) {
+                log_debug("Ignoring a JobRemoved from %s, which is not systemd",
+                          sd_bus_message_get_sender(m) ?: "(no sender)");
+                return 0;
+        }
         if (sd_bus_message_read(m, "uoss", &id, &job_path, &unit, &result) < 0)
                 return 0;
         char job_id[JOB_ID_MAX];
@@ -456,6 +465,10 @@ static int systemd_init(Containment *c) {
         r = sd_bus_set_exit_on_disconnect(s->bus, true);
         if (r >= 0)
                 r = sd_bus_attach_event(s->bus, c->host->event, 0);
+        /* Before anything is asked of systemd, so its owner is known before
+         * the first JobRemoved that matters can come. */
+        if (r >= 0)
+                r = bus_name_owner_watch(&s->systemd, s->bus, "org.freedesktop.systemd1");
         if (r >= 0)
                 r = sd_bus_match_signal_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                               "org.freedesktop.systemd1.Manager", "JobRemoved", on_job_removed,
@@ -466,6 +479,7 @@ static int systemd_init(Containment *c) {
                 r = sd_bus_call_method_async(s->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                              "org.freedesktop.systemd1.Manager", "Subscribe", on_subscribed, c, "");
         if (r < 0) {
+                bus_name_owner_done(&s->systemd);
                 sd_bus_flush_close_unref(s->bus);
                 free(s->user_slice_cgroup);
                 c->data = NULL;
@@ -480,6 +494,7 @@ static void systemd_done(Containment *c) {
         SystemdState *s = state(c);
         if (!s)
                 return;
+        bus_name_owner_done(&s->systemd);
         sd_bus_flush_close_unref(s->bus);
         free(s->sliced);
         free(s->user_slice_cgroup);

@@ -279,10 +279,11 @@ int bus_authority_prefetch_creds(BusAuthority *a, sd_bus *bus) {
 
 static int caller_creds(BusService *s, sd_bus_message *m, uid_t *ret_uid, pid_t *ret_pid, sd_bus_error *error) {
         const BusAuthority *creds = s->authority;
-        const char *sender = sd_bus_message_get_sender(m);
-        /* A --listen connection: its socket's peer, read at accept. */
-        if (!sender && bus_peer(s, sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
+        /* A --listen connection: its socket's peer, read at accept, whatever
+         * sender its message names. */
+        if (bus_peer(s, sd_bus_message_get_bus(m), ret_uid, ret_pid, NULL) >= 0)
                 return 0;
+        const char *sender = sd_bus_message_get_sender(m);
         if (m == creds->current) {
                 *ret_uid = creds->current_uid;
                 *ret_pid = creds->current_pid;

@@ -2,6 +2,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-caller-watch.h"
 #include "bus-peer.h"
+#include "bus-sender.h"
 #include "bus-service.h"
 #include "caller-binding.h"
 #include "job-store.h"
@@ -36,8 +37,14 @@ static BusCallerWatch *watch_of(BusService *s) {
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusCallerWatch *w = userdata;
         const char *name, *old_owner, *new_owner;
+        /* Only the bus daemon's word that a connection left: anyone may send
+         * bgrund a NameOwnerChanged of their own. And a bus name is never a
+         * --listen connection's. */
+        if (!bus_message_from_driver(m))
+                return 0;
         /* Every name's change comes here: one look-up each, no more. */
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && name[0] == ':' && !*new_owner)
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && name[0] == ':' && !*new_owner &&
+            !startswith_s(name, DIRECT_NAME_PREFIX))
                 (void) caller_bindings_gone(&w->bindings, name);
         return 0;
 }
@@ -57,6 +64,8 @@ static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *e
 static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         OwnerCheck *c = userdata;
         int has = 1;
+        /* A reply to bgrund's own call: the bus daemon lets only the
+         * connection that was called answer it. */
         if (!sd_bus_message_is_method_error(m, NULL))
                 (void) sd_bus_message_read(m, "b", &has);
         if (!has) {
@@ -113,8 +122,8 @@ int bus_caller_watch_start(BusService *s) {
                 return log_oom();
         if (s->bus) {
                 int r = sd_bus_add_match_async(s->bus, &w->match,
-                                               "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                               "interface='org.freedesktop.DBus',member='NameOwnerChanged'",
+                                               "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',"
+                                               "interface='" BUS_DRIVER_NAME "',member='NameOwnerChanged'",
                                                on_name_owner_changed, on_match_installed, w);
                 if (r < 0) {
                         log_error_errno(r, "Cannot watch callers' connections; BindToCaller is refused: %m");
@@ -138,9 +147,7 @@ int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd
         BusCallerWatch *w = watch_of(s);
         if (!w)
                 return -ENOMEM;
-        const char *name = sd_bus_message_get_sender(m);
-        if (!name && bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
-                name = NULL;
+        const char *name = bus_caller_name(s, m);
         if (!name)
                 return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
                                          "BindToCaller needs a caller with a connection name; this one has none");

@@ -5,6 +5,7 @@
 #include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-pending.h"
+#include "bus-sender.h"
 #include "bus-service.h"
 #include "list.h"
 #include "log.h"
@@ -86,9 +87,15 @@ static void client_gone(BusClient *c) {
 }
 
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusClient *c = userdata;
         const char *name, *old_owner, *new_owner;
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && (!new_owner || !*new_owner))
-                client_gone(userdata);
+        /* The bus daemon's word alone: a forged one would drop another
+         * user's waiting calls and subscription. */
+        if (!bus_message_from_driver(m))
+                return 0;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && streq(name, c->name) &&
+            (!new_owner || !*new_owner))
+                client_gone(c);
         return 0;
 }
 
@@ -117,8 +124,8 @@ static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *err
 static int client_watch(BusClient *c) {
         char match[256 + 160];
         snprintf(match, sizeof match,
-                 "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                 "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'", c->name);
+                 "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',"
+                 "interface='" BUS_DRIVER_NAME "',member='NameOwnerChanged',arg0='%s'", c->name);
         int r = sd_bus_add_match_async(c->bus, &c->gone_match, match, on_name_owner_changed, on_match_installed, c);
         if (r < 0)
                 return r;
@@ -130,9 +137,9 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         /* On the bus, the unique name the bus daemon gave the sender; on a
          * direct connection (--listen), the name bgrund gave it. */
         sd_bus *bus = sd_bus_message_get_bus(m);
-        const char *name = sd_bus_message_get_sender(m);
-        bool direct = !name;
-        if (direct && bus_peer(s, bus, NULL, NULL, &name) < 0)
+        bool direct = bus_peer(s, bus, NULL, NULL, NULL) >= 0;
+        const char *name = bus_caller_name(s, m);
+        if (!name)
                 return -ENXIO;
         BusClient *c = client_find(s, name);
         if (c) {
@@ -191,8 +198,8 @@ int bus_client_may_wait(BusClient *c, sd_bus_error *error) {
 }
 
 int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_error *error) {
-        const char *name = sd_bus_message_get_sender(m);
-        if (!name && bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name) < 0)
+        const char *name = bus_caller_name(s, m);
+        if (!name)
                 return -ENXIO;
         return may_wait(s, client_find(s, name), uid, error);
 }
@@ -249,9 +256,7 @@ int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
-        const char *name = sd_bus_message_get_sender(m);
-        if (!name)
-                (void) bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name);
+        const char *name = bus_caller_name(s, m);
         BusClient *c = name ? client_find(s, name) : NULL;
         if (c) {
                 client_unsubscribe(c);

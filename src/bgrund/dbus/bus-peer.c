@@ -39,3 +39,10 @@ bool bus_peer_may_send(BusService *s, sd_bus *bus) {
                 return true;
         return s->peer_ops->may_send(s->peer_server, bus);
 }
+
+const char *bus_caller_name(BusService *s, sd_bus_message *m) {
+        const char *name = NULL;
+        if (bus_peer(s, sd_bus_message_get_bus(m), NULL, NULL, &name) >= 0)
+                return name;
+        return sd_bus_message_get_sender(m);
+}

@@ -34,6 +34,11 @@ void bus_peer_server_free(BusService *s);
 /* The peer of bus if it is a peer-to-peer connection of bgrund's: its uid
  * and pid from SO_PEERCRED, and its name (":p2p.N"). -ENXIO if not. */
 int bus_peer(BusService *s, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name);
+/* The name of m's caller: on bgrund's own peer-to-peer connection the one
+ * bgrund gave it, whatever the message's sender field says (nobody stamps
+ * it there); on the bus the unique name the bus daemon stamped. NULL if
+ * there is none. Every handler learns who called from here. */
+const char *bus_caller_name(BusService *s, sd_bus_message *m);
 /* Whether bgrund may send one more message (a signal) on bus: false for a
  * peer-to-peer connection that left too much unread, which is then dropped
  * (soon, not now: its caller may be walking a list of connections). True for

@@ -114,8 +114,10 @@ int bus_polkit_check(BusService *s, sd_bus_message *m, uid_t uid, const char *ac
                 if (q->request == m && streq(q->action, action))
                         return -EINPROGRESS;
 
+        /* polkit is asked about bus names only: a direct connection's sender
+         * field is its peer's say-so. */
         const char *sender = sd_bus_message_get_sender(m);
-        if (!sender)
+        if (!sender || sd_bus_is_bus_client(sd_bus_message_get_bus(m)) <= 0)
                 return 0;
         const PolkitCached *c = cache_get(s, sender, action);
         if (c)

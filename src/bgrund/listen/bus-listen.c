@@ -225,6 +225,31 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return 0;
 }
 
+/* What a peer may send: method calls, under no sender of their own. On a
+ * direct connection nobody stamps the sender: the field is the peer's say-so,
+ * and handlers read a sender as a bus client's name (another user's, whose
+ * identity the bus daemon vouched for). A signal or a reply from a peer
+ * answers nothing bgrund asked (a forged Disconnected would free the
+ * connection under sd-bus). sd-bus's own Disconnected comes this way too,
+ * once the connection is closed, and passes. */
+static int peer_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        ListenConnection *c = userdata;
+        if (sd_bus_is_open(c->bus) <= 0)
+                return 0;
+        if (!sd_bus_message_is_method_call(m, NULL, NULL)) {
+                log_debug("Connection %s of uid %u sent a message that is no call; ignored", c->name,
+                          (unsigned) c->uid);
+                return 1;
+        }
+        if (sd_bus_message_get_sender(m)) {
+                (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED,
+                                                  "A call on a direct connection to bgrund names no sender: "
+                                                  "bgrund knows its caller from the socket");
+                return 1;
+        }
+        return 0;
+}
+
 static int on_close_later(sd_event_source *src, void *userdata) {
         connection_free(userdata);
         return 0;
@@ -262,6 +287,9 @@ static int connection_setup_bus(ListenConnection *c) {
         if (r >= 0)
                 r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, c);
+        /* Added last, so it runs first: sd-bus prepends each filter. */
+        if (r >= 0)
+                r = sd_bus_add_filter(c->bus, NULL, peer_filter, c);
         if (r >= 0)
                 r = sd_bus_attach_event(c->bus, l->event, 0);
         if (r >= 0)
