@@ -87,7 +87,9 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         int r = 0;
         switch ((LaunchOption) i) {
         case LAUNCH_OPTION_MAX_RUNTIME_USEC:
-                o->max_runtime_usec = v->u64 == UINT64_MAX ? 0 : v->u64; /* infinity: no limit */
+                /* 0: not asked (the default applies); UINT64_MAX: infinity,
+                 * no limit, which MaxRuntimeSec= refuses as any value above it. */
+                o->max_runtime_usec = v->u64;
                 break;
         case LAUNCH_OPTION_ENVIRONMENT:
                 r = set_environment(o, v->strv, ret_error);

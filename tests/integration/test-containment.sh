@@ -289,6 +289,30 @@ test_kill_answered_then_its_supervisor_killed() {
 	assert_eq "$answered_at" "$(jq -r .confirmed_at /var/lib/bgrun/jobs/"$id"/result.json)" "result.json's confirmed_at"
 }
 
+# The same supervisor, stopped before the Kill, and bgrund restarted after
+# the answer: the rule for a supervisor that never completes the record
+# holds across the restart (issue #30: finished_at stayed 0 for good).
+test_kill_answered_then_bgrund_restarted_completes_the_record() {
+	id=$(bgrun run -- 'sleep 325')
+	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
+	sup=$(supervisor_pid "$id")
+	trap "kill -CONT $sup 2>/dev/null || true" EXIT
+	kill -STOP "$sup"
+	res=$(bgrun kill "$id" --json) || fail "kill failed"
+	answered_at=$(jq -r .teardown.confirmed_at <<<"$res")
+	systemctl restart bgrund.service || fail "restart bgrund"
+	assert_eq 0 "$(bgrun status "$id" --json | jq -r .finished_at)" "finished_at right after the restart"
+	# Released within the rule's 5 s of the restart, as the answer said.
+	out=$(bgrun wait "$id" -t 15 --json) || true
+	rec=$(bgrun status "$id" --json)
+	[[ $(jq -r .finished_at <<<"$rec") != 0 ]] || fail "the record was never completed after the restart: $rec"
+	assert_eq killed "$(jq -r .status <<<"$rec")" "final status"
+	assert_eq "$answered_at" "$(jq -r .teardown.confirmed_at <<<"$rec")" "final confirmed_at: the answer's"
+	! pid_alive "$sup" || fail "the stopped supervisor $sup survived"
+	gcall Forget "'$id'" >/dev/null || fail "Forget after the record completed"
+	trap - EXIT
+}
+
 # "kill, then forget" never fails: a Forget between the Kill's answer and
 # the final record is held until the record is final.
 test_forget_after_kill_waits_for_the_final_record() {

@@ -54,6 +54,12 @@ test_max_runtime_refuses_a_longer_request_and_is_the_limit_without_default() {
 	assert_eq "$store" "$(store_count)" "job directories after the refusal"
 	sleep 0.5
 	[[ ! -e /tmp/bgrun-limits-ran ]] || fail "the refused command ran"
+	# Infinity is above every maximum too (it was given the maximum in
+	# silence, while a second more was refused).
+	expect_fail gcall Launch "'touch /tmp/bgrun-limits-ran'" "'limits'" "'/'" "{'MaxRuntimeUSec': <uint64 18446744073709551615>}"
+	assert_contains "$ERR_OUT" org.bgrun.Runtime1.Error.LimitExceeded "infinity's error name"
+	assert_contains "$ERR_OUT" "MaxRuntimeUSec=infinity is above MaxRuntimeSec=1h" "infinity's message"
+	assert_eq "$store" "$(store_count)" "job directories after infinity's refusal"
 	# Without a limit and without a default: the maximum.
 	id=$(launch 'sleep 300')
 	assert_eq 3600000000 "$(jget "$id" .limits.MaxRuntimeUSec)" "MaxRuntimeUSec of a job launched without one"

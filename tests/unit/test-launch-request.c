@@ -84,3 +84,22 @@ Test(launch_request, runtime_limits_of_the_configuration) {
         cr_assert_not_null(message);
         cr_assert(strstr(message, "MaxRuntimeSec=1h"), "%s", message);
 }
+
+/* MaxRuntimeUSec=infinity is no limit at all: above any MaxRuntimeSec=, so
+ * refused like any value above it, and no limit where there is none. */
+Test(launch_request, infinity_is_above_every_maximum) {
+        BgrunLimits l = { .default_max_runtime_usec = UINT64_MAX, .max_runtime_usec = 60 * 1000000ULL };
+        uint64_t v = 1;
+        _cleanup_free_ char *message = NULL;
+        cr_assert_eq(launch_request_runtime(&l, UINT64_MAX, &v, &message), LAUNCH_REQUEST_OVER_LIMIT);
+        cr_assert_not_null(message);
+        cr_assert(strstr(message, "MaxRuntimeUSec=infinity"), "%s", message);
+        cr_assert(strstr(message, "MaxRuntimeSec=1min"), "%s", message);
+        free(message);
+        message = NULL;
+
+        l.max_runtime_usec = UINT64_MAX;
+        cr_assert_eq(launch_request_runtime(&l, UINT64_MAX, &v, &message), 0);
+        cr_assert_eq(v, 0, "infinity without a maximum: no limit");
+        cr_assert_null(message);
+}

@@ -177,3 +177,22 @@ void job_release(Job *j) {
                 /* The watch exists now; catch an emptying that came before it. */
                 (void) on_release_event(NULL, -EBADF, 0, j);
 }
+
+static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        Job *j = userdata;
+        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
+        if (j->phase != JOB_PHASE_RUNNING || j->live->releasing)
+                return 0;
+        log_warning("Job %s: its supervisor did not end it after its kill; releasing its containment", j->id);
+        job_release(j);
+        return 0;
+}
+
+void job_release_unless_ended(Job *j, uint64_t patience) {
+        JobLive *l = j->live;
+        l->kill_watchdog = sd_event_source_disable_unref(l->kill_watchdog);
+        int r = sd_event_add_time_relative(j->runtime->event, &l->kill_watchdog, CLOCK_MONOTONIC, patience, 0,
+                                           on_kill_watchdog, j);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
+}

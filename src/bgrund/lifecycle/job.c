@@ -25,10 +25,6 @@
 #include "time-util.h"
 #include "utf8.h"
 
-/* How long a supervisor may take to answer a Kill before bgrund releases
- * the job itself; a healthy one answers within milliseconds. */
-#define KILL_WATCHDOG_USEC (5 * USEC_PER_SEC)
-
 /* --- the struct -------------------------------------------------------- */
 
 Job *job_new(Runtime *rt, const JobSpec *spec) {
@@ -284,16 +280,6 @@ int job_watch_supervisor(Job *j) {
         return 0;
 }
 
-static int on_kill_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
-        Job *j = userdata;
-        j->live->kill_watchdog = sd_event_source_disable_unref(j->live->kill_watchdog);
-        if (j->phase != JOB_PHASE_RUNNING || j->live->releasing)
-                return 0;
-        log_warning("Job %s: supervisor did not answer the kill; releasing its containment", j->id);
-        job_release(j);
-        return 0;
-}
-
 /* A Kill of a job in a cgroup: bgrund kills its payload itself and answers
  * at the confirmation (job-kill.c), unless its supervisor decided the end
  * already. Else the supervisor does the teardown (a stop's signal and
@@ -305,7 +291,7 @@ static void job_tell_supervisor(Job *j) {
         JobLive *l = j->live;
         assert(j->phase == JOB_PHASE_RUNNING);
         int r;
-        uint64_t patience = KILL_WATCHDOG_USEC;
+        uint64_t patience = JOB_SUPERVISOR_PATIENCE_USEC;
         if (l->stop_requested && !l->kill_told) {
                 siginfo_t info = {
                         .si_signo = SUPERVISOR_STOP_SIGNAL,
@@ -325,11 +311,7 @@ static void job_tell_supervisor(Job *j) {
         }
         if (r < 0 && r != -ESRCH)
                 log_warning_errno(r, "Job %s: cannot signal its supervisor: %m", j->id);
-        l->kill_watchdog = sd_event_source_disable_unref(l->kill_watchdog);
-        r = sd_event_add_time_relative(j->runtime->event, &l->kill_watchdog, CLOCK_MONOTONIC, patience, 0,
-                                       on_kill_watchdog, j);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: no kill watchdog: %m", j->id);
+        job_release_unless_ended(j, patience);
 }
 
 void job_kill(Job *j) {

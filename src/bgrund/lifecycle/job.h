@@ -158,6 +158,14 @@ int job_forget(Job *j);
  * can tell) and record the job as failed (or killed, if a Kill asked). */
 void job_release(Job *j);
 
+/* How long a supervisor may take to end a job it was told to kill before
+ * bgrund releases the job itself; a healthy one takes milliseconds. */
+#define JOB_SUPERVISOR_PATIENCE_USEC (5 * USEC_PER_SEC)
+/* The lost-supervisor rule: unless j's supervisor ends it within patience,
+ * bgrund releases it (job_release). Each call arms it anew: after a kill,
+ * and after a restart that finds a kill answered but the record not final. */
+void job_release_unless_ended(Job *j, uint64_t patience);
+
 /* Start the job with the first usable mechanism from config.mechanisms[from]
  * on. < 0 when none could start (LAUNCH_START_FAILED), or at once on a
  * failure that is not the mechanism's (nothing ran, nothing was told). */

@@ -61,7 +61,7 @@ int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint6
                               "MaxRuntimeUSec=%s is above MaxRuntimeSec=%s, the longest a job may run here; nothing was started",
                               a, m);
         }
-        *ret = asked_usec;
+        *ret = asked_usec == UINT64_MAX ? 0 : asked_usec; /* infinity: no limit */
         return 0;
 }
 

@@ -106,6 +106,14 @@ static int find_damaged_supervisor(Job *j) {
         return j->runtime->supervisor->find(j->runtime, j->id, &j->live->supervisor);
 }
 
+static void keep(Job *j, ReapCounts *counts) {
+        counts->background_kept++;
+        /* Killed before bgrund stopped, its record not final yet: the rule
+         * for a supervisor that never completes it holds across the restart. */
+        if (j->live->confirmed)
+                job_release_unless_ended(j, JOB_SUPERVISOR_PATIENCE_USEC);
+}
+
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;
  * else release its containment. */
 static void settle_live_job(Job *j, ReapCounts *counts) {
@@ -116,13 +124,13 @@ static void settle_live_job(Job *j, ReapCounts *counts) {
         if (!j->live->have_run && j->live->damage && find_damaged_supervisor(j) > 0) {
                 log_info("Job %s: its record is damaged, but its supervisor runs: kept", j->id);
                 if (job_watch_supervisor(j) >= 0) {
-                        counts->background_kept++;
+                        keep(j, counts);
                         return;
                 }
         }
         ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
         if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
-                counts->background_kept++;
+                keep(j, counts);
                 return;
         }
         log_debug("Job %s: %s (supervisor check: %d)", j->id, reap_decision_to_string(decision), supervisor);
