@@ -92,8 +92,10 @@ int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n) {
                         if (r < 0)
                                 goto finish;
                 }
-                /* A job forgotten since the listing has no record: none. */
-                r = pending_call_dict(bus, &calls[done % GET_WINDOW], "Get", jobs[done].id, true, &jobs[done].record);
+                /* A job forgotten since the listing has no record: none;
+                 * nor has one whose record bgrund cannot read (said). */
+                r = pending_call_dict(bus, &calls[done % GET_WINDOW], "Get", jobs[done].id,
+                                      PENDING_MISSING_OR_UNREADABLE_OK, &jobs[done].record);
                 pending_call_done(&calls[done % GET_WINDOW]);
                 if (r < 0)
                         goto finish;

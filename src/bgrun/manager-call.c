@@ -308,7 +308,7 @@ int wait_record_send(sd_bus *bus, const char *id, uint64_t timeout, PendingCall 
         return manager_call_send(bus, m, call_timeout_after_wait(timeout), ret);
 }
 
-int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, bool missing_ok,
+int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, PendingMissing missing,
                       json_object **ret) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -316,8 +316,16 @@ int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const cha
 
         *ret = NULL;
         r = pending_call_reply(bus, c, &error, &reply);
-        if (r < 0 && missing_ok && sd_bus_error_has_name(&error, BGRUN_ERROR_NO_SUCH_JOB))
+        if (r < 0 && missing != PENDING_MISSING_FAILS && sd_bus_error_has_name(&error, BGRUN_ERROR_NO_SUCH_JOB))
                 return 0;
+        /* bgrund answered, and not with the record: one row without it,
+         * not a listing that fails as a whole. */
+        if (r < 0 && missing == PENDING_MISSING_OR_UNREADABLE_OK && sd_bus_error_is_set(&error) &&
+            !errno_means_nobody_there(r) && !sd_bus_error_has_name(&error, SD_BUS_ERROR_NO_REPLY)) {
+                log_warning("Job %s: its record cannot be read (%s); listed without it", id,
+                            error.message ?: error.name);
+                return 0;
+        }
         if (r < 0)
                 return log_call_error(method, id, &error, r);
         r = read_dict(reply, ret);
@@ -327,7 +335,7 @@ int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const cha
 }
 
 int wait_record_finish(sd_bus *bus, PendingCall *c, const char *id, json_object **ret) {
-        return pending_call_dict(bus, c, "Wait", id, false, ret);
+        return pending_call_dict(bus, c, "Wait", id, PENDING_MISSING_FAILS, ret);
 }
 
 int wait_until_ended(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret) {

@@ -75,10 +75,17 @@ int get_record(sd_bus *bus, const char *id, json_object **ret);
 /* One Wait call; the daemon may answer before the job ended or timeout passed. */
 int wait_record(sd_bus *bus, const char *id, uint64_t timeout, json_object **ret);
 
+/* What pending_call_dict() makes of an answer without the record. */
+typedef enum PendingMissing {
+        PENDING_MISSING_FAILS,             /* any error fails the call */
+        PENDING_MISSING_OK,                /* a job not there (any more): no record, 0 */
+        PENDING_MISSING_OR_UNREADABLE_OK,  /* that, or bgrund's error reading it: no record, a warning, 0 */
+} PendingMissing;
+
 /* A pending call's a{sv} answer as a JSON object; a failure logged (about
- * job id, if not NULL), but with missing_ok a job that is not there (any
- * more) is *ret NULL and 0. */
-int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, bool missing_ok,
+ * job id, if not NULL), but for the answers missing lets pass *ret is NULL
+ * and 0. A call that nobody answered always fails. */
+int pending_call_dict(sd_bus *bus, PendingCall *c, const char *method, const char *id, PendingMissing missing,
                       json_object **ret);
 
 /* wait_record() in two halves, so that the Wait travels with other calls. */

@@ -451,3 +451,11 @@ int job_result_from_json(const char *json, JobResult *ret) {
         *ret = res;
         return 0;
 }
+
+void job_result_incomplete(JobResult *ret, uint64_t finished_at, int error) {
+        *ret = (JobResult) { .status = JOB_FAILED, .exit_code = -1, .finished_at = finished_at };
+        snprintf(ret->reason, sizeof ret->reason,
+                 "the job's record is incomplete: its result.json cannot be read (%s); it was not written when the "
+                 "job ended (the state directory's file system full?) or was lost since",
+                 strerror(-error));
+}

@@ -191,3 +191,9 @@ int job_result_to_json(const JobResult *r, char **ret);
 int job_spec_from_json(const char *json, JobSpec *ret);
 int job_run_from_json(const char *json, JobRun *ret);
 int job_result_from_json(const char *json, JobResult *ret);
+
+/* The result shown for an ended job whose result.json cannot be read
+ * (error, a -errno): it ended when bgrund could not write it (a full disk),
+ * or it was lost since. failed, with that as the reason: a record is never
+ * unreadable. */
+void job_result_incomplete(JobResult *ret, uint64_t finished_at, int error);

@@ -378,6 +378,51 @@ test_keep_free_spares_the_records_of_others() {
 	assert_eq "y y y" "$(bgrun logs "$a" | head -3 | xargs)" "alice's kept output"
 }
 
+# A state filesystem that fills up under launches (issue #30): some are
+# refused, and every job directory the full disk left incomplete is still a
+# record: listed, readable (failed, with the reason), forgettable, before and
+# after a restart.
+test_a_full_state_filesystem_leaves_no_unreadable_record() {
+	ensure_user alice
+	BGRUN=$(command -v bgrun)
+	wait_until 10 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]' ||
+		fail "jobs of other tests still run"
+	mkdir -p /etc/bgrun/bgrund.conf.d
+	printf '%s
+' "[Limits]" "KeepFree=0" >/etc/bgrun/bgrund.conf.d/91-test-limits.conf
+	a= b=
+	trap keep_free_cleanup EXIT
+	systemctl stop bgrund.service
+	mount -t tmpfs -o size=2M,mode=0700 bgrun-test-state "$STATE" || fail "cannot mount a tmpfs"
+	systemctl reset-failed bgrund.service 2>/dev/null
+	systemctl start bgrund.service || fail "bgrund did not start on the tmpfs"
+	local i ok=0 refused=0 id rec n
+	for i in $(seq 60); do
+		if as_user alice "$BGRUN" run -C /home/alice -s full -- 'seq 100000' >/dev/null 2>>launch.err; then
+			ok=$((ok + 1))
+		else
+			refused=$((refused + 1))
+		fi
+	done
+	((refused > 0)) || fail "60 launches on a 2M filesystem: none refused ($ok launched)"
+	busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.freedesktop.DBus.Peer Ping >/dev/null ||
+		fail "bgrund does not answer after the disk filled"
+	for pass in before after; do
+		wait_until 20 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]' ||
+			fail "alice's jobs never ended ($pass the restart)"
+		rec=$(as_user alice "$BGRUN" list -s full --json) || fail "alice's list --json failed $pass the restart: $rec"
+		n=$(ls "$STATE/jobs" | wc -l)
+		assert_eq "$n" "$(jq length <<<"$rec")" "records listed $pass the restart, of the directories on disk"
+		for id in $(ls "$STATE/jobs"); do
+			rec=$(bgrun status "$id" --json) || fail "job $id cannot be read $pass the restart: $rec"
+			[[ $(jq -r .status <<<"$rec") != running ]] || fail "job $id still running $pass the restart"
+		done
+		[[ $pass == after ]] || { systemctl restart bgrund.service || fail "bgrund did not restart"; }
+	done
+	as_user alice "$BGRUN" forget --ended -s full >/dev/null || fail "forget --ended failed: $?"
+	assert_eq 0 "$(ls "$STATE/jobs" | wc -l)" "job directories after forget --ended"
+}
+
 # --- the per-user budget, charged as output is written --------------------
 
 # As with_limits, and the jobs named in the array ids killed at the end.

@@ -135,12 +135,14 @@ int job_view(Job *j, JobView *ret) {
                 runtime_cache_drop(rt, NULL);
                 r = j->damaged ? job_damaged_spec(dir_fd, j->id, &cache->spec)
                                : job_store_read_spec(dir_fd, &cache->spec);
-                if (r >= 0)
-                        r = job_store_read_result(dir_fd, &cache->result);
                 if (r < 0) {
                         runtime_cache_drop(rt, NULL);
                         return r;
                 }
+                /* Left incomplete by a full disk: shown failed, saying so. */
+                r = job_store_read_result(dir_fd, &cache->result);
+                if (r < 0)
+                        job_result_incomplete(&cache->result, j->finished_at, r);
                 cache->have_run = job_store_read_run(dir_fd, &cache->run) >= 0;
                 (void) job_store_output_counts(dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
                 strcpy(cache->id, j->id);
