@@ -225,3 +225,54 @@ test_mcp_closed_stdout_ends_the_server_and_its_jobs() {
 		|| fail "job $id still $(job_status "$id") after the client closed its end of stdout"
 	wait_until 5 bash -c "! pgrep -f '[b]grun mcp -s $session' >/dev/null" || fail "the server still runs"
 }
+
+# Many waits pending and a kill (issue #30): 200 waits, then 2,000.
+test_mcp_kill_and_status_answer_with_hundreds_of_waits_pending() {
+	local out
+	out=$(BGRUN_TEST_WAITS=200 run_scenario waits bgrun mcp) || exit 1
+	grep '^NOTE' <<<"$out"
+	out=$(BGRUN_TEST_WAITS=2000 run_scenario waits bgrun mcp) || exit 1
+	grep '^NOTE' <<<"$out"
+}
+
+# A client that sends requests and never reads an answer (issue #30: 237,639
+# list calls grew the server to 152 MB): what it makes the server hold is
+# bounded, calls under way included, and the server then reads no more.
+test_mcp_a_client_that_never_reads_is_bounded() {
+	local out
+	out=$(/usr/bin/python3 - <<'PY'
+import json, os, subprocess, time
+p = subprocess.Popen(["bgrun", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+fd = p.stdin.fileno()
+os.set_blocking(fd, False)
+def rss():
+    with open(f"/proc/{p.pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+pending, sent, peak, blocked_since = b"", 0, 0, None
+end = time.monotonic() + 25
+while time.monotonic() < end and sent < 240000:
+    if not pending:
+        pending = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list","arguments":{}}}\n'
+                   % sent).encode()
+    try:
+        k = os.write(fd, pending)
+        pending = pending[k:]
+        if not pending:
+            sent += 1
+        blocked_since = None
+    except BlockingIOError:
+        blocked_since = blocked_since or time.monotonic()
+        if time.monotonic() - blocked_since > 3:
+            break  # the server reads no more: what it holds now is its bound
+        time.sleep(0.01)
+    if sent % 500 == 0:
+        peak = max(peak, rss())
+peak = max(peak, rss())
+print(json.dumps({"sent": sent, "rss_peak_kb": peak, "stopped_reading": blocked_since is not None}))
+p.kill()
+PY
+) || fail "the flood: $out"
+	echo "NOTE: a client that never reads: $(jq -r '"\(.sent) requests taken, the server at most \(.rss_peak_kb) kB, reading \(if .stopped_reading then "stopped" else "went on" end)"' <<<"$out")"
+	assert_eq true "$(jq -r .stopped_reading <<<"$out")" "the server stops reading a client that reads nothing"
+	assert_le "$(jq -r .rss_peak_kb <<<"$out")" $((112 * 1024)) "the server's largest VmRSS (kB)"
+}

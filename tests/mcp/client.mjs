@@ -191,6 +191,34 @@ const scenarios = {
       "the wait ends with the kill, after it", { order, w: w.structuredContent });
   },
 
+  // Many waits pending (issue #30: 200 made kill fail with the bus daemon's
+  // "maximum number of pending replies"): a wait holds no call to bgrund, so
+  // a kill, a status and the waits' own ends are answered as ever.
+  async waits() {
+    const n = Number(process.env.BGRUN_TEST_WAITS ?? 200);
+    const r = await call("run", { command: "sleep 300", wait_sec: 0 });
+    const id = r.structuredContent.id;
+    const other = (await call("run", { command: "sleep 300", wait_sec: 0 })).structuredContent.id;
+    const waits = [];
+    for (let i = 0; i < n; i++)
+      waits.push(call("wait", { id, timeout_sec: 120 }));
+    await sleep(1500);
+    let t0 = Date.now();
+    const s = await call("status", { id: other });
+    check(!s.isError && s.structuredContent.status === "running", `status answered with ${n} waits pending`,
+      s.content?.[0]?.text);
+    const k = await call("kill", { id: other });
+    check(!k.isError && k.structuredContent.dead === true, `kill answered with ${n} waits pending`,
+      k.content?.[0]?.text);
+    console.log(`NOTE: status and kill with ${n} waits pending: ${Date.now() - t0} ms`);
+    t0 = Date.now();
+    await call("kill", { id });
+    const ended = await Promise.all(waits);
+    const bad = ended.filter((w) => w.isError || w.structuredContent.status !== "killed");
+    check(bad.length === 0, `all ${n} waits end with their job`, bad[0]?.content?.[0]?.text);
+    console.log(`NOTE: ${n} waits answered ${Date.now() - t0} ms after their job's kill`);
+  },
+
   // Cancelling a wait: no answer, the job runs on.
   async cancel() {
     const r = await call("run", { command: "sleep 100", wait_sec: 0 });

@@ -3,6 +3,7 @@
  * failure of bgrund's is the tool's error result, said so that a model
  * knows what to do next; only malformed requests are protocol errors. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,17 +22,40 @@
 #include "record.h"
 #include "time-util.h"
 
-/* A wait is cut into Wait calls this long when progress is asked for, so
- * that a notification goes out at least this often. */
-#define PROGRESS_INTERVAL_USEC (2 * USEC_PER_SEC)
-/* In output mode, how often the output's growth is looked at. */
-#define OUTPUT_POLL_USEC (250 * USEC_PER_MSEC)
+static const unsigned lane_max[_MCP_LANE_MAX] = {
+        [MCP_LANE_PROMPT] = MCP_LANE_PROMPT_MAX,
+        [MCP_LANE_WAIT] = MCP_LANE_WAIT_MAX,
+};
+
+static void queue_remove(McpServer *s, McpCall *c) {
+        QUEUE_REMOVE(queue, s->queued[c->lane], c);
+        c->queued = sd_bus_message_unref(c->queued);
+}
+
+/* A lane has room again: its queued calls go out from the loop, never
+ * from under the answer or the free that made the room. */
+static void lane_freed(McpServer *s, McpLane lane) {
+        assert(s->in_flight[lane] > 0);
+        s->in_flight[lane]--;
+        if (s->queued[lane].head && s->dispatch)
+                (void) sd_event_source_set_enabled(s->dispatch, SD_EVENT_ONESHOT);
+}
 
 McpCall *mcp_call_free(McpCall *c) {
         if (!c)
                 return NULL;
-        if (c->server)
-                LIST_REMOVE(c->server->calls, c);
+        McpServer *s = c->server;
+        if (s) {
+                LIST_REMOVE(s->calls, c);
+                mcp_wait_forget(c);
+                (void) mcp_call_set_waiting(c, false);
+                s->calls_held -= c->held;
+                if (c->queued)
+                        queue_remove(s, c);
+                if (c->slot)
+                        lane_freed(s, c->lane);
+                mcp_input_update(s);
+        }
         sd_bus_slot_unref(c->slot);
         json_object_put(c->request_id);
         json_object_put(c->progress_token);
@@ -72,8 +96,50 @@ static int tool_start(McpCall *c) {
         return starts[c->tool](c);
 }
 
+/* The most the answer of a call of tool is counted as taking before it
+ * comes (mcp-server.h): a result with output holds up to output_limit of
+ * it, escaped as JSON, in text and in structuredContent. */
+static size_t answer_reserve(const McpServer *s, McpTool tool) {
+        switch (tool) {
+        case MCP_TOOL_RUN:
+        case MCP_TOOL_OUTPUT:
+        case MCP_TOOL_WRITE_INPUT:
+        case MCP_TOOL_WAIT:
+        case MCP_TOOL_STOP:
+                return 2 * s->options.output_limit + 8192;
+        case MCP_TOOL_LIST:
+                return 65536;
+        default:
+                return 8192;
+        }
+}
+
+int mcp_call_set_waiting(McpCall *c, bool waiting) {
+        McpServer *s = c->server;
+        if (c->waiting == waiting)
+                return 0;
+        if (waiting && (s->n_waits >= MCP_WAITS_MAX || s->waits_held + c->request_held > MCP_WAITS_HELD_MAX))
+                return mcp_call_fail(c, "This server has %u calls waiting already, the most it keeps (or they hold "
+                                     "%zu bytes): let some end or cancel them, then wait again. The job is not "
+                                     "affected.", s->n_waits, s->waits_held);
+        c->waiting = waiting;
+        /* A wait holds no one's input up, and while it waits it holds its
+         * request alone; its answer is counted again once it has ended. */
+        if (waiting) {
+                s->n_waits++;
+                s->waits_held += c->request_held;
+                s->calls_held -= c->held;
+        } else {
+                s->n_waits--;
+                s->waits_held -= c->request_held;
+                s->calls_held += c->held;
+        }
+        mcp_input_update(s);
+        return 0;
+}
+
 int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
-                   json_object *arguments, McpArgs *args) {
+                   json_object *arguments, McpArgs *args, size_t request_bytes) {
         McpCall *c;
         json_object *token;
 
@@ -84,6 +150,10 @@ int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, Mcp
         }
         c->server = s;
         LIST_PREPEND(s->calls, c);
+        c->request_held = request_bytes + sizeof *c + 512; /* the call, its arguments parsed */
+        c->held = c->request_held + answer_reserve(s, tool);
+        s->calls_held += c->held;
+        mcp_input_update(s);
         c->request_id = json_object_get(request_id);
         if (meta && json_object_object_get_ex(meta, "progressToken", &token) &&
             (json_object_is_type(token, json_type_string) || json_object_is_type(token, json_type_int)))
@@ -149,6 +219,7 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
         const sd_bus_error *e;
 
         c->slot = sd_bus_slot_unref(c->slot);
+        lane_freed(c->server, c->lane);
         e = sd_bus_message_get_error(m);
         if (e)
                 return fail_bus_error(c, e, -sd_bus_message_get_errno(m)), 0;
@@ -156,17 +227,46 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
         return 0;
 }
 
+static int send_now(McpCall *c, sd_bus_message *m, uint64_t timeout) {
+        McpServer *s = c->server;
+        int r = sd_bus_call_async(s->bus, &c->slot, m, on_reply, c, timeout ?: s->call_timeout_usec);
+        if (r < 0)
+                return fail_bus_error(c, NULL, r);
+        s->in_flight[c->lane]++;
+        return 0;
+}
+
 int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = m;
-        int r;
+        McpServer *s = c->server;
 
         snprintf(c->method, sizeof c->method, "%s", sd_bus_message_get_member(m) ?: "?");
         c->step = step;
-        r = sd_bus_call_async(c->server->bus, &c->slot, msg, on_reply, c,
-                              timeout ?: c->server->call_timeout_usec);
-        if (r < 0)
-                return fail_bus_error(c, NULL, r);
+        c->lane = c->waiting ? MCP_LANE_WAIT : MCP_LANE_PROMPT;
+        if (s->in_flight[c->lane] < lane_max[c->lane] && !s->queued[c->lane].head)
+                return send_now(c, msg, timeout);
+        /* No room: in line behind the lane's others, in order. */
+        c->queued = TAKE_PTR(msg);
+        c->queued_timeout = timeout;
+        QUEUE_APPEND(queue, s->queued[c->lane], c);
         return 0;
+}
+
+static int on_dispatch(sd_event_source *source, void *userdata) {
+        McpServer *s = userdata;
+        for (McpLane lane = 0; lane < _MCP_LANE_MAX; lane++)
+                while (!s->ending && s->queued[lane].head && s->in_flight[lane] < lane_max[lane]) {
+                        McpCall *c = s->queued[lane].head;
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = TAKE_PTR(c->queued);
+                        QUEUE_REMOVE(queue, s->queued[lane], c);
+                        (void) send_now(c, m, c->queued_timeout);
+                }
+        return 0;
+}
+
+int mcp_calls_init(McpServer *s) {
+        int r = sd_event_add_defer(s->event, &s->dispatch, on_dispatch, s);
+        return r < 0 ? r : sd_event_source_set_enabled(s->dispatch, SD_EVENT_OFF);
 }
 
 static json_object *text_content(const char *text) {
@@ -255,19 +355,25 @@ void mcp_call_progress(McpCall *c) {
 
 static int wait_slice(McpCall *c);
 
-static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
+bool mcp_wait_over(McpCall *c) {
         uint64_t bytes = 0;
+        if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
+                return true;
+        return c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
+               bytes > c->offset;
+}
+
+static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
         int r;
 
         r = mcp_call_take_record(c, reply);
         if (r < 0)
                 return r;
         mcp_call_progress(c);
-        if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
+        if (mcp_wait_over(c)) {
+                (void) mcp_call_set_waiting(c, false);
                 return c->after_wait(c, NULL);
-        if (c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
-            bytes > c->offset)
-                return c->after_wait(c, NULL);
+        }
         return wait_slice(c);
 }
 
@@ -294,6 +400,12 @@ static int wait_slice(McpCall *c) {
 
 int mcp_call_wait(McpCall *c, McpStep next) {
         c->after_wait = next;
-        /* At least one Wait, of 0 if need be: it brings the record. */
+        int r = mcp_call_set_waiting(c, true);
+        if (r < 0)
+                return r; /* refused, and answered */
+        if (mcp_wait_follow(c) != -EAGAIN)
+                return 0;
+        /* At least one Wait, of 0 if need be: it brings the record. The
+         * Waits go in the wait lane: they never take a kill's room. */
         return wait_slice(c);
 }

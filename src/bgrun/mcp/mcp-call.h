@@ -16,6 +16,12 @@
 
 typedef int (*McpStep)(McpCall *c, sd_bus_message *reply);
 
+/* A wait looks at the record at least this often when progress is asked
+ * for, so that a notification goes out that often. */
+#define PROGRESS_INTERVAL_USEC (2 * USEC_PER_SEC)
+/* In output mode, how often the output's growth is looked at. */
+#define OUTPUT_POLL_USEC (250 * USEC_PER_MSEC)
+
 struct McpCall {
         McpServer *server;
         McpCall *next, *prev;
@@ -29,6 +35,18 @@ struct McpCall {
         sd_bus_slot *slot;             /* the bus call in flight */
         char method[32];               /* its name, for messages (the message is gone by then) */
         McpStep step;                  /* what its answer goes to */
+        McpLane lane;                  /* of the call in flight or queued */
+        sd_bus_message *queued;        /* a call waiting for room in its lane */
+        uint64_t queued_timeout;
+        McpCall *queue_next, *queue_prev;
+
+        /* A wait: its calls go in the wait lane; one that follows the
+         * subscription is in the server's waiters (mcp-wait.c). */
+        bool waiting, following, recheck;
+        McpCall *waiter_next, *waiter_prev;
+        sd_event_source *wait_timer;
+        size_t held;                   /* counted as held: its request line, its answer to come */
+        size_t request_held;           /* the request's part of it: all a wait holds while it waits */
 
         uint64_t started;              /* CLOCK_MONOTONIC µs */
         uint64_t deadline;             /* of a wait: when to answer with what there is */
@@ -50,16 +68,21 @@ struct McpCall {
         McpStep after_wait;            /* what the end of a wait goes to */
 };
 
-/* Starts the call of tool for request (arguments read already). */
+/* Starts the call of tool for request (arguments read already), whose
+ * line was request_bytes long (what the call is counted as holding). */
 int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
-                   json_object *arguments, McpArgs *args);
+                   json_object *arguments, McpArgs *args, size_t request_bytes);
+/* The server's part of the calls: the source that sends queued calls. */
+int mcp_calls_init(McpServer *s);
 /* Drops the call without an answer (notifications/cancelled, the end). */
 McpCall *mcp_call_free(McpCall *c);
 /* The pending call of request id, or NULL. */
 McpCall *mcp_call_find(McpServer *s, json_object *request_id);
 
-/* Sends m (taken) as c's bus call; its answer goes to step, a failure
- * becomes the tool's error result. timeout 0: the server's call deadline. */
+/* Sends m (taken) as c's bus call, or queues it behind its lane's (the
+ * wait lane while c waits, else the prompt lane); its answer goes to step,
+ * a failure becomes the tool's error result. timeout 0: the server's call
+ * deadline, counted from when it is sent. */
 int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step);
 /* A new call of method on bgrund's Manager. */
 int mcp_new_call(McpCall *c, const char *method, sd_bus_message **ret);
@@ -73,9 +96,24 @@ _printf_(2, 3) int mcp_call_fail(McpCall *c, const char *fmt, ...);
  * of the job. */
 int mcp_call_take_record(McpCall *c, sd_bus_message *reply);
 
-/* Waits (Wait calls in slices) until the job ended, c->deadline passed,
- * or, in output mode, output past c->offset came; then next(c, NULL). */
+/* Waits until the job ended, c->deadline passed, or, in output mode,
+ * output past c->offset came; then next(c, NULL). It holds no call to
+ * bgrund (mcp-wait.c) where the server is subscribed, else it waits in
+ * Wait calls of a slice each. Refused (the tool's error) when the server
+ * has as many waits as it keeps (MCP_WAITS_MAX). */
 int mcp_call_wait(McpCall *c, McpStep next);
+/* c waits from now on, or no more: counted apart (mcp-server.h). */
+int mcp_call_set_waiting(McpCall *c, bool waiting);
+
+/* mcp-wait.c: the subscription, and the waits that follow it. */
+int mcp_watch_start(McpServer *s);
+void mcp_watch_free(McpServer *s);
+/* c waits with the subscription: 0, or -EAGAIN where there is none. */
+int mcp_wait_follow(McpCall *c);
+/* c waits no more (answered, cancelled or freed). */
+void mcp_wait_forget(McpCall *c);
+/* Whether c's record says the wait is over. */
+bool mcp_wait_over(McpCall *c);
 /* Sends notifications/progress if asked for and due. */
 void mcp_call_progress(McpCall *c);
 

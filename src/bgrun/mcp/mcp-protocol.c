@@ -120,7 +120,7 @@ static int handle_tools_call(McpServer *s, const JsonRpcMessage *m) {
                 return reply_error(s, m->id, JSONRPC_INVALID_PARAMS,
                                    "Arguments 'stdin' and 'tty' cannot both be true: a terminal is the job's input");
         }
-        r = mcp_call_start(s, m->id, params_get(m->params, "_meta"), tool, arguments, &args);
+        r = mcp_call_start(s, m->id, params_get(m->params, "_meta"), tool, arguments, &args, s->line_bytes);
         return r < 0 ? log_oom() : 0;
 }
 
@@ -169,6 +169,7 @@ int mcp_handle_line(const char *line, size_t len, void *userdata) {
         if (jsonrpc_line_is_blank(line, len))
                 return 0;
 
+        s->line_bytes = len;
         code = jsonrpc_parse(line, len, &m, &id, &error);
         if (code < 0)
                 return reply_error(s, id, code, "%s", error);

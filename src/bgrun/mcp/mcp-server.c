@@ -25,9 +25,9 @@
 #include "time-util.h"
 
 #define READ_CHUNK 65536
-/* A client that sends requests but does not read the answers: past this
- * much queued for it, its input is not read until the queue drains to half. */
-#define OUTPUT_QUEUE_MAX (64U * 1024U * 1024U)
+/* Stops at the end in flight at once: within what the bus daemon lets a
+ * connection await, whatever the number of jobs. */
+#define STOPS_IN_FLIGHT_MAX 32U
 
 struct OutBuffer {
         OutBuffer *next;
@@ -63,8 +63,7 @@ static void flush_output(McpServer *s) {
                         continue;
                 if (k < 0 && errno == EAGAIN) {
                         (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_ON);
-                        if (s->input_source && s->out_bytes > OUTPUT_QUEUE_MAX)
-                                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_OFF);
+                        mcp_input_update(s);
                         return;
                 }
                 if (k < 0) {
@@ -80,13 +79,28 @@ static void flush_output(McpServer *s) {
         while (s->output_broken && s->out_head)
                 out_pop(s);
         (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
-        if (s->input_source && s->out_bytes <= OUTPUT_QUEUE_MAX / 2)
-                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
+        mcp_input_update(s);
         /* The client is gone: the end, but not from here, where a call
          * that is answering may still be on the stack. */
         if (s->output_broken && !was_broken && !s->ending &&
             sd_event_add_defer(s->event, NULL, on_output_broken, s) < 0)
                 (void) sd_event_exit(s->event, EXIT_FAILURE);
+}
+
+/* Whether stdin is read: not while what the server holds for the client is
+ * past MCP_HELD_MAX, until half of it is left (mcp-server.h says what
+ * counts). */
+void mcp_input_update(McpServer *s) {
+        if (!s->input_source || s->ending)
+                return;
+        size_t held = s->out_bytes + s->calls_held;
+        int enabled = SD_EVENT_OFF;
+        (void) sd_event_source_get_enabled(s->input_source, &enabled);
+        bool over = held > MCP_HELD_MAX, under = held <= MCP_HELD_MAX / 2;
+        if (enabled != SD_EVENT_OFF && over)
+                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_OFF);
+        else if (enabled == SD_EVENT_OFF && under)
+                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
 }
 
 void mcp_send(McpServer *s, char *text) {
@@ -172,23 +186,28 @@ static void finish(McpServer *s) {
         (void) sd_event_exit(s->event, s->exit_status);
 }
 
+static void stop_next(McpServer *s);
+
 static int on_stop_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         McpServer *s = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
         if (e && !sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
                 log_error("Failed to stop a job at the end: %s", e->message ?: e->name);
-        if (--s->stops_pending == 0)
+        s->stops_pending--;
+        stop_next(s);
+        if (s->stops_pending == 0)
                 finish(s);
         return 0;
 }
 
-static void stop_jobs(McpServer *s) {
-        json_object_object_foreach(s->jobs, id, unused) {
+/* The jobs' Stops, a window of them at a time, the next as one answers. */
+static void stop_next(McpServer *s) {
+        while (s->next_stop < s->n_stops && s->stops_pending < STOPS_IN_FLIGHT_MAX) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+                const char *id = s->stops[s->next_stop++];
                 int r;
 
-                (void) unused;
                 r = sd_bus_message_new_method_call(s->bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH,
                                                    BGRUN_MANAGER_INTERFACE, "Stop");
                 if (r >= 0)
@@ -204,15 +223,32 @@ static void stop_jobs(McpServer *s) {
         }
 }
 
+static void stop_jobs(McpServer *s) {
+        size_t n = (size_t) json_object_object_length(s->jobs);
+        s->stops = calloc(n + 1, sizeof(char *));
+        if (!s->stops) {
+                log_oom();
+                return;
+        }
+        json_object_object_foreach(s->jobs, id, unused) {
+                (void) unused;
+                if ((s->stops[s->n_stops] = strdup(id)))
+                        s->n_stops++;
+        }
+        stop_next(s);
+}
+
 void mcp_end(McpServer *s, int status) {
         if (s->ending)
                 return;
         s->ending = true;
         s->exit_status = status;
         s->input_source = sd_event_source_disable_unref(s->input_source);
-        /* Pending calls get no answer: the client is gone or going. */
+        /* Pending calls get no answer: the client is gone or going. (Their
+         * calls in flight are forgotten; the queued ones never go.) */
         while (s->calls)
                 mcp_call_free(s->calls);
+        mcp_watch_free(s);
         if (!s->options.keep_jobs)
                 stop_jobs(s);
         if (s->stops_pending == 0)
@@ -281,8 +317,14 @@ static int setup_io(McpServer *s) {
 }
 
 static void server_done(McpServer *s) {
+        s->ending = true;
         while (s->calls)
                 mcp_call_free(s->calls);
+        mcp_watch_free(s);
+        sd_event_source_disable_unref(s->dispatch);
+        for (size_t i = 0; i < s->n_stops; i++)
+                free(s->stops[i]);
+        free(s->stops);
         while (s->out_head)
                 out_pop(s);
         sd_event_source_disable_unref(s->input_source);
@@ -344,6 +386,14 @@ int mcp_serve(sd_bus *bus, const McpOptions *o) {
         r = setup_io(&s);
         if (r < 0)
                 return r;
+        r = mcp_calls_init(&s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the calls' queue: %m");
+        /* Waits then hold no call of their own; without it they wait in
+         * Wait calls, as they can. */
+        r = mcp_watch_start(&s);
+        if (r < 0)
+                log_debug_errno(r, "Cannot follow bgrund's signals: %m");
 
         log_debug("Serving MCP on stdio; jobs go into session %s%s.", s.session,
                   s.bind_jobs ? ", bound to this server" : "");

@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "jsonrpc.h"
+#include "list.h"
 #include "mcp-args.h"
 #include "mcp-schema.h"
 
@@ -25,6 +26,35 @@ typedef struct McpOptions {
 
 typedef struct OutBuffer OutBuffer;
 typedef struct McpCall McpCall;
+typedef struct McpWatch McpWatch;
+
+/* Calls to bgrund in flight are bounded per connection (the bus daemon
+ * refuses a connection's 129th pending call), so each lane has a number it
+ * may have in flight and queues the rest: the calls of waits never take
+ * the room of a kill, a stop or a status. Together with the Stops of the
+ * end (32 at a time, while calls given up on may still be pending at the
+ * daemon) they stay under that 128. */
+typedef enum McpLane {
+        MCP_LANE_PROMPT, /* every call but a wait's */
+        MCP_LANE_WAIT,   /* a wait's: the record looked at again */
+        _MCP_LANE_MAX,
+} McpLane;
+#define MCP_LANE_PROMPT_MAX 48U
+#define MCP_LANE_WAIT_MAX 32U
+/* What a client that sends and never reads makes the server hold is
+ * counted as it is used: the answers queued for stdout, and for each call
+ * under way its request line and the most its answer takes (output tools:
+ * twice --output-limit, escaped; others a fixed part). Past
+ * MCP_HELD_MAX, stdin is not read until half of it is left.
+ *
+ * A call that waits (for a job's end, its output, a deadline) is counted
+ * apart: it may wait for what only a later request does (a kill), so it
+ * never holds stdin up; instead at most MCP_WAITS_MAX of them, holding at
+ * most MCP_WAITS_HELD_MAX of requests, wait at once, and one more is
+ * refused. Its answer counts again once it has ended. */
+#define MCP_HELD_MAX (64U * 1024U * 1024U)
+#define MCP_WAITS_MAX 4096U
+#define MCP_WAITS_HELD_MAX (64U * 1024U * 1024U)
 
 typedef struct McpServer {
         sd_event *event;
@@ -35,6 +65,7 @@ typedef struct McpServer {
         bool bind_jobs;               /* send BindToCaller */
 
         LineReader reader;
+        size_t line_bytes;            /* of the line being handled */
         sd_event_source *input_source, *output_source;
         OutBuffer *out_head, *out_tail;
         size_t out_bytes;             /* queued for stdout */
@@ -42,11 +73,21 @@ typedef struct McpServer {
 
         char *protocol_version;       /* negotiated at initialize */
         McpCall *calls;               /* pending tools/calls */
+        size_t calls_held;            /* what the calls that do not wait hold (see MCP_HELD_MAX) */
+        unsigned n_waits;             /* the calls that wait, and what they hold */
+        size_t waits_held;
+        unsigned in_flight[_MCP_LANE_MAX];
+        QUEUE(McpCall) queued[_MCP_LANE_MAX]; /* calls waiting for room, oldest first */
+        sd_event_source *dispatch;    /* sends queued calls once a lane has room */
+        McpWatch *watch;              /* bgrund's JobRemoved, for the waits */
+        McpCall *waiters;             /* the waits that follow it */
         json_object *cursors;         /* job id → where this server's last read stopped */
         json_object *jobs;            /* job id → null: jobs launched here and not seen ended */
 
         bool ending;
         unsigned stops_pending;
+        char **stops;                 /* jobs still to stop at the end */
+        size_t n_stops, next_stop;
         int exit_status;
 } McpServer;
 
@@ -60,6 +101,8 @@ void mcp_send(McpServer *s, char *text);
 
 /* One line from stdin (NULL: a line over the bound, dropped). */
 int mcp_handle_line(const char *line, size_t len, void *userdata);
+/* Whether stdin is read: not while too much is queued or under way. */
+void mcp_input_update(McpServer *s);
 
 /* Ends the server: stops its running jobs unless --keep-jobs, then leaves
  * the loop with status. */

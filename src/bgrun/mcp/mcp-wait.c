@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* The waits of bgrun mcp hold no call to bgrund: the server subscribes once
+ * and follows bgrund's JobRemoved, which comes when a job's record is
+ * final. A waiting tool call keeps a timer (its deadline; more often for
+ * progress, or in output mode for the output's growth) and asks for the
+ * record only when something may have changed: at its start, at that
+ * timer, and at its job's JobRemoved. So a thousand waits cost bgrund
+ * nothing while they wait, and hold none of the room the bus daemon gives
+ * this connection for calls in flight.
+ *
+ * The signal is believed only from the connection that owns bgrund's name
+ * now (bus-sender.h: anyone may send this connection a JobRemoved of their
+ * own). A bgrund restarted under a new name has forgotten the
+ * subscription: it is asked again, and every wait looks at its record. */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bgrun/bus-api.h"
+#include "bus-sender.h"
+#include "list.h"
+#include "log.h"
+#include "mcp-call.h"
+#include "time-util.h"
+
+struct McpWatch {
+        McpServer *server;
+        BusNameOwner bgrund;   /* whose JobRemoved is bgrund's */
+        sd_bus_slot *match;    /* JobRemoved */
+        sd_bus_slot *subscribe;
+        bool subscribed;
+};
+
+static int look_again(McpCall *c);
+
+static void recheck_all(McpServer *s, const char *id) {
+        McpCall *next;
+        for (McpCall *c = s->waiters; c; c = next) {
+                next = c->waiter_next; /* look_again may answer c */
+                if (!id || (c->job_id && streq(c->job_id, id)))
+                        (void) look_again(c);
+        }
+}
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        McpWatch *w = userdata;
+        const char *id, *path, *status;
+        if (!bus_name_owner_sent(&w->bgrund, m)) {
+                log_debug("Ignoring a JobRemoved from %s, which is not bgrund",
+                          sd_bus_message_get_sender(m) ?: "(no sender)");
+                return 0;
+        }
+        if (sd_bus_message_read(m, "sos", &id, &path, &status) >= 0)
+                recheck_all(w->server, id);
+        return 0;
+}
+
+static int on_subscribed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        McpWatch *w = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        w->subscribe = sd_bus_slot_unref(w->subscribe);
+        w->subscribed = !e;
+        if (e) {
+                log_debug("Cannot subscribe to bgrund's signals (%s): waits wait in Wait calls",
+                          e->message ?: e->name);
+                return 0;
+        }
+        /* An end may have come before: each wait looks once more. */
+        recheck_all(w->server, NULL);
+        return 0;
+}
+
+static void subscribe(McpWatch *w) {
+        McpServer *s = w->server;
+        w->subscribed = false;
+        w->subscribe = sd_bus_slot_unref(w->subscribe);
+        int r = sd_bus_call_method_async(s->bus, &w->subscribe, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH,
+                                         BGRUN_MANAGER_INTERFACE, "Subscribe", on_subscribed, w, "");
+        if (r < 0)
+                log_debug_errno(r, "Cannot subscribe to bgrund's signals: %m");
+}
+
+static void on_bgrund_changed(void *userdata) {
+        McpWatch *w = userdata;
+        /* Gone: nothing is subscribed. Back under a new name: again. */
+        w->subscribed = false;
+        if (w->bgrund.owner)
+                subscribe(w);
+}
+
+int mcp_watch_start(McpServer *s) {
+        McpWatch *w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
+        w->server = s;
+        s->watch = w;
+        int r = bus_name_owner_watch_full(&w->bgrund, s->bus, BGRUN_BUS_NAME, on_bgrund_changed, w);
+        if (r >= 0)
+                r = sd_bus_match_signal_async(s->bus, &w->match, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH,
+                                              BGRUN_MANAGER_INTERFACE, "JobRemoved", on_job_removed, NULL, w);
+        if (r < 0)
+                return r;
+        subscribe(w);
+        return 0;
+}
+
+void mcp_watch_free(McpServer *s) {
+        McpWatch *w = s->watch;
+        if (!w)
+                return;
+        bus_name_owner_done(&w->bgrund);
+        sd_bus_slot_unref(w->match);
+        sd_bus_slot_unref(w->subscribe);
+        free(w);
+        s->watch = NULL;
+}
+
+static int on_wait_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        McpCall *c = userdata;
+        c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
+        return look_again(c);
+}
+
+/* The next time c looks without being told: its deadline, or sooner. */
+static int arm(McpCall *c) {
+        uint64_t now = now_monotonic_usec(), at = c->deadline;
+        if (c->output_mode)
+                at = MIN(at, now + OUTPUT_POLL_USEC);
+        if (c->progress_token)
+                at = MIN(at, now + PROGRESS_INTERVAL_USEC);
+        c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
+        return sd_event_add_time(c->server->event, &c->wait_timer, CLOCK_MONOTONIC, at, USEC_PER_MSEC, on_wait_timer,
+                                 c);
+}
+
+static int on_record(McpCall *c, sd_bus_message *reply) {
+        int r = mcp_call_take_record(c, reply);
+        if (r < 0)
+                return r; /* answered with the error */
+        mcp_call_progress(c);
+        if (mcp_wait_over(c)) {
+                mcp_wait_forget(c);
+                (void) mcp_call_set_waiting(c, false);
+                return c->after_wait(c, NULL);
+        }
+        if (c->recheck)
+                return look_again(c);
+        r = arm(c);
+        return r < 0 ? mcp_call_fail(c, "Cannot wait: %s", strerror(-r)) : 0;
+}
+
+/* One Get, unless one is in flight already: then once more after it. */
+static int look_again(McpCall *c) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        if (c->slot || c->queued) {
+                c->recheck = true;
+                return 0;
+        }
+        c->recheck = false;
+        int r = mcp_new_call(c, "Get", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "s", c->job_id);
+        if (r < 0)
+                return mcp_call_fail(c, "Failed to build the Get call: %s", strerror(-r));
+        return mcp_call_bus(c, TAKE_PTR(m), 0, on_record);
+}
+
+int mcp_wait_follow(McpCall *c) {
+        McpServer *s = c->server;
+        if (!s->watch || !s->watch->subscribed || !c->job_id)
+                return -EAGAIN;
+        c->following = true;
+        LIST_PREPEND_F(waiter, s->waiters, c);
+        /* Registered first: an end from now on is seen, then the record. */
+        return look_again(c);
+}
+
+void mcp_wait_forget(McpCall *c) {
+        c->recheck = false;
+        c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
+        if (c->following)
+                LIST_REMOVE_F(waiter, c->server->waiters, c);
+        c->following = false;
+}
