@@ -115,10 +115,6 @@ SIGNALS = {
         lambda rule, ctx: ("sss", [rule.get("arg0", ctx["name"]), rule.get("arg0", ctx["name"]), ""]),
     ("org.freedesktop.systemd1.Manager", "JobRemoved"):
         lambda rule, ctx: ("uoss", [4242, "/org/freedesktop/systemd1/job/4242", ctx["unit"], "failed"]),
-    # sd-bus adds this rule by itself to every connection it opens to the
-    # system bus; bgrund has no handler of its own for it.
-    ("org.freedesktop.systemd1.Activator", "ActivationRequest"):
-        lambda rule, ctx: ("s", ["bgrund.service"]),
 }
 
 
