@@ -80,7 +80,7 @@ expect() {
 	ok "$name"
 }
 
-echo "1..14"
+echo "1..16"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -116,6 +116,31 @@ expect "a function of 121 lines fails" "$d" '^check-layers: src/basic/utf8\.c:to
 d=$(copy file-601) && f=$d/src/basic/utf8.c &&
 	while (($(wc -l <"$f") < 601)); do echo "/* filler */" >>"$f"; done
 expect "a .c file of 601 lines fails" "$d" '^check-layers: src/basic/utf8\.c: 601 lines '
+
+# Call loops, from objects: two files of src/basic compiled into the copy's
+# build dir, with a compile_commands.json that names them (the copies have
+# no objects of their own, so only these are read).
+# calls_copy NAME B-CALLS-A: a.c calls b.c; b.c calls a.c back if yes.
+calls_copy() {
+	local d b
+	d=$(copy "$1") || return 1
+	printf '/* x */\nint loop_b(void);\nint loop_a(void) { return loop_b(); }\n' >"$d/src/basic/loop-a.c"
+	b='int loop_b(void) { return 1; }'
+	[[ $2 == yes ]] && b='int loop_a(void); int loop_b(void) { return loop_a(); }'
+	printf '/* x */\n%s\n' "$b" >"$d/src/basic/loop-b.c"
+	for f in loop-a loop-b; do
+		"${CC:-cc}" -c -o "$d/build/$f.o" "$d/src/basic/$f.c" || return 1
+	done
+	printf '[{"directory": "%s", "file": "../src/basic/loop-a.c", "output": "loop-a.o"},
+	         {"directory": "%s", "file": "../src/basic/loop-b.c", "output": "loop-b.o"}]\n' \
+		"$d/build" "$d/build" >"$d/build/compile_commands.json"
+	echo "$d"
+}
+d=$(calls_copy calls-one-way no)
+expect "a file that calls another of its folder passes" "$d"
+
+d=$(calls_copy calls-round yes)
+expect "two files of a folder that call each other fail" "$d" '^check-layers: src/basic/loop-a\.c~loop-b\.c: '
 
 # The allow-list lets its entries pass, and only them: not a new long
 # function in a file that is on it. Its own entry, so that the case does not
