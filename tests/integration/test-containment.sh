@@ -289,15 +289,21 @@ test_kill_answered_then_its_supervisor_killed() {
 	assert_eq "$answered_at" "$(jq -r .confirmed_at /var/lib/bgrun/jobs/"$id"/result.json)" "result.json's confirmed_at"
 }
 
-# The same supervisor, stopped before the Kill, and bgrund restarted after
-# the answer: the rule for a supervisor that never completes the record
-# holds across the restart (issue #30: finished_at stayed 0 for good).
-test_kill_answered_then_bgrund_restarted_completes_the_record() {
-	id=$(bgrun run -- 'sleep 325')
+# job_with_stopped_supervisor COMMAND: a running job (id) whose supervisor
+# (sup) is SIGSTOPped, and continued when the test ends.
+job_with_stopped_supervisor() {
+	id=$(bgrun run -- "$1")
 	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
 	sup=$(supervisor_pid "$id")
 	trap "kill -CONT $sup 2>/dev/null || true" EXIT
 	kill -STOP "$sup"
+}
+
+# The same supervisor, stopped before the Kill, and bgrund restarted after
+# the answer: the rule for a supervisor that never completes the record
+# holds across the restart (issue #30: finished_at stayed 0 for good).
+test_kill_answered_then_bgrund_restarted_completes_the_record() {
+	job_with_stopped_supervisor 'sleep 325'
 	res=$(bgrun kill "$id" --json) || fail "kill failed"
 	answered_at=$(jq -r .teardown.confirmed_at <<<"$res")
 	systemctl restart bgrund.service || fail "restart bgrund"
@@ -316,11 +322,7 @@ test_kill_answered_then_bgrund_restarted_completes_the_record() {
 # "kill, then forget" never fails: a Forget between the Kill's answer and
 # the final record is held until the record is final.
 test_forget_after_kill_waits_for_the_final_record() {
-	id=$(bgrun run -- 'sleep 324')
-	wait_until 5 bash -c "[[ -s /var/lib/bgrun/jobs/$id/run.json ]]" || fail "not running"
-	sup=$(supervisor_pid "$id")
-	trap "kill -CONT $sup 2>/dev/null || true" EXIT
-	kill -STOP "$sup"
+	job_with_stopped_supervisor 'sleep 324'
 	bgrun kill "$id" >/dev/null || fail "kill failed"
 	(
 		rc=0

@@ -317,25 +317,33 @@ keep_free_cleanup() {
 	systemctl start bgrund.service
 }
 
+# state_on_tmpfs SIZE LIMIT...: bgrund on a tmpfs of SIZE over the state
+# directory, with a [Limits] drop-in of LIMITs, for this test only (put back
+# by keep_free_cleanup, which kills the jobs named in a and b). With nothing
+# running, bgrund leaves nothing behind in the real one: no job of it is
+# hidden under the tmpfs or killed as an orphan.
+state_on_tmpfs() {
+	local size=$1
+	shift
+	wait_until 10 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]' ||
+		fail "jobs of other tests still run"
+	mkdir -p /etc/bgrun/bgrund.conf.d
+	printf '%s\n' "[Limits]" "$@" >/etc/bgrun/bgrund.conf.d/91-test-limits.conf
+	a= b=
+	trap keep_free_cleanup EXIT
+	systemctl stop bgrund.service
+	mount -t tmpfs -o "size=$size,mode=0700" bgrun-test-state "$STATE" || fail "cannot mount a tmpfs"
+	systemctl reset-failed bgrund.service 2>/dev/null
+	systemctl start bgrund.service || fail "bgrund did not start on the tmpfs"
+}
+
 # alice floods a small state filesystem; KeepFree= keeps room for the
 # record, output and result of bob's running job, and refuses new Launches.
 test_keep_free_spares_the_records_of_others() {
 	ensure_user alice
 	ensure_user bob
 	BGRUN=$(command -v bgrun)
-	# A tmpfs of 64M over the state directory, for this test only. With
-	# nothing running, bgrund leaves nothing behind in the real one: no
-	# job of it is hidden under the tmpfs or killed as an orphan.
-	wait_until 10 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]' ||
-		fail "jobs of other tests still run"
-	mkdir -p /etc/bgrun/bgrund.conf.d
-	printf '%s\n' "[Limits]" "OutputMaxBytes=1G" "KeepFree=32M" >/etc/bgrun/bgrund.conf.d/91-test-limits.conf
-	a= b=
-	trap keep_free_cleanup EXIT
-	systemctl stop bgrund.service
-	mount -t tmpfs -o size=64M,mode=0700 bgrun-test-state "$STATE" || fail "cannot mount a tmpfs"
-	systemctl reset-failed bgrund.service 2>/dev/null
-	systemctl start bgrund.service || fail "bgrund did not start on the tmpfs"
+	state_on_tmpfs 64M "OutputMaxBytes=1G" "KeepFree=32M"
 
 	# bob's job runs before alice floods the filesystem, and writes once
 	# it is full: KeepFree= spares its output and record. Once the
@@ -385,17 +393,7 @@ test_keep_free_spares_the_records_of_others() {
 test_a_full_state_filesystem_leaves_no_unreadable_record() {
 	ensure_user alice
 	BGRUN=$(command -v bgrun)
-	wait_until 10 bash -c '[[ $(busctl get-property org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager RunningJobs) == "u 0" ]]' ||
-		fail "jobs of other tests still run"
-	mkdir -p /etc/bgrun/bgrund.conf.d
-	printf '%s
-' "[Limits]" "KeepFree=0" >/etc/bgrun/bgrund.conf.d/91-test-limits.conf
-	a= b=
-	trap keep_free_cleanup EXIT
-	systemctl stop bgrund.service
-	mount -t tmpfs -o size=2M,mode=0700 bgrun-test-state "$STATE" || fail "cannot mount a tmpfs"
-	systemctl reset-failed bgrund.service 2>/dev/null
-	systemctl start bgrund.service || fail "bgrund did not start on the tmpfs"
+	state_on_tmpfs 2M "KeepFree=0"
 	local i ok=0 refused=0 id rec n
 	for i in $(seq 60); do
 		if as_user alice "$BGRUN" run -C /home/alice -s full -- 'seq 100000' >/dev/null 2>>launch.err; then
