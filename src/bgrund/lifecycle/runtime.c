@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrund's core: the job table, the store, the mechanisms and Launch. The
  * passes over all jobs (load at start, Reap) are runtime-load.c's, what is
- * kept runtime-limits.c's, each job's own lifecycle job.c's.
+ * kept runtime-retention.c's, each job's own lifecycle job.c's.
  * Ended jobs keep only a small summary in memory; their records are read
  * from the store on demand, so memory stays flat as they pile up. */
 #include <sys/statvfs.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* What the store keeps: each owner's MaxRecords and OutputMaxBytesPerUser,
- * and RetentionSec, forgetting the oldest ended records first. */
+/* What the store keeps (retention): each owner's MaxRecords and
+ * OutputMaxBytesPerUser, and RetentionSec, forgetting the oldest ended
+ * records first; and each job's bytes on disk charged to its owner as they
+ * are written, which those limits count. */
 
 #include "job-log.h"
 #include "log.h"
