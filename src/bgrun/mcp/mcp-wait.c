@@ -23,6 +23,9 @@
 #include "mcp-call.h"
 #include "time-util.h"
 
+/* How often a wait looks at its record while the server is not subscribed. */
+#define UNSUBSCRIBED_POLL_USEC (1 * USEC_PER_SEC)
+
 struct McpWatch {
         McpServer *server;
         BusNameOwner bgrund;   /* whose JobRemoved is bgrund's */
@@ -128,6 +131,10 @@ static int arm(McpCall *c) {
                 at = MIN(at, now + OUTPUT_POLL_USEC);
         if (c->progress_token)
                 at = MIN(at, now + PROGRESS_INTERVAL_USEC);
+        /* The subscription lost (bgrund restarting, or refusing it): no end
+         * is told meanwhile, so look now and then. */
+        if (!c->server->watch || !c->server->watch->subscribed)
+                at = MIN(at, now + UNSUBSCRIBED_POLL_USEC);
         c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
         return sd_event_add_time(c->server->event, &c->wait_timer, CLOCK_MONOTONIC, at, USEC_PER_MSEC, on_wait_timer,
                                  c);
