@@ -42,15 +42,21 @@ async def system_bus():
     return await MessageBus(bus_type=BusType.SYSTEM).connect()
 
 
-async def names(pid):
-    bus = await system_bus()
+async def names_of(bus, pid):
+    """The unique names of process PID's connections, as the daemon has them."""
     r = await bus.call(Message(**DBUS, member="ListNames"))
+    out = []
     for name in r.body[0]:
-        if not name.startswith(":"):
-            continue
-        p = await bus.call(Message(**DBUS, member="GetConnectionUnixProcessID", signature="s", body=[name]))
-        if p.message_type != MessageType.ERROR and p.body[0] == pid:
-            print(name)
+        if name.startswith(":"):
+            p = await bus.call(Message(**DBUS, member="GetConnectionUnixProcessID", signature="s", body=[name]))
+            if p.message_type != MessageType.ERROR and p.body[0] == pid:
+                out.append(name)
+    return out
+
+
+async def names(pid):
+    for name in await names_of(await system_bus(), pid):
+        print(name)
 
 
 async def signal_each(bus, dests, path, interface, member, signature, body):
@@ -124,13 +130,7 @@ def parse_rule(text):
 
 async def rules(pid):
     bus = await system_bus()
-    r = await bus.call(Message(**DBUS, member="ListNames"))
-    mine = set()
-    for name in r.body[0]:
-        if name.startswith(":"):
-            p = await bus.call(Message(**DBUS, member="GetConnectionUnixProcessID", signature="s", body=[name]))
-            if p.message_type != MessageType.ERROR and p.body[0] == pid:
-                mine.add(name)
+    mine = set(await names_of(bus, pid))
     r = await bus.call(Message(destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
                                interface="org.freedesktop.DBus.Debug.Stats", member="GetAllMatchRules"))
     if r.message_type == MessageType.ERROR:

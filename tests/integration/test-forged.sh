@@ -84,7 +84,7 @@ test_a_forged_name_owner_changed_stops_no_bound_job_and_drops_no_wait() {
 test_a_forged_job_removed_fails_no_launch() {
 	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
 	setup_users
-	# alice's slice waits 4 s for a unit of ours before it starts, so her
+	# alice's slice waits for a unit of ours before it starts, so her
 	# job scope's start job is pending while bob forges its end. (A slice
 	# without a unit file takes drop-ins, as test-containment's do.)
 	local slice units launcher unit dests id
@@ -93,8 +93,12 @@ test_a_forged_job_removed_fails_no_launch() {
 	units=$(dirname "$(systemctl show -P FragmentPath bgrund.service)")
 	mkdir -p "$units/$slice.d"
 	printf '[Unit]\nWants=bgrun-test-slow.service\nAfter=bgrun-test-slow.service\n' >"$units/$slice.d/50-slow.conf"
-	printf '[Service]\nType=oneshot\nExecStart=/bin/sleep 4\n' >"$units/bgrun-test-slow.service"
-	on_exit "rm -rf '$units/$slice.d' '$units/bgrun-test-slow.service'; systemctl daemon-reload"
+	# It ends when the test says so, after bob's forgery: no race with
+	# systemd's own JobRemoved, however slow the machine.
+	rm -f /run/bgrun-test-slow-go
+	printf '[Service]\nType=oneshot\nTimeoutStartSec=25\nExecStart=/bin/sh -c "while [ ! -e /run/bgrun-test-slow-go ]; do sleep 0.1; done"\n' \
+		>"$units/bgrun-test-slow.service"
+	on_exit "touch /run/bgrun-test-slow-go; rm -rf '$units/$slice.d' '$units/bgrun-test-slow.service'; systemctl daemon-reload"
 	systemctl daemon-reload
 	systemctl stop "$slice" 2>/dev/null
 	: >alice.id
@@ -107,6 +111,10 @@ test_a_forged_job_removed_fails_no_launch() {
 	mapfile -t dests < <(bgrund_names "$(bgrund_pid)")
 	as_user bob env -C / /usr/bin/python3 "$FORGE" job-removed "$unit" org.bgrun.Runtime1 "${dests[@]}" ||
 		fail "forge.py job-removed"
+	# forge.py's round trip put it in the bus daemon's queues; bgrund reads
+	# it long before the real one, which waits for this file.
+	sleep 0.5
+	touch /run/bgrun-test-slow-go
 	wait "$launcher" || fail "alice's launch failed after bob's forged JobRemoved: $(cat alice.err)"
 	id=$(cat alice.id)
 	wait_until 10 is_status "$id" running || fail "alice's job: $(job_status "$id")"
