@@ -2,7 +2,8 @@
 #pragma once
 
 /* The names a client of org.bgrun.Runtime1 needs: the bus name, objects and
- * interfaces, and the errors (see also record-keys.h, launch-options.h). */
+ * interfaces, and the errors (see also record-keys.h; Launch's options are the table of
+ * src/core/launch-options.h). */
 #define BGRUN_ERROR_ACCESS_DENIED "org.bgrun.Runtime1.Error.AccessDenied"
 #define BGRUN_ERROR_NO_SUCH_JOB "org.bgrun.Runtime1.Error.NoSuchJob"
 #define BGRUN_ERROR_CONTAINMENT_REFUSED "org.bgrun.Runtime1.Error.ContainmentRefused"

@@ -37,15 +37,9 @@
         X(MEMORY_PEAK, "memory_peak", "t")            \
         X(BIND_TO_CALLER, "bind_to_caller", "b")
 
-/* The record's "limits" dictionary: the limits the job was launched with,
- * named and typed as Launch's options; one not set is absent. */
-#define BGRUN_LIMIT_KEYS(X)                           \
-        X(MAX_RUNTIME_USEC, "MaxRuntimeUSec", "t")    \
-        X(MEMORY_MAX, "MemoryMax", "t")               \
-        X(TASKS_MAX, "TasksMax", "t")                 \
-        X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t") \
-        X(STOP_SIGNAL, "StopSignal", "i")             \
-        X(STOP_GRACE_USEC, "StopGraceUSec", "t")
+/* The record's "limits" dictionary holds the limits the job was launched
+ * with, named and typed as Launch's options (the rows of the option table,
+ * src/core/launch-options.h, flagged LAUNCH_LIMIT); one not set is absent. */
 
 /* The record's "containment" dictionary. */
 #define BGRUN_CONTAINMENT_KEYS(X)                     \

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Launch's options from the command line onto the bus, by the shared table:
- * the names and signatures are launch_options[]'s, not spelled here. */
+/* Launch's options from the command line onto the bus, by the option table:
+ * the names, signatures and how -p writes them are launch_options[]'s, not
+ * spelled here. */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-launch-value.h"
 #include "duration.h"
 #include "cmdline.h"
 #include "launch-args.h"
@@ -27,17 +29,17 @@ int parse_duration_arg(const char *value, const char *what, uint64_t *ret) {
 }
 
 /* Each parses the text of -p NAME=VALUE into ret (only on success) or logs
- * a usage error naming the option. */
+ * a usage error naming the option; by the option's LaunchText. */
 typedef int (*PropertyParser)(const char *name, const char *value, LaunchValue *ret);
 
-static int parse_memory_max(const char *name, const char *value, LaunchValue *ret) {
+static int parse_bytes(const char *name, const char *value, LaunchValue *ret) {
         if (parse_size_bytes(value, &ret->u64) < 0)
                 return log_usage_error("Invalid %s '%s' (bytes, with optional K, M, G, T suffix, or 'infinity').",
                                        name, value);
         return 0;
 }
 
-static int parse_tasks_max(const char *name, const char *value, LaunchValue *ret) {
+static int parse_count(const char *name, const char *value, LaunchValue *ret) {
         if (streq(value, "infinity")) {
                 ret->u64 = UINT64_MAX;
                 return 0;
@@ -59,11 +61,11 @@ static int parse_cpu_quota(const char *name, const char *value, LaunchValue *ret
         return 0;
 }
 
-static int parse_max_runtime(const char *name, const char *value, LaunchValue *ret) {
+static int parse_duration(const char *name, const char *value, LaunchValue *ret) {
         return parse_duration_arg(value, name, &ret->u64);
 }
 
-static int parse_stop_signal(const char *name, const char *value, LaunchValue *ret) {
+static int parse_signal_name(const char *name, const char *value, LaunchValue *ret) {
         int sig = parse_signal(value);
 
         if (sig < 0)
@@ -79,20 +81,20 @@ static int parse_user(const char *name, const char *value, LaunchValue *ret) {
         return 0;
 }
 
-/* The options -p sets, in the order --help and the "known:" list name them.
- * Environment is not one: -E gives it, an entry at a time. */
-static const struct {
-        LaunchOption option;
-        PropertyParser parse;
-} properties[] = {
-        { LAUNCH_OPTION_MEMORY_MAX, parse_memory_max },
-        { LAUNCH_OPTION_TASKS_MAX, parse_tasks_max },
-        { LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC, parse_cpu_quota },
-        { LAUNCH_OPTION_MAX_RUNTIME_USEC, parse_max_runtime },
-        { LAUNCH_OPTION_STOP_SIGNAL, parse_stop_signal },
-        { LAUNCH_OPTION_STOP_GRACE_USEC, parse_max_runtime },
-        { LAUNCH_OPTION_USER, parse_user },
+static const PropertyParser parsers[] = {
+        [LAUNCH_TEXT_DURATION] = parse_duration,
+        [LAUNCH_TEXT_BYTES] = parse_bytes,
+        [LAUNCH_TEXT_COUNT] = parse_count,
+        [LAUNCH_TEXT_CPU_QUOTA] = parse_cpu_quota,
+        [LAUNCH_TEXT_SIGNAL] = parse_signal_name,
+        [LAUNCH_TEXT_USER] = parse_user,
 };
+
+/* The options -p sets: those the table gives a text. Environment is not
+ * one: -E gives it, an entry at a time. */
+static bool is_property(LaunchOption i) {
+        return launch_options[i].text != LAUNCH_TEXT_NONE;
+}
 
 void launch_args_done(LaunchArgs *a) {
         free(a->environment);
@@ -110,16 +112,19 @@ static int log_unknown_property(const char *name) {
         size_t len = 1;
         char *p;
 
-        for (size_t k = 0; k < ELEMENTSOF(properties); k++)
-                len += strlen(launch_options[properties[k].option].name) + 2;
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (is_property(i))
+                        len += strlen(launch_options[i].name) + 2;
         p = known = malloc(len);
         if (!known)
                 return log_oom();
         *p = '\0';
-        for (size_t k = 0; k < ELEMENTSOF(properties); k++) {
-                if (k > 0)
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                if (!is_property(i))
+                        continue;
+                if (p > known)
                         p = stpcpy(p, ", ");
-                p = stpcpy(p, launch_options[properties[k].option].name);
+                p = stpcpy(p, launch_options[i].name);
         }
 
         return log_usage_error("Unknown property '%s' (known: %s).", name, known);
@@ -138,21 +143,16 @@ int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
         if (!name)
                 return log_oom();
 
-        for (size_t k = 0; k < ELEMENTSOF(properties); k++) {
-                LaunchOption i = properties[k].option;
-                LaunchValue v = {};
+        const LaunchOptionInfo *o = launch_option_by_name(name);
+        if (!o || !is_property((LaunchOption) (o - launch_options)))
+                return log_unknown_property(name);
 
-                if (!streq(name, launch_options[i].name))
-                        continue;
-
-                r = properties[k].parse(launch_options[i].name, eq + 1, &v);
-                if (r < 0)
-                        return r;
-                launch_args_set(a, i, v);
-                return 0;
-        }
-
-        return log_unknown_property(name);
+        LaunchValue v = {};
+        r = parsers[o->text](o->name, eq + 1, &v);
+        if (r < 0)
+                return r;
+        launch_args_set(a, (LaunchOption) (o - launch_options), v);
+        return 0;
 }
 
 int launch_args_add_environment(LaunchArgs *a, char *assignment) {
@@ -168,41 +168,6 @@ int launch_args_add_environment(LaunchArgs *a, char *assignment) {
         return 0;
 }
 
-static int append_option(sd_bus_message *m, LaunchOption i, const LaunchValue *v) {
-        const LaunchOptionInfo *o = &launch_options[i];
-        int r;
-
-        r = sd_bus_message_open_container(m, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(m, 's', o->name);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', o->signature);
-        if (r >= 0) {
-                if (streq(o->signature, "t"))
-                        r = sd_bus_message_append_basic(m, 't', &v->u64);
-                else if (streq(o->signature, "i")) {
-                        int32_t i32 = (int32_t) (int64_t) v->u64;
-                        r = sd_bus_message_append_basic(m, 'i', &i32);
-                } else if (streq(o->signature, "b")) {
-                        int b = v->u64 != 0;
-                        r = sd_bus_message_append_basic(m, 'b', &b);
-                } else if (streq(o->signature, "q")) {
-                        uint16_t q = (uint16_t) v->u64;
-                        r = sd_bus_message_append_basic(m, 'q', &q);
-                } else if (streq(o->signature, "s"))
-                        r = sd_bus_message_append_basic(m, 's', v->str);
-                else if (streq(o->signature, "as"))
-                        r = sd_bus_message_append_strv(m, (char **) v->strv);
-                else
-                        r = -EOPNOTSUPP; /* a type new to the table: teach this function */
-        }
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
 int launch_args_append(const LaunchArgs *a, sd_bus_message *m) {
         int r;
 
@@ -214,16 +179,7 @@ int launch_args_append(const LaunchArgs *a, sd_bus_message *m) {
         for (int numbers = 1; r >= 0 && numbers >= 0; numbers--)
                 for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++)
                         if (launch_args_is_set(a, i) && streq(launch_options[i].signature, "t") == numbers)
-                                r = append_option(m, i, &a->values[i]);
-
-        /* Not in the shared table of this bgrund's version: by name. */
-        if (r >= 0 && a->stdin_pipe)
-                r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
-        if (r >= 0 && a->tty)
-                r = sd_bus_message_append(m, "{sv}", "Tty", "b", 1);
-        if (r >= 0 && a->tty && a->tty_rows > 0 && a->tty_columns > 0)
-                r = sd_bus_message_append(m, "{sv}{sv}", "TtyRows", "q", (uint16_t) a->tty_rows,
-                                          "TtyColumns", "q", (uint16_t) a->tty_columns);
+                                r = bus_append_launch_entry(m, launch_options[i].name, &a->values[i]);
 
         if (r >= 0)
                 r = sd_bus_message_close_container(m);

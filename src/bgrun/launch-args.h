@@ -2,8 +2,8 @@
 #pragma once
 
 /* Launch's options as the command line gives them (-p PROP=VALUE, -E, and -t
- * for run), by the shared table of launch-options.h, and as they go on the
- * bus. bgrund does the validating; here a value is only parsed from text. */
+ * for run), by the option table (core/launch-options.h), and as they go on
+ * the bus. bgrund does the validating; here a value is only parsed from text. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,11 +17,6 @@ typedef struct LaunchArgs {
         LaunchValue values[_LAUNCH_OPTION_MAX]; /* by launch_options[i].signature */
         char **environment;                     /* -E: pointers into argv, NULL-terminated; the array is ours */
         size_t n_environment;
-        /* Input and terminal (run --stdin, --tty): sent by name, after the
-         * table's options, only when asked for. */
-        bool stdin_pipe;
-        bool tty;
-        unsigned short tty_rows, tty_columns;   /* 0: not known */
 } LaunchArgs;
 
 void launch_args_done(LaunchArgs *a);
@@ -32,7 +27,8 @@ static inline bool launch_args_is_set(const LaunchArgs *a, LaunchOption i) {
         return a->set & (1U << i);
 }
 
-/* -p PROP=VALUE, with VALUE pointing into assignment. Logs a usage error. */
+/* -p PROP=VALUE, with VALUE pointing into assignment, for the table's options
+ * with a LaunchText. Logs a usage error. */
 int launch_args_parse_property(LaunchArgs *a, const char *assignment);
 
 /* -E NAME=VALUE (a pointer into argv, kept). Logs a usage error. */

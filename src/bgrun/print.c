@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
+#include "launch-options.h"
 #include "print.h"
 #include "record.h"
 #include "time-util.h"
@@ -205,14 +206,12 @@ static void print_bytes(uint64_t bytes) {
         printf("%.1f%c", v / 1024.0, suffixes[i]);
 }
 
-static bool key_ends_with(const char *key, const char *suffix) {
-        size_t k = strlen(key), n = strlen(suffix);
-        return k >= n && streq(key + k - n, suffix);
-}
-
-/* One value of the limits dictionary, by what its name says it is. */
+/* One value of the limits dictionary, as -p writes its option (the option
+ * table's text); a key this build does not know, as it came. */
 static void print_limit(const char *key, json_object *v) {
         char buf[FORMAT_DURATION_MAX];
+        const LaunchOptionInfo *o = launch_option_by_name(key);
+        LaunchText text = o ? o->text : LAUNCH_TEXT_NONE;
 
         if (!json_object_is_type(v, json_type_int)) {
                 print_cell(json_object_get_string(v) ?: "", SIZE_MAX);
@@ -220,11 +219,11 @@ static void print_limit(const char *key, json_object *v) {
         }
         if (json_object_get_uint64(v) == UINT64_MAX)
                 fputs("infinity", stdout);
-        else if (key_ends_with(key, "USec"))
+        else if (text == LAUNCH_TEXT_DURATION || text == LAUNCH_TEXT_CPU_QUOTA)
                 fputs(format_duration(buf, sizeof buf, json_object_get_uint64(v)), stdout);
-        else if (streq(key, "StopSignal") && sigabbrev_np((int) json_object_get_int64(v)))
+        else if (text == LAUNCH_TEXT_SIGNAL && sigabbrev_np((int) json_object_get_int64(v)))
                 printf("SIG%s", sigabbrev_np((int) json_object_get_int64(v)));
-        else if (streq(key, "MemoryMax"))
+        else if (text == LAUNCH_TEXT_BYTES)
                 print_bytes(json_object_get_uint64(v));
         else
                 printf("%" PRIu64, json_object_get_uint64(v));

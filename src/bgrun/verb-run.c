@@ -116,10 +116,10 @@ static int build_environment(const Args *args, const char ***ret) {
 
         for (size_t i = 0; i < n; i++)
                 bytes += strlen(env[i]) + 1;
-        if (n > LAUNCH_ENVIRONMENT_MAX_ENTRIES || bytes > LAUNCH_ENVIRONMENT_MAX_BYTES) {
-                log_error("The environment is too large for bgrund (%zu variables, %zu bytes; it takes at most %d and %d "
+        if (n > LAUNCH_ENVIRONMENT_MAX_ENTRIES || bytes > LAUNCH_ARRAY_MAX_BYTES) {
+                log_error("The environment is too large for bgrund (%zu variables, %zu bytes; it takes at most %zu and %d "
                           "bytes): pass less, e.g. --clean-env with -E NAME=VALUE for what the job needs.",
-                          n, bytes, LAUNCH_ENVIRONMENT_MAX_ENTRIES, LAUNCH_ENVIRONMENT_MAX_BYTES);
+                          n, bytes, LAUNCH_ENVIRONMENT_MAX_ENTRIES, LAUNCH_ARRAY_MAX_BYTES);
                 return -E2BIG;
         }
 
@@ -159,11 +159,17 @@ static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) 
                 launch.set &= ~(1U << LAUNCH_OPTION_ENVIRONMENT);
 
         /* --open-stdin: the same input, for bgrun send to write later. */
-        launch.stdin_pipe = args->stdin_forward || args->open_stdin;
-        launch.tty = args->tty;
+        if (args->stdin_forward || args->open_stdin)
+                launch_args_set(&launch, LAUNCH_OPTION_STDIN, (LaunchValue) { .str = "pipe" });
         run_limits_prepare(&launch, args->wait, args->tty, args->strict_limits);
-        if (args->tty)
-                (void) attach_terminal_size(&launch.tty_rows, &launch.tty_columns);
+        unsigned short rows = 0, columns = 0;
+        if (args->tty) {
+                launch_args_set(&launch, LAUNCH_OPTION_TTY, (LaunchValue) { .u64 = 1 });
+                if (attach_terminal_size(&rows, &columns) && rows > 0 && columns > 0) {
+                        launch_args_set(&launch, LAUNCH_OPTION_TTY_ROWS, (LaunchValue) { .u64 = rows });
+                        launch_args_set(&launch, LAUNCH_OPTION_TTY_COLUMNS, (LaunchValue) { .u64 = columns });
+                }
+        }
 
         r = manager_new_call(bus, "Launch", &m, "sss", command, args->session ?: "", directory);
         if (r < 0)

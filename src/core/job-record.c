@@ -4,6 +4,7 @@
 
 #include "job-record.h"
 #include "json-util.h"
+#include "launch-options.h"
 #include "macro.h"
 #include "strv.h"
 
@@ -53,23 +54,6 @@ const char *teardown_method_to_string(TeardownMethod m) {
 int teardown_method_from_string(const char *s) {
         for (int i = 0; s && i < _TEARDOWN_METHOD_MAX; i++)
                 if (streq(s, teardown_method_table[i]))
-                        return i;
-        return -EINVAL;
-}
-
-static const char *const stdin_table[_JOB_STDIN_MAX] = {
-        [JOB_STDIN_NULL] = "null",
-        [JOB_STDIN_PIPE] = "pipe",
-        [JOB_STDIN_TTY] = "tty",
-};
-
-const char *job_stdin_to_string(JobStdin s) {
-        return (unsigned) s < _JOB_STDIN_MAX ? stdin_table[s] : NULL;
-}
-
-int job_stdin_from_string(const char *s) {
-        for (int i = 0; s && i < _JOB_STDIN_MAX; i++)
-                if (streq(s, stdin_table[i]))
                         return i;
         return -EINVAL;
 }
@@ -132,11 +116,6 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
                 return -ENOMEM;
 
         int r = json_add_u64(o, "format", RECORD_FORMAT);
-        json_object *env = json_object_new_array();
-        if (r >= 0) r = json_add(o, "environment", env);
-        for (char **e = s->environment; r >= 0 && e && *e; e++)
-                r = json_object_array_add(env, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
-
         json_object *groups = json_object_new_array();
         if (r >= 0) r = json_add(o, "groups", groups);
         for (size_t i = 0; r >= 0 && i < s->n_groups; i++)
@@ -149,31 +128,18 @@ int job_spec_to_json(const JobSpec *s, char **ret) {
         if (r >= 0) r = json_add_u64(o, "owner", s->owner);
         if (r >= 0) r = json_add_u64(o, "uid", s->uid);
         if (r >= 0) r = json_add_u64(o, "gid", s->gid);
-        if (r >= 0) r = json_add_str(o, "user", s->user);
         if (r >= 0) r = json_add_str(o, "home", s->home);
         if (r >= 0) r = json_add_str(o, "shell", s->shell);
-        if (r >= 0) r = json_add_u64(o, "max_runtime_usec", s->max_runtime_usec);
         if (r >= 0) r = json_add_u64(o, "output_max_bytes", s->output_max_bytes);
         if (r >= 0) r = json_add_u64(o, "keep_free", s->keep_free);
         if (r >= 0) r = json_add_str(o, "mechanism", mechanism_to_string(s->mechanism));
         if (r >= 0) r = json_add_str(o, "unit", s->unit);
         if (r >= 0) r = json_add_u64(o, "created_at", s->created_at);
         if (r >= 0) r = json_add_str(o, "parent", s->parent);
-        /* 0 is "not given": SIGTERM. */
-        if (r >= 0) r = json_add_i64(o, "stop_signal", s->stop_signal ?: 15);
-        if (r >= 0) r = json_add_u64(o, "stop_grace_usec", s->stop_grace_usec);
-        if (r >= 0) r = json_add_str(o, "stdin", job_stdin_to_string(s->stdin_mode));
-        if (r >= 0 && s->memory_max > 0) r = json_add_u64(o, "memory_max", s->memory_max);
-        if (r >= 0 && s->tasks_max > 0) r = json_add_u64(o, "tasks_max", s->tasks_max);
-        if (r >= 0 && s->cpu_quota_per_sec_usec > 0) r = json_add_u64(o, "cpu_quota_per_sec_usec", s->cpu_quota_per_sec_usec);
-        /* Only when set, so that an older bgrund reads what it knows. */
-        if (r >= 0 && s->enforce_limits) r = json_add_bool(o, "enforce_limits", true);
-        if (r >= 0 && s->bind_to_caller) r = json_add_bool(o, "bind_to_caller", true);
+        /* Only when bound, so that an older bgrund reads what it knows. */
         if (r >= 0 && s->caller) r = json_add_str(o, "caller", s->caller);
-        if (r >= 0 && s->stdin_mode == JOB_STDIN_TTY) {
-                r = json_add_u64(o, "tty_rows", s->tty_rows);
-                if (r >= 0) r = json_add_u64(o, "tty_columns", s->tty_columns);
-        }
+        /* Launch's options, by their table. */
+        if (r >= 0) r = launch_options_to_json(s, o);
         return json_finish(o, r, ret);
 }
 
@@ -224,18 +190,6 @@ int job_result_to_json(const JobResult *res, char **ret) {
         return json_finish(o, r, ret);
 }
 
-/* Specs from before bindings and enforced limits have neither. */
-static int spec_caller_from_json(json_object *o, JobSpec *s) {
-        int r = 0;
-        if (json_object_object_get_ex(o, "enforce_limits", NULL))
-                r = json_get_bool(o, "enforce_limits", &s->enforce_limits);
-        if (r >= 0 && json_object_object_get_ex(o, "bind_to_caller", NULL))
-                r = json_get_bool(o, "bind_to_caller", &s->bind_to_caller);
-        if (r >= 0 && json_object_object_get_ex(o, "caller", NULL))
-                r = json_get_str(o, "caller", &s->caller);
-        return r;
-}
-
 int job_spec_from_json(const char *json, JobSpec *ret) {
         _cleanup_json_ json_object *o = NULL;
         int r = json_parse_object(json, &o);
@@ -255,10 +209,8 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         if (r >= 0) r = json_get_u64(o, "owner", UINT32_MAX, &u), s.owner = (uid_t) u;
         if (r >= 0) r = json_get_u64(o, "uid", UINT32_MAX, &u), s.uid = (uid_t) u;
         if (r >= 0) r = json_get_u64(o, "gid", UINT32_MAX, &u), s.gid = (gid_t) u;
-        if (r >= 0) r = json_get_str(o, "user", &s.user);
         if (r >= 0) r = json_get_str(o, "home", &s.home);
         if (r >= 0) r = json_get_str(o, "shell", &s.shell);
-        if (r >= 0) r = json_get_u64(o, "max_runtime_usec", UINT64_MAX, &s.max_runtime_usec);
         /* Later additions, with their defaults for a spec written before. */
         s.output_max_bytes = JOB_OUTPUT_MAX_BYTES_DEFAULT;
         s.keep_free = JOB_KEEP_FREE_DEFAULT;
@@ -276,39 +228,11 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         }
         if (r >= 0) r = json_get_str(o, "unit", &s.unit);
         if (r >= 0) r = json_get_u64(o, "created_at", UINT64_MAX, &s.created_at);
-        /* Specs from before stops had these: SIGTERM, 5 s. */
-        s.stop_signal = 15;
-        s.stop_grace_usec = 5000000;
-        if (r >= 0 && json_object_object_get_ex(o, "stop_signal", NULL))
-                r = json_get_i32(o, "stop_signal", &s.stop_signal);
-        if (r >= 0 && (s.stop_signal < 1 || s.stop_signal > 64))
-                r = -EBADMSG;
-        if (r >= 0 && json_object_object_get_ex(o, "stop_grace_usec", NULL))
-                r = json_get_u64(o, "stop_grace_usec", 600000000, &s.stop_grace_usec);
-        /* Specs from before input existed have none: /dev/null. */
-        if (r >= 0 && json_object_object_get_ex(o, "stdin", NULL)) {
-                _cleanup_free_ char *in = NULL;
-                r = json_get_str(o, "stdin", &in);
-                int m = r >= 0 ? job_stdin_from_string(in) : r;
-                if (m < 0)
-                        r = -EBADMSG;
-                else
-                        s.stdin_mode = m;
-        }
-        s.tty_rows = JOB_TTY_ROWS_DEFAULT;
-        s.tty_columns = JOB_TTY_COLUMNS_DEFAULT;
-        if (r >= 0 && json_object_object_get_ex(o, "tty_rows", NULL))
-                r = json_get_u64(o, "tty_rows", UINT16_MAX, &u), s.tty_rows = (uint16_t) u;
-        if (r >= 0 && json_object_object_get_ex(o, "tty_columns", NULL))
-                r = json_get_u64(o, "tty_columns", UINT16_MAX, &u), s.tty_columns = (uint16_t) u;
-        /* Limits are there only when set. */
-        if (r >= 0 && json_object_object_get_ex(o, "memory_max", NULL))
-                r = json_get_u64(o, "memory_max", UINT64_MAX, &s.memory_max);
-        if (r >= 0 && json_object_object_get_ex(o, "tasks_max", NULL))
-                r = json_get_u64(o, "tasks_max", UINT64_MAX, &s.tasks_max);
-        if (r >= 0 && json_object_object_get_ex(o, "cpu_quota_per_sec_usec", NULL))
-                r = json_get_u64(o, "cpu_quota_per_sec_usec", UINT64_MAX, &s.cpu_quota_per_sec_usec);
-        if (r >= 0) r = spec_caller_from_json(o, &s);
+        /* Specs from before bindings have no caller. */
+        if (r >= 0 && json_object_object_get_ex(o, "caller", NULL))
+                r = json_get_str(o, "caller", &s.caller);
+        /* Launch's options, by their table (defaults for those not there). */
+        if (r >= 0) r = launch_options_from_json(o, &s);
         /* Specs from before parents existed have none. */
         if (r >= 0 && json_object_object_get_ex(o, "parent", NULL)) {
                 r = json_get_str_buf(o, "parent", s.parent, sizeof s.parent);
@@ -318,26 +242,10 @@ int job_spec_from_json(const char *json, JobSpec *ret) {
         if (r < 0)
                 return r;
 
-        json_object *env;
-        if (!json_object_object_get_ex(o, "environment", &env) || !json_object_is_type(env, json_type_array))
-                return -EBADMSG;
-        size_t n = json_object_array_length(env);
-        s.environment = calloc(n + 1, sizeof(char *));
-        if (!s.environment)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                json_object *e = json_object_array_get_idx(env, i);
-                if (!json_object_is_type(e, json_type_string))
-                        return -EBADMSG;
-                s.environment[i] = strdup(json_object_get_string(e));
-                if (!s.environment[i])
-                        return -ENOMEM;
-        }
-
         json_object *groups;
         if (!json_object_object_get_ex(o, "groups", &groups) || !json_object_is_type(groups, json_type_array))
                 return -EBADMSG;
-        n = json_object_array_length(groups);
+        size_t n = json_object_array_length(groups);
         if (n > 65536)
                 return -EBADMSG;
         s.groups = calloc(n + 1, sizeof(gid_t));

@@ -52,10 +52,6 @@ typedef enum JobStdin {
         _JOB_STDIN_MAX,
 } JobStdin;
 
-/* A terminal's size when Launch gave none. */
-#define JOB_TTY_ROWS_DEFAULT 24
-#define JOB_TTY_COLUMNS_DEFAULT 80
-
 /* "nogroup": what a uid without a user-database entry runs in. */
 #define NO_GROUP_GID ((gid_t) 65534)
 
@@ -166,8 +162,6 @@ typedef struct JobResult {
 const char *job_status_to_string(JobStatus s);
 int job_status_from_string(const char *s);
 const char *teardown_method_to_string(TeardownMethod m);
-const char *job_stdin_to_string(JobStdin s);
-int job_stdin_from_string(const char *s);
 int teardown_method_from_string(const char *s);
 
 /* The one rule for containment.contained: every process the job can create

@@ -11,7 +11,6 @@ const KeyInfo containment_keys[_CONTAINMENT_KEY_MAX] = { BGRUN_CONTAINMENT_KEYS(
 const KeyInfo teardown_keys[_TEARDOWN_KEY_MAX] = { BGRUN_TEARDOWN_KEYS(KEY_INFO) };
 const KeyInfo kill_keys[_KILL_KEY_MAX] = { BGRUN_KILL_KEYS(KEY_INFO) };
 const KeyInfo reap_keys[_REAP_KEY_MAX] = { BGRUN_REAP_KEYS(KEY_INFO) };
-const KeyInfo limit_keys[_LIMIT_KEY_MAX] = { BGRUN_LIMIT_KEYS(KEY_INFO) };
 
 int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
         for (size_t i = 0; i < n; i++)

@@ -21,21 +21,18 @@ typedef struct KeyInfo {
 #define TEARDOWN_ENUM(e, n, s) KEY_ENUM(TEARDOWN_KEY_, e, n, s)
 #define KILL_ENUM(e, n, s) KEY_ENUM(KILL_KEY_, e, n, s)
 #define REAP_ENUM(e, n, s) KEY_ENUM(REAP_KEY_, e, n, s)
-#define LIMIT_ENUM(e, n, s) KEY_ENUM(LIMIT_KEY_, e, n, s)
 
 typedef enum RecordKey { BGRUN_RECORD_KEYS(RECORD_ENUM) _RECORD_KEY_MAX } RecordKey;
 typedef enum ContainmentKey { BGRUN_CONTAINMENT_KEYS(CONTAINMENT_ENUM) _CONTAINMENT_KEY_MAX } ContainmentKey;
 typedef enum TeardownKey { BGRUN_TEARDOWN_KEYS(TEARDOWN_ENUM) _TEARDOWN_KEY_MAX } TeardownKey;
 typedef enum KillKey { BGRUN_KILL_KEYS(KILL_ENUM) _KILL_KEY_MAX } KillKey;
 typedef enum ReapKey { BGRUN_REAP_KEYS(REAP_ENUM) _REAP_KEY_MAX } ReapKey;
-typedef enum LimitKey { BGRUN_LIMIT_KEYS(LIMIT_ENUM) _LIMIT_KEY_MAX } LimitKey;
 
 extern const KeyInfo record_keys[_RECORD_KEY_MAX];
 extern const KeyInfo containment_keys[_CONTAINMENT_KEY_MAX];
 extern const KeyInfo teardown_keys[_TEARDOWN_KEY_MAX];
 extern const KeyInfo kill_keys[_KILL_KEY_MAX];
 extern const KeyInfo reap_keys[_REAP_KEY_MAX];
-extern const KeyInfo limit_keys[_LIMIT_KEY_MAX];
 
 /* Whether a record key may be absent from a record (a figure the kernel
  * does not keep for the job: memory_peak, cpu_usage_usec); as a property

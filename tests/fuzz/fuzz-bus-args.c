@@ -205,12 +205,12 @@ static void bus_setup(void) {
 
 static void check_options(const LaunchOptions *o) {
         size_t n = 0, bytes = 0;
-        for (char *const *e = o->environment; e && *e; e++, n++) {
+        for (char *const *e = o->spec.environment; e && *e; e++, n++) {
                 FUZZ_CHECK(strchr(*e, '='), "entry %zu without '='", n);
                 bytes += strlen(*e) + 1;
         }
         FUZZ_CHECK(n <= LAUNCH_ENVIRONMENT_MAX_ENTRIES, "%zu entries", n);
-        FUZZ_CHECK(bytes <= LAUNCH_ENVIRONMENT_MAX_BYTES, "%zu bytes", bytes);
+        FUZZ_CHECK(bytes <= LAUNCH_ARRAY_MAX_BYTES, "%zu bytes", bytes);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

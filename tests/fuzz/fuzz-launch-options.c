@@ -79,14 +79,14 @@ static bool model_environment_ok(char *const *l) {
                         return false;
                 bytes += strlen(l[n]) + 1;
         }
-        return n <= LAUNCH_ENVIRONMENT_MAX_ENTRIES && bytes <= LAUNCH_ENVIRONMENT_MAX_BYTES;
+        return n <= LAUNCH_ENVIRONMENT_MAX_ENTRIES && bytes <= LAUNCH_ARRAY_MAX_BYTES;
 }
 
 static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
         if (i < 0 || (o->seen & (1U << i)) || strcmp(v->signature, launch_options[i].signature) != 0)
                 return false;
         if (i == LAUNCH_OPTION_STOP_GRACE_USEC)
-                return v->u64 <= LAUNCH_STOP_GRACE_USEC_MAX;
+                return v->u64 <= 600ULL * 1000000ULL; /* 10 min */
         if (strcmp(v->signature, "t") == 0)
                 return v->u64 > 0;
         switch ((LaunchOption) i) {
@@ -112,53 +112,54 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         FUZZ_CHECK(o->seen & (1U << i), "%s accepted but not seen", launch_options[i].name);
         switch ((LaunchOption) i) {
         case LAUNCH_OPTION_MAX_RUNTIME_USEC:
-                FUZZ_CHECK(o->max_runtime_usec == (v->u64 == UINT64_MAX ? 0 : v->u64), "MaxRuntimeUSec");
+                FUZZ_CHECK(o->spec.max_runtime_usec == v->u64, "MaxRuntimeUSec");
                 break;
         case LAUNCH_OPTION_MEMORY_MAX:
-                FUZZ_CHECK(o->limits.memory_max == v->u64, "MemoryMax");
+                FUZZ_CHECK(o->spec.memory_max == v->u64, "MemoryMax");
                 break;
         case LAUNCH_OPTION_TASKS_MAX:
-                FUZZ_CHECK(o->limits.tasks_max == v->u64, "TasksMax");
+                FUZZ_CHECK(o->spec.tasks_max == v->u64, "TasksMax");
                 break;
         case LAUNCH_OPTION_CPU_QUOTA_PER_SEC_USEC:
-                FUZZ_CHECK(o->limits.cpu_quota_per_sec_usec == v->u64, "CPUQuotaPerSecUSec");
+                FUZZ_CHECK(o->spec.cpu_quota_per_sec_usec == v->u64, "CPUQuotaPerSecUSec");
                 break;
         case LAUNCH_OPTION_ENVIRONMENT: {
-                FUZZ_CHECK(o->environment && o->environment != v->strv, "Environment not copied");
+                FUZZ_CHECK(o->spec.environment && o->spec.environment != v->strv, "Environment not copied");
                 size_t k = 0;
                 for (; v->strv[k]; k++)
-                        FUZZ_CHECK(o->environment[k] && strcmp(o->environment[k], v->strv[k]) == 0 &&
-                                           o->environment[k] != v->strv[k],
+                        FUZZ_CHECK(o->spec.environment[k] && strcmp(o->spec.environment[k], v->strv[k]) == 0 &&
+                                           o->spec.environment[k] != v->strv[k],
                                    "Environment entry %zu", k);
-                FUZZ_CHECK(!o->environment[k], "Environment longer than given");
+                FUZZ_CHECK(!o->spec.environment[k], "Environment longer than given");
                 break;
         }
         case LAUNCH_OPTION_USER:
-                FUZZ_CHECK(o->user && o->user != v->str && strcmp(o->user, v->str) == 0, "User");
+                FUZZ_CHECK(o->spec.user && o->spec.user != v->str && strcmp(o->spec.user, v->str) == 0, "User");
                 break;
         case LAUNCH_OPTION_STOP_SIGNAL:
-                FUZZ_CHECK(o->stop_signal == (int) (int64_t) v->u64, "StopSignal");
+                FUZZ_CHECK(o->spec.stop_signal == (int) (int64_t) v->u64, "StopSignal");
                 break;
         case LAUNCH_OPTION_STOP_GRACE_USEC:
-                FUZZ_CHECK(o->stop_grace_set && o->stop_grace_usec == v->u64, "StopGraceUSec");
+                FUZZ_CHECK(o->spec.stop_grace_usec == v->u64, "StopGraceUSec");
                 break;
         case LAUNCH_OPTION_STDIN:
-                FUZZ_CHECK(o->stdin_pipe == (strcmp(v->str, "pipe") == 0), "Stdin");
+                FUZZ_CHECK(o->spec.stdin_mode == (strcmp(v->str, "pipe") == 0 ? JOB_STDIN_PIPE : JOB_STDIN_NULL), "Stdin");
                 break;
         case LAUNCH_OPTION_TTY:
-                FUZZ_CHECK(o->tty == (v->u64 != 0), "Tty");
+                /* Tty=false leaves what Stdin= chose. */
+                FUZZ_CHECK(!v->u64 || o->spec.stdin_mode == JOB_STDIN_TTY, "Tty");
                 break;
         case LAUNCH_OPTION_BIND_TO_CALLER:
-                FUZZ_CHECK(o->bind_to_caller == (v->u64 != 0), "BindToCaller");
+                FUZZ_CHECK(o->spec.bind_to_caller == (v->u64 != 0), "BindToCaller");
                 break;
         case LAUNCH_OPTION_ENFORCE_LIMITS:
-                FUZZ_CHECK(o->enforce_limits == (v->u64 != 0), "EnforceLimits");
+                FUZZ_CHECK(o->spec.enforce_limits == (v->u64 != 0), "EnforceLimits");
                 break;
         case LAUNCH_OPTION_TTY_ROWS:
-                FUZZ_CHECK(o->tty_rows == v->u64, "TtyRows");
+                FUZZ_CHECK(o->spec.tty_rows == v->u64, "TtyRows");
                 break;
         case LAUNCH_OPTION_TTY_COLUMNS:
-                FUZZ_CHECK(o->tty_columns == v->u64, "TtyColumns");
+                FUZZ_CHECK(o->spec.tty_columns == v->u64, "TtyColumns");
                 break;
         case _LAUNCH_OPTION_MAX:
                 break;
@@ -168,18 +169,19 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
 /* Field by field (a copy's padding may differ); the pointers themselves, so
  * nothing was replaced or freed. */
 static bool same(const LaunchOptions *a, const LaunchOptions *b) {
-        return a->seen == b->seen && a->max_runtime_usec == b->max_runtime_usec &&
-               a->environment == b->environment && a->limits.memory_max == b->limits.memory_max &&
-               a->limits.tasks_max == b->limits.tasks_max &&
-               a->limits.cpu_quota_per_sec_usec == b->limits.cpu_quota_per_sec_usec && a->user == b->user &&
-               a->stop_signal == b->stop_signal && a->stop_grace_set == b->stop_grace_set &&
-               a->stop_grace_usec == b->stop_grace_usec && a->stdin_pipe == b->stdin_pipe && a->tty == b->tty &&
-               a->tty_rows == b->tty_rows && a->tty_columns == b->tty_columns;
+        const JobSpec *x = &a->spec, *y = &b->spec;
+        return a->seen == b->seen && x->max_runtime_usec == y->max_runtime_usec &&
+               x->environment == y->environment && x->memory_max == y->memory_max && x->tasks_max == y->tasks_max &&
+               x->cpu_quota_per_sec_usec == y->cpu_quota_per_sec_usec && x->user == y->user &&
+               x->stop_signal == y->stop_signal && x->stop_grace_usec == y->stop_grace_usec &&
+               x->stdin_mode == y->stdin_mode && x->tty_rows == y->tty_rows && x->tty_columns == y->tty_columns &&
+               x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         Reader in = { data, size };
-        LaunchOptions o = {};
+        LaunchOptions o;
+        launch_options_init(&o);
 
         for (unsigned entry = 0; in.left > 0 && entry < ENTRIES_MAX; entry++) {
                 char *key_buf = NULL, *sig_buf = NULL, *str = NULL, **strv = NULL;
@@ -255,6 +257,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
 
         launch_options_done(&o);
-        FUZZ_CHECK(!o.environment && !o.user && !o.seen, "launch_options_done left something");
+        FUZZ_CHECK(!o.spec.environment && !o.spec.user && !o.seen, "launch_options_done left something");
         return 0;
 }

@@ -22,7 +22,7 @@ file descriptors attached.
                                     (introspected: the manager, JOB's object,
                                     and with --listen the bus-daemon object of
                                     that socket) and every Launch option of
-                                    include/bgrun/launch-options.h; prints
+                                    src/core/launch-options.h; prints
                                     one JSON line per call that did not get
                                     an error reply in time (a reply does for
                                     a well-typed call), then a summary;
@@ -454,7 +454,7 @@ def ping(address, pid=None):
 # the arguments of a call that is well formed but fails (or asks nothing
 # that changes state): each hostile input replaces or adds to these. A method
 # introspected that has no entry here fails the test, and so does a Launch
-# option of launch-options.h without one in OPTIONS.
+# option of src/core/launch-options.h without one in OPTIONS.
 NO_JOB = "zzzzzzzzzz"        # a well-formed id nobody has
 NO_DIR = "/nonexistent-cost"  # absolute, checked only after the options
 
@@ -543,11 +543,11 @@ MAX_ARRAYS, MAX_STRUCTS, MAX_DEPTH, MAX_FDS = 32, 32, 64, 16
 
 
 def launch_options(header):
-    """(key, signature) of the X-macro BGRUN_LAUNCH_OPTIONS, in order."""
+    """(key, signature) of the option table's rows (its first two columns), in order."""
     text = open(header).read()
-    body = text.split("#define BGRUN_LAUNCH_OPTIONS", 1)[1]
+    body = text.split("#define LAUNCH_OPTION_TABLE", 1)[1]
     body = body.split("\n\n", 1)[0]
-    return re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*"([^"]+)"\s*\)', body)
+    return re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*"([^"]+)"\s*,', body)
 
 
 def introspect(address, path):
@@ -812,7 +812,7 @@ def run(argv):
     p.add_argument("--list", action="store_true", help="print the inputs, send nothing")
     args = p.parse_args(argv)
     address = args.listen or "system"
-    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "bgrun",
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "core",
                           "launch-options.h")
     inputs, methods, options, uncovered = generate(address, args.job, header, bool(args.listen))
     if args.only:

@@ -226,7 +226,8 @@ def xmacro(text, macro):
     if not m:
         problem(f"code: no #define {macro}(X) found")
         return {}
-    return dict(re.findall(r'X\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*"([^"]+)"\s*\)', m.group(1)))
+    # The first two columns are the name and the signature (a table may have more).
+    return dict(re.findall(r'X\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*"([^"]+)"\s*[,)]', m.group(1)))
 
 
 def compare_table(what, doc, code, where):
@@ -242,7 +243,7 @@ def compare_table(what, doc, code, where):
 def check_tables(top):
     tables, _ = sections(read(f"{top}/docs/org.bgrun.Runtime1.md"))
     keys = read(f"{top}/include/bgrun/record-keys.h")
-    opts = read(f"{top}/include/bgrun/launch-options.h")
+    opts = read(f"{top}/src/core/launch-options.h")
     api = read(f"{top}/include/bgrun/bus-api.h")
     h = "include/bgrun/record-keys.h"
     compare_table("record key", table_of(tables, "The job record", "the record's keys"),
@@ -256,7 +257,7 @@ def check_tables(top):
     compare_table("Reap answer key", table_of(tables, "Reap counts", "Reap's answer"),
                   xmacro(keys, "BGRUN_REAP_KEYS"), h + " BGRUN_REAP_KEYS")
     compare_table("Launch option", table_of(tables, "Launch options", "Launch's options"),
-                  xmacro(opts, "BGRUN_LAUNCH_OPTIONS"), "include/bgrun/launch-options.h BGRUN_LAUNCH_OPTIONS")
+                  xmacro(opts, "LAUNCH_OPTION_TABLE"), "src/core/launch-options.h LAUNCH_OPTION_TABLE")
     errors = {n: None for n in table_of(tables, "Errors", "the errors")}
     code_errors = {n: None for n in re.findall(r'#define BGRUN_ERROR_\w+ "([^"]+)"', api)}
     compare_table("error", errors, code_errors, "include/bgrun/bus-api.h")

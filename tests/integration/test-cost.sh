@@ -2,7 +2,7 @@
 # The cost test, generated from the API itself (issue #20): for every method
 # bgrund's objects list (busctl introspect: the manager, a job object, and
 # on a --listen socket its bus-daemon object too) and every Launch option of
-# include/bgrun/launch-options.h, the most expensive input a caller can send
+# src/core/launch-options.h, the most expensive input a caller can send
 # within 4 MiB and the bus's limits (cost.py: the longest strings and arrays
 # of the right and the wrong type, 64 nested variants, 32 arrays in 32
 # structs, wrong types, unknown and repeated keys, 16 descriptors), sent

@@ -66,12 +66,12 @@ Test(bus_args, launch_options_are_read) {
         _cleanup_(launch_options_done) LaunchOptions o = {};
         sd_bus_error error = SD_BUS_ERROR_NULL;
         cr_assert_geq(bus_read_launch_options(m, &o, &error), 0);
-        cr_assert_str_eq(o.environment[2], "E2=x");
-        cr_assert_null(o.environment[3]);
-        cr_assert_eq(o.max_runtime_usec, 5);
-        cr_assert_eq(o.stop_signal, 2);
-        cr_assert(o.tty);
-        cr_assert_eq(o.tty_rows, 40);
+        cr_assert_str_eq(o.spec.environment[2], "E2=x");
+        cr_assert_null(o.spec.environment[3]);
+        cr_assert_eq(o.spec.max_runtime_usec, 5);
+        cr_assert_eq(o.spec.stop_signal, 2);
+        cr_assert_eq(o.spec.stdin_mode, JOB_STDIN_TTY);
+        cr_assert_eq(o.spec.tty_rows, 40);
         sd_bus_message_unref(m);
 }
 
@@ -122,7 +122,7 @@ Test(bus_args, long_array_stops_at_its_bound) {
         const char *next;
         cr_assert_gt(sd_bus_message_read_basic(m, 's', &next), 0);
         char want[32];
-        snprintf(want, sizeof want, "E%u=x", LAUNCH_ENVIRONMENT_MAX_ENTRIES + 1);
+        snprintf(want, sizeof want, "E%zu=x", LAUNCH_ENVIRONMENT_MAX_ENTRIES + 1);
         cr_assert_str_eq(next, want);
         sd_bus_message_unref(m);
 }
@@ -166,8 +166,8 @@ Test(bus_args, stop_options) {
         _cleanup_(launch_options_done) LaunchOptions o = {};
         sd_bus_error error = SD_BUS_ERROR_NULL;
         cr_assert_geq(bus_read_stop_options(m, &o, &error), 0);
-        cr_assert_eq(o.stop_signal, 9);
-        cr_assert(o.stop_grace_set);
+        cr_assert_eq(o.spec.stop_signal, 9);
+        cr_assert(launch_options_given(&o, LAUNCH_OPTION_STOP_GRACE_USEC));
         sd_bus_message_unref(m);
 
         m = new_message();

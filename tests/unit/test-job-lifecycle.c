@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "containment.h"
+#include "launch-options.h"
 #include "fileio.h"
 #include "grant.h"
 #include "job-input.h"
@@ -244,6 +245,7 @@ static void spec_for(JobSpec *spec, const char *command) {
                 .groups = calloc(1, sizeof(gid_t)),
                 .n_groups = 1,
         };
+        launch_options_defaults(spec);
         cr_assert(spec->session_id && spec->command && spec->cwd && spec->user && spec->home && spec->shell &&
                   spec->groups);
 }
@@ -261,7 +263,7 @@ static void launch(const char *command, char ret_id[static JOB_ID_MAX]) {
         _cleanup_(job_spec_done) JobSpec spec;
         spec_for(&spec, command);
         Job *j = NULL;
-        int r = runtime_launch(rt, &spec, &(LaunchLimits) {}, &j);
+        int r = runtime_launch(rt, &spec, &j);
         cr_assert_eq(r, 0, "runtime_launch: %s", strerror(-r));
         cr_assert_not_null(j);
         cr_assert_eq(j->phase, JOB_PHASE_STARTING);
@@ -340,7 +342,7 @@ Test(job_lifecycle, no_mechanism_that_starts_means_nothing_is_left) {
         _cleanup_(job_spec_done) JobSpec spec;
         spec_for(&spec, "true");
         Job *j = NULL;
-        cr_assert_eq(runtime_launch(rt, &spec, &(LaunchLimits) {}, &j), LAUNCH_START_FAILED);
+        cr_assert_eq(runtime_launch(rt, &spec, &j), LAUNCH_START_FAILED);
         cr_assert_eq(rt->jobs.n_jobs, 0);
         cr_assert_eq(rt->n_running, 0);
         cr_assert_eq(events.new + events.running + events.discarded, 0, "nobody heard of it");
@@ -388,7 +390,7 @@ Test(job_lifecycle, kill_ends_a_running_job_as_killed) {
 
 static Job *launch_spec(JobSpec *spec) {
         Job *j = NULL;
-        int r = runtime_launch(rt, spec, &(LaunchLimits) {}, &j);
+        int r = runtime_launch(rt, spec, &j);
         cr_assert_eq(r, 0, "runtime_launch: %s", strerror(-r));
         return j;
 }

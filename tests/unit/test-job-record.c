@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 
 #include "job-record.h"
+#include "launch-options.h"
 #include "macro.h"
 
 Test(job_record, spec_roundtrip) {
@@ -16,11 +17,12 @@ Test(job_record, spec_roundtrip) {
                 .groups = groups, .n_groups = 3,
                 .user = (char *) "alice", .home = (char *) "/home/alice", .shell = (char *) "/bin/sh",
                 .environment = env,
-                .max_runtime_usec = 5000000,
                 .mechanism = MECHANISM_PROCESS_GROUP,
                 .unit = (char *) "",
                 .created_at = 42,
         };
+        launch_options_defaults(&s);
+        s.max_runtime_usec = 5000000;
         _cleanup_free_ char *json = NULL;
         cr_assert_eq(job_spec_to_json(&s, &json), 0);
         JobSpec t = {};

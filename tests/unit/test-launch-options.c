@@ -7,14 +7,19 @@
 
 #include "launch-options.h"
 #include "macro.h"
+#include "strv.h"
 
 static LaunchOptions o;
+
+static void init(void) {
+        launch_options_init(&o);
+}
 
 static void done(void) {
         launch_options_done(&o);
 }
 
-TestSuite(launch_options, .fini = done);
+TestSuite(launch_options, .init = init, .fini = done);
 
 static LaunchValue u64(uint64_t v) {
         return (LaunchValue) { .signature = "t", .u64 = v };
@@ -71,25 +76,25 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_TTY_COLUMNS), (LaunchValue) { .signature = "q", .u64 = 10000 });
         set_ok(name(LAUNCH_OPTION_BIND_TO_CALLER), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_ENFORCE_LIMITS), (LaunchValue) { .signature = "b", .u64 = 1 });
-        cr_assert(o.stdin_pipe && o.tty);
-        cr_assert(o.bind_to_caller && o.enforce_limits);
-        cr_assert_eq(o.tty_rows, 50);
-        cr_assert_eq(o.tty_columns, 10000);
+        cr_assert_eq(o.spec.stdin_mode, JOB_STDIN_TTY, "Tty=true after Stdin=pipe (launch_options_check() refuses both)");
+        cr_assert(o.spec.bind_to_caller && o.spec.enforce_limits);
+        cr_assert_eq(o.spec.tty_rows, 50);
+        cr_assert_eq(o.spec.tty_columns, 10000);
 
-        cr_assert_eq(o.max_runtime_usec, 5 * USEC_PER_SEC);
-        cr_assert_eq(o.stop_signal, 2);
-        cr_assert(o.stop_grace_set);
-        cr_assert_eq(o.stop_grace_usec, 0, "a grace of 0 kills at once");
-        cr_assert_eq(o.limits.memory_max, 1 << 30);
-        cr_assert_eq(o.limits.tasks_max, 64);
-        cr_assert_eq(o.limits.cpu_quota_per_sec_usec, 500000);
-        cr_assert_str_eq(o.user, "nobody");
-        cr_assert_not_null(o.environment);
-        cr_assert_str_eq(o.environment[0], "A=1");
-        cr_assert_str_eq(o.environment[1], "_B=two words");
-        cr_assert_null(o.environment[2]);
+        cr_assert_eq(o.spec.max_runtime_usec, 5 * USEC_PER_SEC);
+        cr_assert_eq(o.spec.stop_signal, 2);
+        cr_assert(launch_options_given(&o, LAUNCH_OPTION_STOP_GRACE_USEC));
+        cr_assert_eq(o.spec.stop_grace_usec, 0, "a grace of 0 kills at once");
+        cr_assert_eq(o.spec.memory_max, 1 << 30);
+        cr_assert_eq(o.spec.tasks_max, 64);
+        cr_assert_eq(o.spec.cpu_quota_per_sec_usec, 500000);
+        cr_assert_str_eq(o.spec.user, "nobody");
+        cr_assert_not_null(o.spec.environment);
+        cr_assert_str_eq(o.spec.environment[0], "A=1");
+        cr_assert_str_eq(o.spec.environment[1], "_B=two words");
+        cr_assert_null(o.spec.environment[2]);
         /* Copies, not the caller's strings. */
-        cr_assert_neq(o.environment[0], env[0]);
+        cr_assert_neq(o.spec.environment[0], env[0]);
         cr_assert_eq(o.seen, (1U << _LAUNCH_OPTION_MAX) - 1);
 }
 
@@ -113,11 +118,11 @@ Test(launch_options, a_long_unknown_key_is_not_echoed) {
 Test(launch_options, a_key_given_twice) {
         set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(4096));
         set_fails(name(LAUNCH_OPTION_MEMORY_MAX), u64(8192), "Option MemoryMax given more than once");
-        cr_assert_eq(o.limits.memory_max, 4096);
+        cr_assert_eq(o.spec.memory_max, 4096);
 
         set_ok(name(LAUNCH_OPTION_USER), str("a"));
         set_fails(name(LAUNCH_OPTION_USER), str("b"), "given more than once");
-        cr_assert_str_eq(o.user, "a");
+        cr_assert_str_eq(o.spec.user, "a");
 }
 
 Test(launch_options, wrong_type) {
@@ -153,7 +158,7 @@ Test(launch_options, stop_signal_and_grace_are_bounded) {
         set_fails(name(LAUNCH_OPTION_STOP_SIGNAL), ((LaunchValue) { .signature = "i", .u64 = 19 /* SIGSTOP */ }),
                   "Option StopSignal must be a signal number from 1 to 64 that ends a process");
         set_fails(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(600 * USEC_PER_SEC + 1),
-                  "Option StopGraceUSec must be at most 600000000 µs (10 min)");
+                  "Option StopGraceUSec must be at most 600000000 µs (10min)");
         set_ok(name(LAUNCH_OPTION_STOP_GRACE_USEC), u64(600 * USEC_PER_SEC));
 }
 
@@ -161,12 +166,12 @@ Test(launch_options, stop_signal_and_grace_are_bounded) {
  * it under MaxRuntimeSec= as any value above it (test-launch-request). */
 Test(launch_options, infinity_max_runtime_is_kept_as_asked) {
         set_ok(name(LAUNCH_OPTION_MAX_RUNTIME_USEC), u64(UINT64_MAX));
-        cr_assert_eq(o.max_runtime_usec, UINT64_MAX);
+        cr_assert_eq(o.spec.max_runtime_usec, UINT64_MAX);
         cr_assert(o.seen & (1U << LAUNCH_OPTION_MAX_RUNTIME_USEC));
 
         /* For the limits infinity is a value like any other. */
         set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(UINT64_MAX));
-        cr_assert_eq(o.limits.memory_max, UINT64_MAX);
+        cr_assert_eq(o.spec.memory_max, UINT64_MAX);
 }
 
 Test(launch_options, environment_entries) {
@@ -182,12 +187,12 @@ Test(launch_options, environment_entries) {
         /* An empty value, and '=' in the value, are fine. */
         char *good[] = { "EMPTY=", "EQ=a=b", NULL };
         set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(good));
-        cr_assert_str_eq(o.environment[1], "EQ=a=b");
+        cr_assert_str_eq(o.spec.environment[1], "EQ=a=b");
 }
 
 Test(launch_options, environment_limits) {
         _cleanup_free_ char **env = calloc(LAUNCH_ENVIRONMENT_MAX_ENTRIES + 2, sizeof(char *));
-        _cleanup_free_ char *big = malloc(LAUNCH_ENVIRONMENT_MAX_BYTES + 1);
+        _cleanup_free_ char *big = malloc(LAUNCH_ARRAY_MAX_BYTES + 1);
 
         cr_assert_not_null(env);
         cr_assert_not_null(big);
@@ -202,18 +207,19 @@ Test(launch_options, environment_limits) {
         launch_options_done(&o);
 
         /* One entry of MAX_BYTES bytes with its NUL is one too many. */
-        memset(big, 'x', LAUNCH_ENVIRONMENT_MAX_BYTES);
+        memset(big, 'x', LAUNCH_ARRAY_MAX_BYTES);
         memcpy(big, "BIG=", 4);
-        big[LAUNCH_ENVIRONMENT_MAX_BYTES] = '\0';
+        big[LAUNCH_ARRAY_MAX_BYTES] = '\0';
         char *one[] = { big, NULL };
         set_fails(name(LAUNCH_OPTION_ENVIRONMENT), strv(one), "Environment is too large (1 entries, 131073 bytes");
 
-        big[LAUNCH_ENVIRONMENT_MAX_BYTES - 1] = '\0';
+        big[LAUNCH_ARRAY_MAX_BYTES - 1] = '\0';
         set_ok(name(LAUNCH_OPTION_ENVIRONMENT), strv(one));
 }
 
 Test(launch_options, user_names) {
-        char name_max[LAUNCH_USER_NAME_MAX + 2];
+        char name_max[256 + 2];
+        cr_assert_eq(LAUNCH_USER_NAME_MAX, 256);
 
         set_fails(name(LAUNCH_OPTION_USER), str(""), "Option User must be a user name");
 
@@ -223,7 +229,7 @@ Test(launch_options, user_names) {
 
         name_max[LAUNCH_USER_NAME_MAX] = '\0';
         set_ok(name(LAUNCH_OPTION_USER), str(name_max));
-        cr_assert_eq(strlen(o.user), LAUNCH_USER_NAME_MAX);
+        cr_assert_eq(strlen(o.spec.user), LAUNCH_USER_NAME_MAX);
 }
 
 Test(launch_options, a_rejected_call_keeps_what_was_set) {
@@ -239,10 +245,10 @@ Test(launch_options, a_rejected_call_keeps_what_was_set) {
         set_fails(name(LAUNCH_OPTION_MEMORY_MAX), u64(0), "greater than 0");
         set_fails(name(LAUNCH_OPTION_USER), str(""), "user name");
 
-        cr_assert_str_eq(o.environment[0], "A=1");
-        cr_assert_eq(o.limits.tasks_max, 10);
-        cr_assert_eq(o.limits.memory_max, 0);
-        cr_assert_null(o.user);
+        cr_assert_str_eq(o.spec.environment[0], "A=1");
+        cr_assert_eq(o.spec.tasks_max, 10);
+        cr_assert_eq(o.spec.memory_max, 0);
+        cr_assert_null(o.spec.user);
         cr_assert_eq(o.seen, (1U << LAUNCH_OPTION_ENVIRONMENT) | (1U << LAUNCH_OPTION_TASKS_MAX));
 }
 
@@ -254,13 +260,103 @@ Test(launch_options, input_and_terminal_rules) {
                   "Option TtyColumns must be from 1 to 10000");
 
         char *message = NULL;
-        LaunchOptions a = { .tty = true, .seen = 1U << LAUNCH_OPTION_STDIN | 1U << LAUNCH_OPTION_TTY };
+        LaunchOptions a = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = 1U << LAUNCH_OPTION_STDIN | 1U << LAUNCH_OPTION_TTY };
         cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "Stdin with Tty=true");
         cr_assert_not_null(strstr(message, "Stdin cannot be given with Tty=true"));
         free(message);
         LaunchOptions b = { .seen = 1U << LAUNCH_OPTION_TTY_ROWS };
         cr_assert_eq(launch_options_check(&b, &message), -EINVAL, "TtyRows without Tty");
         free(message);
-        LaunchOptions c = { .tty = true, .seen = 1U << LAUNCH_OPTION_TTY | 1U << LAUNCH_OPTION_TTY_ROWS };
+        LaunchOptions c = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = 1U << LAUNCH_OPTION_TTY | 1U << LAUNCH_OPTION_TTY_ROWS };
         cr_assert_eq(launch_options_check(&c, &message), 0);
+}
+
+/* The table itself: each row's type goes with its signature, its default
+ * is a value a spec may hold, and its keys are its own. */
+Test(launch_options, every_row_is_consistent) {
+        static const char *const signature_of[] = {
+                [LAUNCH_VALUE_U64] = "t", [LAUNCH_VALUE_SIGNAL] = "i", [LAUNCH_VALUE_U16] = "q",
+                [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
+                [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b",
+        };
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *r = &launch_options[i];
+                cr_assert_str_eq(r->signature, signature_of[r->type], "%s", r->name);
+                cr_assert_eq(launch_option_by_name(r->name), r, "%s", r->name);
+                if (r->flags & LAUNCH_LIMIT)
+                        cr_assert(r->type == LAUNCH_VALUE_U64 || r->type == LAUNCH_VALUE_SIGNAL, "%s", r->name);
+                cr_assert_leq(r->min, r->max, "%s", r->name);
+                for (LaunchOption j = 0; j < i; j++)
+                        cr_assert(!r->json_key || !launch_options[j].json_key ||
+                                          !streq(r->json_key, launch_options[j].json_key),
+                                  "%s: spec.json key %s twice", r->name, r->json_key);
+        }
+        cr_assert_null(launch_option_by_name("NoSuchOption"));
+}
+
+/* Every option not at its default comes back from spec.json as it went;
+ * one at its default is not written unless the row says it is required. */
+Test(launch_options, spec_json_keeps_every_option) {
+        char *env[] = { "A=1", NULL };
+        JobSpec s = { .id = "abc0123456", .session_id = (char *) "s", .command = (char *) "true",
+                      .cwd = (char *) "/", .home = (char *) "/", .shell = (char *) "/bin/sh",
+                      .unit = (char *) "", .mechanism = MECHANISM_SYSTEMD };
+        launch_options_defaults(&s);
+        _cleanup_free_ char *plain = NULL;
+        s.user = (char *) "root";
+        s.environment = env;
+        cr_assert_eq(job_spec_to_json(&s, &plain), 0);
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *r = &launch_options[i];
+                if (!r->json_key)
+                        continue;
+                char key[64];
+                snprintf(key, sizeof key, "\"%s\":", r->json_key);
+                cr_assert_eq(strstr(plain, key) != NULL, (r->flags & LAUNCH_REQUIRED) != 0, "%s in %s", key, plain);
+        }
+
+        s.max_runtime_usec = 7;
+        s.memory_max = UINT64_MAX;
+        s.tasks_max = 3;
+        s.cpu_quota_per_sec_usec = 250000;
+        s.stop_signal = 2;
+        s.stop_grace_usec = 0;
+        s.stdin_mode = JOB_STDIN_TTY;
+        s.tty_rows = 10000;
+        s.tty_columns = 1;
+        s.bind_to_caller = s.enforce_limits = true;
+        _cleanup_free_ char *json = NULL;
+        cr_assert_eq(job_spec_to_json(&s, &json), 0);
+        _cleanup_(job_spec_done) JobSpec t = {};
+        cr_assert_eq(job_spec_from_json(json, &t), 0, "%s", json);
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                LaunchValue a = launch_option_get(i, &s), b = launch_option_get(i, &t);
+                const char *n = launch_options[i].name;
+                cr_assert_eq(a.u64, b.u64, "%s", n);
+                cr_assert_str_eq(a.str ?: "", b.str ?: "", "%s", n);
+                cr_assert_eq(strv_length(a.strv), strv_length(b.strv), "%s", n);
+        }
+        cr_assert_str_eq(t.environment[0], "A=1");
+}
+
+/* A value no Launch could have given is damage, and one that could not be
+ * read back is never written. */
+Test(launch_options, spec_json_values_are_bounded) {
+        JobSpec s = { .id = "abc0123456", .session_id = (char *) "s", .command = (char *) "true",
+                      .cwd = (char *) "/", .home = (char *) "/", .shell = (char *) "/bin/sh",
+                      .user = (char *) "root", .unit = (char *) "", .mechanism = MECHANISM_SYSTEMD };
+        launch_options_defaults(&s);
+        s.stop_grace_usec = 600 * USEC_PER_SEC;
+        _cleanup_free_ char *json = NULL;
+        cr_assert_eq(job_spec_to_json(&s, &json), 0);
+        char *p = strstr(json, "600000000");
+        cr_assert_not_null(p, "%s", json);
+        p[8] = '1'; /* 600000001 */
+        JobSpec t = {};
+        cr_assert_eq(job_spec_from_json(json, &t), -EBADMSG);
+
+        _cleanup_free_ char *bad = NULL;
+        s.tty_rows = 0;
+        cr_assert_eq(job_spec_to_json(&s, &bad), -EINVAL, "a terminal of 0 rows is not written");
+        cr_assert_null(bad);
 }

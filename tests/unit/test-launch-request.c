@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launch-options.h"
 #include "launch-request.h"
 #include "macro.h"
 
@@ -30,7 +31,9 @@ Test(launch_request, bounds_of_the_arguments) {
 }
 
 Test(launch_request, an_unknown_user_is_refused) {
-        LaunchOptions o = { .user = (char *) "bgrun-no-such-user" };
+        _cleanup_(launch_options_done) LaunchOptions o;
+        launch_options_init(&o);
+        o.spec.user = strdup("bgrun-no-such-user");
         _cleanup_(job_spec_done) JobSpec spec = {};
         _cleanup_free_ char *message = NULL;
         LaunchRequest req = { .command = "true", .session = "", .cwd = "/" };
@@ -39,7 +42,8 @@ Test(launch_request, an_unknown_user_is_refused) {
 }
 
 Test(launch_request, the_spec_has_the_callers_identity_and_the_defaults) {
-        LaunchOptions o = {};
+        _cleanup_(launch_options_done) LaunchOptions o;
+        launch_options_init(&o);
         _cleanup_(job_spec_done) JobSpec spec = {};
         _cleanup_free_ char *message = NULL;
         LaunchRequest req = { .command = "echo hi", .session = "s1", .cwd = "/tmp", .uid = 0 };
@@ -51,11 +55,11 @@ Test(launch_request, the_spec_has_the_callers_identity_and_the_defaults) {
         cr_assert_str_eq(spec.command, "echo hi");
         cr_assert_str_eq(spec.session_id, "s1");
         cr_assert_str_eq(spec.cwd, "/tmp");
-        cr_assert_eq(spec.stop_signal, LAUNCH_STOP_SIGNAL_DEFAULT);
-        cr_assert_eq(spec.stop_grace_usec, LAUNCH_STOP_GRACE_USEC_DEFAULT);
+        cr_assert_eq(spec.stop_signal, launch_options[LAUNCH_OPTION_STOP_SIGNAL].default_value);
+        cr_assert_eq(spec.stop_grace_usec, launch_options[LAUNCH_OPTION_STOP_GRACE_USEC].default_value);
         cr_assert_eq(spec.stdin_mode, JOB_STDIN_NULL);
-        cr_assert_eq(spec.tty_rows, JOB_TTY_ROWS_DEFAULT);
-        cr_assert_eq(spec.tty_columns, JOB_TTY_COLUMNS_DEFAULT);
+        cr_assert_eq(spec.tty_rows, launch_options[LAUNCH_OPTION_TTY_ROWS].default_value);
+        cr_assert_eq(spec.tty_columns, launch_options[LAUNCH_OPTION_TTY_COLUMNS].default_value);
         cr_assert_str_eq(spec.parent, "");
 }
 

@@ -24,7 +24,6 @@ static const Table tables[] = {
         { "teardown", teardown_keys, _TEARDOWN_KEY_MAX },
         { "kill", kill_keys, _KILL_KEY_MAX },
         { "reap", reap_keys, _REAP_KEY_MAX },
-        { "limits", limit_keys, _LIMIT_KEY_MAX },
 };
 
 /* sd-bus has no public signature check, but opening a variant checks that

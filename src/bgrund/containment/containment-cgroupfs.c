@@ -152,7 +152,7 @@ static int cgroupfs_describe(Containment *c, const JobSpec *spec, char **ret_uni
 
 /* What the job's cgroup can enforce of its limits. */
 static void apply_limits(Containment *c, const ContainmentJob *j, int fd) {
-        const LaunchLimits *l = j->limits;
+        const JobSpec *l = j->spec;
         const char *have = state(c)->controllers;
         char v[64];
         if (l->memory_max > 0 && cgroup_has_controller(have, "memory")) {

@@ -222,7 +222,6 @@ static int ensure_owner_slice(Containment *c, uid_t owner, const char *slice) {
 
 static int systemd_start(Containment *c, const ContainmentJob *j, pid_t pid) {
         const JobSpec *spec = j->spec;
-        const LaunchLimits *limits = j->limits;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
@@ -255,12 +254,12 @@ static int systemd_start(Containment *c, const ContainmentJob *j, pid_t pid) {
         uint64_t backstop = RUNTIME_GRACE_USEC + spec->stop_grace_usec;
         if (r >= 0 && spec->max_runtime_usec > 0 && spec->max_runtime_usec < UINT64_MAX - backstop)
                 r = append_property_t(m, "RuntimeMaxUSec", spec->max_runtime_usec + backstop);
-        if (r >= 0 && limits->memory_max > 0)
-                r = append_property_t(m, "MemoryMax", limits->memory_max);
-        if (r >= 0 && limits->tasks_max > 0)
-                r = append_property_t(m, "TasksMax", limits->tasks_max);
-        if (r >= 0 && limits->cpu_quota_per_sec_usec > 0)
-                r = append_property_t(m, "CPUQuotaPerSecUSec", limits->cpu_quota_per_sec_usec);
+        if (r >= 0 && spec->memory_max > 0)
+                r = append_property_t(m, "MemoryMax", spec->memory_max);
+        if (r >= 0 && spec->tasks_max > 0)
+                r = append_property_t(m, "TasksMax", spec->tasks_max);
+        if (r >= 0 && spec->cpu_quota_per_sec_usec > 0)
+                r = append_property_t(m, "CPUQuotaPerSecUSec", spec->cpu_quota_per_sec_usec);
         if (r >= 0) r = sd_bus_message_close_container(m);
         if (r >= 0) r = sd_bus_message_append(m, "a(sa(sv))", 0);
         if (r < 0)

@@ -31,7 +31,6 @@
 
 #include "config.h"
 #include "job-record.h"
-#include "launch-options.h"
 #include "macro.h"
 #include "mechanism.h"
 #include "pidref.h"
@@ -42,7 +41,6 @@ typedef struct Containment Containment;
 typedef struct ContainmentJob {
         const char *id;
         const JobSpec *spec;
-        const LaunchLimits *limits;
 } ContainmentJob;
 
 /* What the lifecycle gives the mechanisms: its loop, its configuration

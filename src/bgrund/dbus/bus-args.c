@@ -136,14 +136,13 @@ static int read_options(sd_bus_message *m, LaunchOptions *o, const OptionSet *se
 }
 
 static const char *launch_name(const char *key) {
-        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++)
-                if (streq(key, launch_options[i].name))
-                        return launch_options[i].name;
-        return NULL;
+        const LaunchOptionInfo *o = launch_option_by_name(key);
+        return o ? o->name : NULL;
 }
 
 int bus_read_launch_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error) {
         static const OptionSet set = { launch_name, "Option", "Unknown option", "" };
+        launch_options_init(o);
         int r = read_options(m, o, &set, error);
         if (r < 0)
                 return r;
@@ -161,5 +160,6 @@ static const char *stop_name(const char *key) {
 int bus_read_stop_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error) {
         static const OptionSet set = { stop_name, "Stop option", "Unknown Stop option",
                                        " (Signal and GraceUSec are known)" };
+        launch_options_init(o);
         return read_options(m, o, &set, error);
 }

@@ -13,7 +13,8 @@
 
 #include "launch-options.h"
 
-/* Launch's a{sv} into o (empty on entry). InvalidArgs naming what was wrong. */
+/* Launch's a{sv} into o (initialised here; launch_options_done() after, even
+ * on an error). InvalidArgs naming what was wrong. */
 int bus_read_launch_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *error);
 
 /* Stop's a{sv}: Signal (i) and GraceUSec (t), held to the rules of Launch's

@@ -46,7 +46,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         r = bus_caller_creds(s, m, &req.uid, &req.pid, error);
         if (r < 0)
                 return r;
-        if (o.user && req.uid != 0)
+        if (launch_options_given(&o, LAUNCH_OPTION_USER) && req.uid != 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
                                          "Request authority denied: only root may run a job as another user");
 
@@ -63,7 +63,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
 
         Job *j;
-        r = runtime_launch(s->runtime, &spec, &o.limits, &j);
+        r = runtime_launch(s->runtime, &spec, &j);
         if (r == LAUNCH_NO_CONTAINMENT)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "Containment mode is enforcing and no containing mechanism is available; nothing was run");

@@ -35,8 +35,9 @@ static int read_stop_options(sd_bus_message *m, const Job *j, int *ret_sig, uint
         int r = bus_read_stop_options(m, &o, error);
         if (r < 0)
                 return r;
-        *ret_sig = o.seen & (1U << LAUNCH_OPTION_STOP_SIGNAL) ? o.stop_signal : j->live->spec.stop_signal;
-        *ret_grace = o.seen & (1U << LAUNCH_OPTION_STOP_GRACE_USEC) ? o.stop_grace_usec : j->live->spec.stop_grace_usec;
+        *ret_sig = launch_options_given(&o, LAUNCH_OPTION_STOP_SIGNAL) ? o.spec.stop_signal : j->live->spec.stop_signal;
+        *ret_grace = launch_options_given(&o, LAUNCH_OPTION_STOP_GRACE_USEC) ? o.spec.stop_grace_usec
+                                                                             : j->live->spec.stop_grace_usec;
         return 0;
 }
 

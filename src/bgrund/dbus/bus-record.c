@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include "bus-launch-value.h"
 #include "bus-record.h"
+#include "launch-options.h"
 #include "macro.h"
 
 static int append_id(sd_bus_message *m, const JobView *v) {
@@ -126,23 +128,21 @@ static int append_containment(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
-/* The limits as launched; the stop's two always apply (their defaults
- * when not given), the others only when set. */
+/* The limits as launched, by the option table's rows that are limits:
+ * named and typed as Launch's options. One whose default is 0 and that was
+ * not set is absent; the stop's two always apply (their defaults when not
+ * given). */
 static int append_limits(sd_bus_message *m, const JobView *v) {
-        const JobSpec *s = v->spec;
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && s->max_runtime_usec > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_MAX_RUNTIME_USEC, s->max_runtime_usec);
-        if (r >= 0 && s->memory_max > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_MEMORY_MAX, s->memory_max);
-        if (r >= 0 && s->tasks_max > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_TASKS_MAX, s->tasks_max);
-        if (r >= 0 && s->cpu_quota_per_sec_usec > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_CPU_QUOTA_PER_SEC_USEC, s->cpu_quota_per_sec_usec);
-        if (r >= 0 && s->stop_signal > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_STOP_SIGNAL, (int32_t) s->stop_signal);
-        if (r >= 0 && s->stop_signal > 0)
-                r = APPEND_ENTRY(m, limit_keys, LIMIT_KEY_STOP_GRACE_USEC, s->stop_grace_usec);
+        for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!(o->flags & LAUNCH_LIMIT))
+                        continue;
+                LaunchValue value = launch_option_get(i, v->spec);
+                if (value.u64 == 0 && o->default_value == 0)
+                        continue;
+                r = bus_append_launch_entry(m, o->name, &value);
+        }
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 

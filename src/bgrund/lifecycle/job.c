@@ -416,7 +416,7 @@ static void job_discard(Job *j, int error, const char *message) {
 
 /* j as its mechanism sees it. */
 static ContainmentJob job_for_containment(const Job *j) {
-        return (ContainmentJob) { .id = j->id, .spec = &j->live->spec, .limits = &j->live->limits };
+        return (ContainmentJob) { .id = j->id, .spec = &j->live->spec };
 }
 
 /* Verify the held supervisor is inside its containment and let it go. */

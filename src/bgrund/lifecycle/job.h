@@ -15,7 +15,6 @@
 #include "job-record.h"
 #include "job-teardown.h"
 #include "job-usage.h"
-#include "launch-options.h"
 #include "macro.h"
 #include "pidref.h"
 
@@ -35,7 +34,6 @@ typedef struct JobLive {
         JobSpec spec;
         JobRun run;
         bool have_run;
-        LaunchLimits limits;
         unsigned next_mechanism;        /* where a failed start goes on in config.mechanisms */
 
         /* Starting (supervisor-spawn.c) */

@@ -102,11 +102,17 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
 }
 
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message) {
-        int r = launch_request_runtime(rt ? &rt->config.limits : NULL, o->max_runtime_usec, &spec->max_runtime_usec,
+        /* The options' fields are the spec's: taken whole, defaults and all. */
+        job_spec_done(spec);
+        *spec = TAKE_STRUCT(o->spec);
+        *o = (LaunchOptions) {};
+        int r = launch_request_runtime(rt ? &rt->config.limits : NULL, spec->max_runtime_usec, &spec->max_runtime_usec,
                                        ret_message);
         if (r < 0)
                 return r;
-        r = resolve_user(spec, o->user, req->uid, ret_message);
+        /* spec->user is the name asked for (User=), or NULL: the caller. */
+        _cleanup_free_ char *asked = TAKE_PTR(spec->user);
+        r = resolve_user(spec, asked, req->uid, ret_message);
         if (r < 0)
                 return r;
         spec->owner = req->uid;
@@ -115,17 +121,6 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         spec->cwd = strdup(req->cwd);
         if (!spec->session_id || !spec->command || !spec->cwd)
                 return -ENOMEM;
-        spec->environment = TAKE_PTR(o->environment);
-        spec->stop_signal = o->stop_signal ?: LAUNCH_STOP_SIGNAL_DEFAULT;
-        spec->stop_grace_usec = o->stop_grace_set ? o->stop_grace_usec : LAUNCH_STOP_GRACE_USEC_DEFAULT;
-        spec->memory_max = o->limits.memory_max;
-        spec->tasks_max = o->limits.tasks_max;
-        spec->cpu_quota_per_sec_usec = o->limits.cpu_quota_per_sec_usec;
-        spec->enforce_limits = o->enforce_limits;
-        spec->bind_to_caller = o->bind_to_caller;
-        spec->stdin_mode = o->tty ? JOB_STDIN_TTY : o->stdin_pipe ? JOB_STDIN_PIPE : JOB_STDIN_NULL;
-        spec->tty_rows = o->tty_rows ?: JOB_TTY_ROWS_DEFAULT;
-        spec->tty_columns = o->tty_columns ?: JOB_TTY_COLUMNS_DEFAULT;
         /* Launched from inside a job of the same owner: that job's child. */
         Job *parent = req->pid > 0 ? runtime_job_of_process(rt, req->pid, req->uid) : NULL;
         if (parent)

@@ -27,13 +27,13 @@ typedef struct LaunchRequest {
 /* The arguments' bounds, checked before anything else is read. */
 int launch_request_check(const LaunchRequest *req, char **ret_message);
 
-/* The spec of req with options o (whose environment it takes): the user
- * (o->user, or the caller's uid) with its groups, the defaults, and the
- * parent job when the caller runs inside one of its own, and its wall-clock
- * limit under rt's [Limits] (none without rt). Nothing is created. */
 /* The wall-clock limit of a job that asked for asked_usec (0: none) under
  * limits: DefaultMaxRuntimeSec= for none, else MaxRuntimeSec=, else none
  * (*ret 0); more than MaxRuntimeSec= is LAUNCH_REQUEST_OVER_LIMIT. */
 int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint64_t *ret, char **ret_message);
 
+/* The spec of req with options o (which it takes, leaving o empty): the user
+ * (User=, or the caller's uid) with its groups, and the parent job when the
+ * caller runs inside one of its own, and its wall-clock limit under rt's
+ * [Limits] (none without rt). Nothing is created. */
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message);

@@ -267,7 +267,7 @@ static int check_disk(Runtime *rt, Owner *o, const JobSpec *spec) {
         return 0;
 }
 
-int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret) {
+int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         int r;
 
         /* Pick the mechanism before creating anything, so a refusal leaves
@@ -314,7 +314,6 @@ int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job *
                 job_free(j);
                 return -ENOMEM;
         }
-        j->live->limits = *limits;
 
         r = job_store_create(rt->jobs_fd, spec, &j->live->dir_fd);
         if (r < 0) {

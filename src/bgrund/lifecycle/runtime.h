@@ -116,7 +116,7 @@ int runtime_reap(Runtime *rt, ReapCounts *ret);
 /* Create and start a job from spec (validated already, owner set; its id,
  * mechanism and creation time are filled in here and spec is taken over).
  * On success *ret is STARTING and its outcome comes through the notifier. */
-int runtime_launch(Runtime *rt, JobSpec *spec, const LaunchLimits *limits, Job **ret);
+int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret);
 
 Job *runtime_find_job(Runtime *rt, const char *id);
 

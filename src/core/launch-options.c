@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/* The option table's rules, by row: what a caller may give, how it is kept
+ * in the spec, and how spec.json holds it. What differs between options is
+ * in their rows; the code differs only by a row's type. */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "duration.h"
+#include "json-util.h"
+#include "launch-options.h"
+#include "macro.h"
+#include "strv.h"
+
+#define LAUNCH_INFO(e, n, sig, json, field, type_, def, min_, max_, flags_, text_)                              \
+        [LAUNCH_OPTION_##e] = { .name = n, .signature = sig, .json_key = json,                                  \
+                                .offset = offsetof(JobSpec, field), .type = LAUNCH_VALUE_##type_,               \
+                                .default_value = def, .min = min_, .max = max_, .flags = flags_,                \
+                                .text = LAUNCH_TEXT_##text_ },
+const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX] = { LAUNCH_OPTION_TABLE(LAUNCH_INFO) };
+#undef LAUNCH_INFO
+
+static const char *const stdin_table[_JOB_STDIN_MAX] = {
+        [JOB_STDIN_NULL] = "null",
+        [JOB_STDIN_PIPE] = "pipe",
+        [JOB_STDIN_TTY] = "tty",
+};
+
+const char *job_stdin_to_string(JobStdin s) {
+        return (unsigned) s < _JOB_STDIN_MAX ? stdin_table[s] : NULL;
+}
+
+int job_stdin_from_string(const char *s) {
+        for (int i = 0; s && i < _JOB_STDIN_MAX; i++)
+                if (streq(s, stdin_table[i]))
+                        return i;
+        return -EINVAL;
+}
+
+const LaunchOptionInfo *launch_option_by_name(const char *name) {
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (streq(name, launch_options[i].name))
+                        return &launch_options[i];
+        return NULL;
+}
+
+/* The field of row o in s. */
+#define FIELD(s, o, type) ((type *) ((char *) (s) + (o)->offset))
+#define CFIELD(s, o, type) ((type const *) ((const char *) (s) + (o)->offset))
+
+/* A number's value in s, whatever its C type. */
+static uint64_t number_of(const LaunchOptionInfo *o, const JobSpec *s) {
+        switch (o->type) {
+        case LAUNCH_VALUE_U64: return *CFIELD(s, o, uint64_t);
+        case LAUNCH_VALUE_SIGNAL: return (uint64_t) (int64_t) *CFIELD(s, o, int);
+        case LAUNCH_VALUE_U16: return *CFIELD(s, o, uint16_t);
+        case LAUNCH_VALUE_BOOL: return *CFIELD(s, o, bool);
+        case LAUNCH_VALUE_STDIN: return *CFIELD(s, o, JobStdin);
+        case LAUNCH_VALUE_TTY: return *CFIELD(s, o, JobStdin) == JOB_STDIN_TTY;
+        default: return 0;
+        }
+}
+
+static void set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
+        switch (o->type) {
+        case LAUNCH_VALUE_U64: *FIELD(s, o, uint64_t) = v; break;
+        case LAUNCH_VALUE_SIGNAL: *FIELD(s, o, int) = (int) (int64_t) v; break;
+        case LAUNCH_VALUE_U16: *FIELD(s, o, uint16_t) = (uint16_t) v; break;
+        case LAUNCH_VALUE_BOOL: *FIELD(s, o, bool) = v != 0; break;
+        case LAUNCH_VALUE_STDIN: *FIELD(s, o, JobStdin) = (JobStdin) v; break;
+        /* Tty=false leaves what Stdin= chose. */
+        case LAUNCH_VALUE_TTY: if (v) *FIELD(s, o, JobStdin) = JOB_STDIN_TTY; break;
+        default: break;
+        }
+}
+
+static bool is_number(const LaunchOptionInfo *o) {
+        return o->type != LAUNCH_VALUE_STRING && o->type != LAUNCH_VALUE_ENV;
+}
+
+void launch_options_defaults(JobSpec *s) {
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (is_number(&launch_options[i]))
+                        set_number(&launch_options[i], s, launch_options[i].default_value);
+}
+
+void launch_options_init(LaunchOptions *o) {
+        *o = (LaunchOptions) {};
+        launch_options_defaults(&o->spec);
+}
+
+void launch_options_done(LaunchOptions *o) {
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *info = &launch_options[i];
+                if (info->type == LAUNCH_VALUE_STRING)
+                        free(*FIELD(&o->spec, info, char *));
+                else if (info->type == LAUNCH_VALUE_ENV)
+                        strv_free(*FIELD(&o->spec, info, char **));
+        }
+        *o = (LaunchOptions) {};
+}
+
+LaunchValue launch_option_get(LaunchOption i, const JobSpec *s) {
+        const LaunchOptionInfo *o = &launch_options[i];
+        LaunchValue v = { .signature = o->signature };
+        if (o->type == LAUNCH_VALUE_STRING)
+                v.str = *CFIELD(s, o, char *) ?: "";
+        else if (o->type == LAUNCH_VALUE_ENV)
+                v.strv = *CFIELD(s, o, char **);
+        else if (o->type == LAUNCH_VALUE_STDIN)
+                v.str = job_stdin_to_string(*CFIELD(s, o, JobStdin));
+        else
+                v.u64 = number_of(o, s);
+        return v;
+}
+
+_printf_(2, 3)
+static int invalid(char **ret_error, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+int launch_options_accept(const LaunchOptions *o, const char *key, const char *signature, char **ret_error) {
+        const LaunchOptionInfo *info = launch_option_by_name(key);
+        /* An unknown key is not echoed at any length: it may be anything. */
+        if (!info)
+                return strlen(key) <= 64 ? invalid(ret_error, "Unknown option '%s'", key)
+                                         : invalid(ret_error, "Unknown option (a %zu-byte key)", strlen(key));
+        int i = (int) (info - launch_options);
+        if (o->seen & (1U << i))
+                return invalid(ret_error, "Option %s given more than once", info->name);
+        if (signature && !streq(signature, info->signature))
+                return invalid(ret_error, "Option %s must be of type '%s', not '%.16s'", info->name, info->signature,
+                               signature);
+        return i;
+}
+
+static bool env_name_valid(const char *e, size_t len) {
+        if (len == 0 || !(e[0] == '_' || (e[0] >= 'A' && e[0] <= 'Z') || (e[0] >= 'a' && e[0] <= 'z')))
+                return false;
+        for (size_t i = 1; i < len; i++)
+                if (!(e[i] == '_' || (e[i] >= 'A' && e[i] <= 'Z') || (e[i] >= 'a' && e[i] <= 'z') ||
+                      (e[i] >= '0' && e[i] <= '9')))
+                        return false;
+        return true;
+}
+
+static int check_environment(const LaunchOptionInfo *o, char *const *strv, char **ret_error) {
+        size_t n = 0, bytes = 0;
+        for (char *const *e = strv; e && *e; e++, n++) {
+                const char *eq = strchr(*e, '=');
+                if (!eq || !env_name_valid(*e, (size_t) (eq - *e)))
+                        return invalid(ret_error,
+                                       "%s entry %zu is not of the form NAME=VALUE with NAME of [A-Za-z0-9_]",
+                                       o->name, n + 1);
+                bytes += strlen(*e) + 1;
+        }
+        if (n > o->max || bytes > LAUNCH_ARRAY_MAX_BYTES)
+                return invalid(ret_error, "%s is too large (%zu entries, %zu bytes; at most %" PRIu64 " and %d)",
+                               o->name, n, bytes, o->max, LAUNCH_ARRAY_MAX_BYTES);
+        return 0;
+}
+
+/* Whether the number v is within row o's bounds, or a message why not. */
+static int check_number(const LaunchOptionInfo *o, uint64_t v, char **ret_error) {
+        switch (o->type) {
+        case LAUNCH_VALUE_SIGNAL: {
+                int64_t sig = (int64_t) v;
+                /* Any signal a process can be sent, but the ones that only
+                 * stop it: a stop that stops nothing is not one. */
+                if (sig < (int64_t) o->min || sig > (int64_t) o->max || sig == SIGSTOP || sig == SIGTSTP ||
+                    sig == SIGTTIN || sig == SIGTTOU)
+                        return invalid(ret_error, "Option %s must be a signal number from %" PRIu64 " to %" PRIu64
+                                       " that ends a process", o->name, o->min, o->max);
+                return 0;
+        }
+        case LAUNCH_VALUE_STDIN:
+        case LAUNCH_VALUE_TTY:
+        case LAUNCH_VALUE_BOOL:
+                return 0;
+        default:
+                break;
+        }
+        if (v == 0 && o->min > 0 && o->max == UINT64_MAX)
+                return invalid(ret_error, "Option %s must be greater than 0", o->name);
+        if (v < o->min || v > o->max) {
+                if (o->min == 0 && o->text == LAUNCH_TEXT_DURATION) {
+                        char d[FORMAT_DURATION_MAX];
+                        return invalid(ret_error, "Option %s must be at most %" PRIu64 " µs (%s)", o->name, o->max,
+                                       format_duration(d, sizeof d, o->max));
+                }
+                return invalid(ret_error, "Option %s must be from %" PRIu64 " to %" PRIu64, o->name, o->min, o->max);
+        }
+        return 0;
+}
+
+int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, char **ret_error) {
+        int i = launch_options_accept(o, key, v->signature, ret_error);
+        if (i < 0)
+                return i;
+        const LaunchOptionInfo *info = &launch_options[i];
+        int r;
+
+        switch (info->type) {
+        case LAUNCH_VALUE_STRING: {
+                size_t len = strlen(v->str);
+                if (len < info->min || len > info->max)
+                        return invalid(ret_error, "Option %s must be a user name", info->name);
+                char *copy = strdup(v->str);
+                if (!copy)
+                        return -ENOMEM;
+                free(*FIELD(&o->spec, info, char *));
+                *FIELD(&o->spec, info, char *) = copy;
+                break;
+        }
+        case LAUNCH_VALUE_ENV: {
+                r = check_environment(info, v->strv, ret_error);
+                if (r < 0)
+                        return r;
+                size_t n = strv_length(v->strv);
+                _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
+                if (!copy)
+                        return -ENOMEM;
+                for (size_t k = 0; k < n; k++)
+                        if (!(copy[k] = strdup(v->strv[k])))
+                                return -ENOMEM;
+                strv_free(*FIELD(&o->spec, info, char **));
+                *FIELD(&o->spec, info, char **) = TAKE_PTR(copy);
+                break;
+        }
+        case LAUNCH_VALUE_STDIN: {
+                /* A caller asks for a pipe or nothing; a terminal is Tty=. */
+                int m = job_stdin_from_string(v->str);
+                if (m != JOB_STDIN_NULL && m != JOB_STDIN_PIPE)
+                        return strlen(v->str) <= 16
+                                ? invalid(ret_error, "Option %s must be 'null' or 'pipe', not '%s'", info->name, v->str)
+                                : invalid(ret_error, "Option %s must be 'null' or 'pipe'", info->name);
+                set_number(info, &o->spec, (uint64_t) m);
+                break;
+        }
+        default:
+                r = check_number(info, v->u64, ret_error);
+                if (r < 0)
+                        return r;
+                set_number(info, &o->spec, v->u64);
+                break;
+        }
+        o->seen |= 1U << i;
+        return 0;
+}
+
+int launch_options_array_max(int i, size_t *ret_entries, size_t *ret_bytes) {
+        if (i < 0 || i >= _LAUNCH_OPTION_MAX || launch_options[i].type != LAUNCH_VALUE_ENV)
+                return -EINVAL;
+        *ret_entries = (size_t) launch_options[i].max;
+        *ret_bytes = LAUNCH_ARRAY_MAX_BYTES;
+        return 0;
+}
+
+int launch_options_too_large(int i, char **ret_error) {
+        size_t entries = 0, bytes = 0;
+        (void) launch_options_array_max(i, &entries, &bytes);
+        return invalid(ret_error, "%s is too large (more than %zu entries or %zu bytes)", launch_options[i].name,
+                       entries, bytes);
+}
+
+int launch_options_check(const LaunchOptions *o, char **ret_error) {
+        bool tty = o->spec.stdin_mode == JOB_STDIN_TTY;
+        /* A terminal is the job's input already: a second one is a mistake. */
+        if (tty && launch_options_given(o, LAUNCH_OPTION_STDIN))
+                return invalid(ret_error, "Option Stdin cannot be given with Tty=true: the terminal is the job's input");
+        if (!tty && (launch_options_given(o, LAUNCH_OPTION_TTY_ROWS) || launch_options_given(o, LAUNCH_OPTION_TTY_COLUMNS)))
+                return invalid(ret_error, "Options TtyRows and TtyColumns need Tty=true");
+        return 0;
+}
+
+/* --- spec.json ------------------------------------------------------------ */
+
+/* What a spec may hold: a number is its default or within its bounds (a
+ * signal by its sign), so that what is written can be read back. */
+static bool stored_number_ok(const LaunchOptionInfo *o, uint64_t v) {
+        if (o->type == LAUNCH_VALUE_STDIN)
+                return v < _JOB_STDIN_MAX;
+        if (o->type == LAUNCH_VALUE_SIGNAL)
+                return (int64_t) v >= (int64_t) o->min && (int64_t) v <= (int64_t) o->max;
+        return v == o->default_value || (v >= o->min && v <= o->max);
+}
+
+int launch_options_to_json(const JobSpec *s, json_object *obj) {
+        int r = 0;
+        for (int i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!o->json_key)
+                        continue;
+                switch (o->type) {
+                case LAUNCH_VALUE_STRING:
+                        r = json_add_str(obj, o->json_key, *CFIELD(s, o, char *));
+                        break;
+                case LAUNCH_VALUE_ENV: {
+                        json_object *a = json_object_new_array();
+                        r = json_add(obj, o->json_key, a);
+                        for (char **e = *CFIELD(s, o, char **); r >= 0 && e && *e; e++)
+                                r = json_object_array_add(a, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
+                        break;
+                }
+                default: {
+                        uint64_t v = number_of(o, s);
+                        /* A spec that could not be read back is a bug. */
+                        if (!stored_number_ok(o, v))
+                                return -EINVAL;
+                        /* Only what is not the default, so that an older
+                         * bgrund reads what it knows. */
+                        if (!(o->flags & LAUNCH_REQUIRED) && v == o->default_value)
+                                break;
+                        if (o->type == LAUNCH_VALUE_STDIN)
+                                r = json_add_str(obj, o->json_key, job_stdin_to_string((JobStdin) v));
+                        else if (o->type == LAUNCH_VALUE_BOOL)
+                                r = json_add_bool(obj, o->json_key, v);
+                        else if (o->type == LAUNCH_VALUE_SIGNAL)
+                                r = json_add_i64(obj, o->json_key, (int64_t) v);
+                        else
+                                r = json_add_u64(obj, o->json_key, v);
+                }
+                }
+        }
+        return r;
+}
+
+static int number_from_json(json_object *obj, const LaunchOptionInfo *o, uint64_t *ret) {
+        int r;
+        switch (o->type) {
+        case LAUNCH_VALUE_STDIN: {
+                _cleanup_free_ char *name = NULL;
+                r = json_get_str(obj, o->json_key, &name);
+                int m = r >= 0 ? job_stdin_from_string(name) : r;
+                if (m < 0)
+                        return -EBADMSG;
+                *ret = (uint64_t) m;
+                return 0; /* any a spec can name, "tty" too */
+        }
+        case LAUNCH_VALUE_BOOL: {
+                bool b;
+                r = json_get_bool(obj, o->json_key, &b);
+                *ret = b;
+                return r;
+        }
+        case LAUNCH_VALUE_SIGNAL: {
+                int x;
+                r = json_get_i32(obj, o->json_key, &x);
+                *ret = (uint64_t) (int64_t) x;
+                break;
+        }
+        default:
+                r = json_get_u64(obj, o->json_key, UINT64_MAX, ret);
+        }
+        if (r < 0)
+                return r;
+        /* Written by a bgrund that checked it: anything else is damage. */
+        return stored_number_ok(o, *ret) ? 0 : -EBADMSG;
+}
+
+static int strv_from_json(json_object *obj, const char *key, char ***ret) {
+        json_object *a;
+        if (!json_object_object_get_ex(obj, key, &a) || !json_object_is_type(a, json_type_array))
+                return -EBADMSG;
+        size_t n = json_object_array_length(a);
+        _cleanup_strv_free_ char **l = calloc(n + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(a, i);
+                if (!json_object_is_type(e, json_type_string))
+                        return -EBADMSG;
+                if (!(l[i] = strdup(json_object_get_string(e))))
+                        return -ENOMEM;
+        }
+        strv_free(*ret);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int launch_options_from_json(json_object *obj, JobSpec *s) {
+        launch_options_defaults(s);
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!o->json_key)
+                        continue;
+                if (!json_object_object_get_ex(obj, o->json_key, NULL)) {
+                        /* Specs from before an option was added have none:
+                         * its default. */
+                        if (o->flags & LAUNCH_REQUIRED)
+                                return -EBADMSG;
+                        continue;
+                }
+                int r;
+                uint64_t v;
+                switch (o->type) {
+                case LAUNCH_VALUE_STRING:
+                        r = json_get_str(obj, o->json_key, FIELD(s, o, char *));
+                        break;
+                case LAUNCH_VALUE_ENV:
+                        r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
+                        break;
+                default:
+                        r = number_from_json(obj, o, &v);
+                        if (r >= 0)
+                                set_number(o, s, v);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
