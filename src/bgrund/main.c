@@ -38,7 +38,6 @@
 #include "macro.h"
 #include "mkdir.h"
 #include "runtime.h"
-#include "supervisor-spawn.h"
 
 static bool arg_user = false;
 static const char *arg_state_dir = NULL;
@@ -236,7 +235,7 @@ static int run(int argc, char **argv) {
                         return log_error_errno(r, "Cannot make the parents of %s: %m", state_dir);
         }
         _cleanup_(runtime_freep) Runtime *rt = NULL;
-        r = runtime_new(&rt, event, state_dir, &config, arg_user, &supervisor_spawn_ops);
+        r = runtime_new(&rt, event, state_dir, &config, arg_user);
         if (r < 0)
                 return r;
         /* Freed first: it holds calls waiting on the runtime's jobs. */

@@ -25,7 +25,6 @@
 #include "pidref.h"
 #include "process-tree.h"
 #include "runtime.h"
-#include "supervisor-spawn.h"
 #include "supervisor-protocol.h"
 #include "time-util.h"
 
@@ -203,7 +202,7 @@ static void new_runtime(void) {
         config.mode = CONTAINMENT_REPORT_ONLY;
         config.mechanisms[0] = MECHANISM_PROCESS_GROUP;
         config.n_mechanisms = 1;
-        cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false, &supervisor_spawn_ops), 0);
+        cr_assert_eq(runtime_new(&rt, event, state_dir, &config, false), 0);
         rt->containments[MECHANISM_PROCESS_GROUP] =
                 (Containment) { .ops = &test_ops, .host = &rt->containment_host, .initialized = true };
         runtime_set_notifier(rt, &notifier, NULL);

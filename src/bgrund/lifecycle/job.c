@@ -22,6 +22,7 @@
 #include "reaper.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
+#include "supervisor-spawn.h"
 #include "time-util.h"
 #include "utf8.h"
 
@@ -392,7 +393,7 @@ void job_started(Job *j) {
         if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
         job_log_started(j);
-        rt->supervisor->pool_refill(rt);
+        supervisor_pool_refill(rt);
 
         if (j->live && j->live->kill_requested && !j->live->releasing)
                 job_tell_supervisor(j);
@@ -428,7 +429,7 @@ static int job_let_go(Job *j) {
                 r = -EREMCHG;
         if (r < 0)
                 return r;
-        return j->runtime->supervisor->let_go(j);
+        return supervisor_let_go(j);
 }
 
 void job_containment_ready(Job *j) {
@@ -476,11 +477,11 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         *ret_fatal = false;
         if (r < 0)
                 return r;
-        r = j->runtime->supervisor->spawn(j, &plan);
+        r = supervisor_spawn(j, &plan);
         *ret_fatal = true;
         if (r < 0) {
                 if (plan.pin)
-                        j->runtime->supervisor->unpin(j->runtime, j->id);
+                        supervisor_unpin(j->runtime, j->id);
                 return r;
         }
         *ret_fatal = false;
@@ -488,9 +489,9 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
         if (r > 0)
                 r = job_let_go(j);
         if (r < 0) {
-                j->runtime->supervisor->abort(j);
+                supervisor_abort(j);
                 if (plan.pin)
-                        j->runtime->supervisor->unpin(j->runtime, j->id);
+                        supervisor_unpin(j->runtime, j->id);
         }
         return r;
 }
@@ -533,7 +534,7 @@ void job_start_refused(Job *j, int error, const char *message) {
         }
         if (c->ops->cleanup)
                 c->ops->cleanup(c, cgroup, true);
-        j->runtime->supervisor->abort(j);
+        supervisor_abort(j);
         j->live->let_go = false; /* it ran nothing, and is gone */
         job_discard(j, error, message);
 }
@@ -544,7 +545,7 @@ void job_start_failed(Job *j, bool may_fall_back, const char *message) {
 
         /* Nothing of the failed attempt may go on: no supervisor of it. (A
          * late answer about it finds the job moved on.) */
-        j->runtime->supervisor->abort(j);
+        supervisor_abort(j);
 
         /* A supervisor that failed its own setup published a result: the job
          * exists and is failed, nothing of the command ran. */

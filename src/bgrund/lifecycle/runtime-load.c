@@ -15,6 +15,7 @@
 #include "output-store.h"
 #include "reaper.h"
 #include "runtime.h"
+#include "supervisor-spawn.h"
 #include "time-util.h"
 
 /* Read one job of the store into a Job, in no table yet. */
@@ -103,7 +104,7 @@ static int find_damaged_supervisor(Job *j) {
         if (containment_job_cgroup(c, j->live->dir_fd, &j->live->spec, &cgroup) >= 0 &&
             containment_find_supervisor(c, cgroup, &j->live->supervisor) > 0)
                 return 1;
-        return j->runtime->supervisor->find(j->runtime, j->id, &j->live->supervisor);
+        return supervisor_find(j->runtime, j->id, &j->live->supervisor);
 }
 
 static void keep(Job *j, ReapCounts *counts) {

@@ -20,13 +20,14 @@
 #include "reaper.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
+#include "supervisor-spawn.h"
 #include "job-log.h"
 #include "time-util.h"
 
 /* The containment host's: what a mechanism says of a job by its id. */
 static void containment_unpin_supervisor(void *userdata, const char *job_id) {
         Runtime *rt = userdata;
-        rt->supervisor->unpin(rt, job_id);
+        supervisor_unpin(rt, job_id);
 }
 
 static void containment_ready(void *userdata, const char *job_id, Mechanism m) {
@@ -42,14 +43,13 @@ static void containment_failed(void *userdata, const char *job_id, Mechanism m, 
 }
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
-                bool user_instance, const SupervisorOps *supervisor) {
+                bool user_instance) {
         _cleanup_(runtime_freep) Runtime *rt = calloc(1, sizeof(Runtime));
         if (!rt)
                 return -ENOMEM;
         rt->jobs_fd = -EBADF;
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
-        rt->supervisor = supervisor;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
         rt->config = *config;
         rt->user_instance = user_instance;
@@ -97,8 +97,7 @@ Runtime *runtime_free(Runtime *rt) {
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
-        if (rt->supervisor)
-                rt->supervisor->children_free(rt);
+        supervisor_children_free(rt);
         containments_done(rt->containments);
         safe_close(rt->jobs_fd);
         sd_event_unref(rt->event);

@@ -16,7 +16,6 @@
 #include "job.h"
 #include "list.h"
 #include "owner.h"
-#include "supervisor-ops.h"
 
 typedef struct ReapCounts {
         unsigned background_kept;
@@ -65,7 +64,6 @@ struct Runtime {
         BgrunConfig config;
         const char *state_dir;
         const char *supervisor_path;        /* BGRUN_SUPERVISOR_PATH, or a test's */
-        const SupervisorOps *supervisor;    /* spawn/'s: supervisor_spawn_ops */
         /* bgrund --user: the one user it runs as is the only owner and admin;
          * jobs go through that user's systemd manager, in its bgrun.slice. */
         bool user_instance;
@@ -98,7 +96,7 @@ struct Runtime {
 #define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
-                bool user_instance, const SupervisorOps *supervisor);
+                bool user_instance);
 Runtime *runtime_free(Runtime *rt);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Runtime *, runtime_free);
 

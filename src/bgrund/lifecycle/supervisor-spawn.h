@@ -23,12 +23,9 @@
 
 #include "containment.h"
 #include "pidref.h"
-#include "supervisor-ops.h"
 
-/* The lifecycle's SupervisorOps: the functions below
- * (supervisor-spawn-ops.c). The lifecycle runs them through this table
- * only; main.c and the tests give it to runtime_new(). */
-extern const SupervisorOps supervisor_spawn_ops;
+typedef struct Runtime Runtime;
+typedef struct Job Job;
 
 /* Spawn j's supervisor, held, as plan says; its pid in j->live->spawned_pid. */
 int supervisor_spawn(Job *j, const SpawnPlan *plan);
