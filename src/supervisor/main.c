@@ -6,7 +6,7 @@
  * wall-clock limit, and at the end kills whatever is left, confirms the
  * containment empty and writes result.json.
  *
- * bgrund spawns it (supervisor-spawn.c) with a readiness pipe: one byte once
+ * bgrund spawns it (supervisor-process.c) with a readiness pipe: one byte once
  * the command was exec'd and run.json written, EOF without it when setup
  * failed. Started ahead of time (--pooled), it first reads its job's id
  * from the go pipe. SIGTERM means "kill the job", SIGUSR1 "stop it gracefully"

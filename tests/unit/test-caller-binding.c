@@ -20,7 +20,7 @@ static Job *job_make(const char *id, int stop_signal, uint64_t grace_usec) {
         Job *j = calloc(1, sizeof(Job));
         cr_assert_not_null(j);
         snprintf(j->id, sizeof j->id, "%s", id);
-        j->phase = JOB_PHASE_STARTING;
+        j->state = JOB_STATE_STARTING;
         j->live = calloc(1, sizeof(JobLive));
         cr_assert_not_null(j->live);
         j->live->spec.stop_signal = stop_signal;
@@ -44,7 +44,7 @@ static void bindings_clearp(CallerBindings *b) {
 }
 
 static bool stopped(const Job *j) {
-        return j->live->stop_requested;
+        return j->live->request == JOB_REQUEST_STOP;
 }
 
 Test(caller_binding, an_empty_table_has_nothing_and_loses_nothing) {
@@ -138,7 +138,7 @@ Test(caller_binding, a_job_that_ended_is_not_stopped_nor_counted) {
         cr_assert_eq(caller_bindings_add(&b, ended, ":1.5", NULL), 0);
         cr_assert_eq(caller_bindings_add(&b, freed_live, ":1.5", NULL), 0);
         /* Ended, still in the table (job_stop() would assert on it). */
-        ended->phase = JOB_PHASE_ENDED;
+        ended->state = JOB_STATE_ENDED; /* a fixture: no runtime to tell */
         free(freed_live->live);
         freed_live->live = NULL;
         cr_assert_eq(caller_bindings_gone(&b, ":1.5"), 1);
@@ -152,10 +152,10 @@ Test(caller_binding, a_job_that_ended_is_not_stopped_nor_counted) {
 Test(caller_binding, a_stop_under_way_is_not_changed) {
         _cleanup_(bindings_clearp) CallerBindings b = {};
         _cleanup_(job_unmakep) Job *j = job_make("k", SIGINT, 9);
-        j->live->kill_requested = true; /* a Kill came first */
+        j->live->request = JOB_REQUEST_KILL; /* a Kill came first */
         cr_assert_eq(caller_bindings_add(&b, j, ":1.6", NULL), 0);
         cr_assert_eq(caller_bindings_gone(&b, ":1.6"), 1);
-        cr_assert(!j->live->stop_requested, "a kill under way is not turned into a stop");
+        cr_assert_eq(j->live->request, JOB_REQUEST_KILL, "a kill under way is not turned into a stop");
 }
 
 /* Hundreds of names: the table grows, every name is found, each loss stops

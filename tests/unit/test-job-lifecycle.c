@@ -265,7 +265,7 @@ static void launch(const char *command, char ret_id[static JOB_ID_MAX]) {
         int r = runtime_launch(rt, &spec, &j);
         cr_assert_eq(r, 0, "runtime_launch: %s", strerror(-r));
         cr_assert_not_null(j);
-        cr_assert_eq(j->phase, JOB_PHASE_STARTING);
+        cr_assert(job_is_starting(j), "%s", job_state_to_string(j->state));
         strcpy(ret_id, j->id);
 }
 
@@ -356,7 +356,7 @@ Test(job_lifecycle, a_lost_supervisor_is_released_through_the_mechanism) {
         launch("exec sleep 100", id);
         RUN_UNTIL(events.running == 1);
         Job *j = runtime_find_job(rt, id);
-        cr_assert_eq(j->phase, JOB_PHASE_RUNNING);
+        cr_assert_eq(j->state, JOB_STATE_RUNNING);
 
         /* The supervisor dies without a result: bgrund must release the job
          * through its mechanism, and record it failed and confirmed dead. */
@@ -608,7 +608,7 @@ Test(job_lifecycle, a_damaged_run_json_keeps_a_job_whose_containment_holds_its_s
         Job *j = runtime_find_job(rt, id);
         pid_t sup = j->live->supervisor.pid;
         cr_assert_eq(pidref_set_pid(&leftovers[0], sup), 0);
-        cr_assert_eq(pidref_verify(j->live->run.pid, j->live->run.start_token, &leftovers[1]), PIDREF_OWNED);
+        cr_assert_eq(pidref_verify(j->live->run->pid, j->live->run->start_token, &leftovers[1]), PIDREF_OWNED);
         /* Where the containment its grant names holds it. */
         calls.contained_supervisor = sup;
         snprintf(calls.supervisor_cgroup, sizeof calls.supervisor_cgroup, "/test-then/%s", id);
@@ -628,7 +628,7 @@ Test(job_lifecycle, a_damaged_run_json_keeps_a_job_whose_containment_holds_its_s
 
         j = runtime_find_job(rt, id);
         cr_assert_not_null(j);
-        cr_assert_eq(j->phase, JOB_PHASE_RUNNING, "the job was released, its supervisor running");
+        cr_assert_eq(j->state, JOB_STATE_RUNNING, "the job was kept, its supervisor running");
         cr_assert_eq(counts.background_kept, 1);
         cr_assert_eq(counts.released, 0);
         cr_assert_eq(j->live->supervisor.pid, sup, "the supervisor is watched");
@@ -651,7 +651,7 @@ Test(job_lifecycle, after_a_power_loss_the_record_keeps_what_kill_answered) {
         RUN_UNTIL(events.running == 1);
         Job *j = runtime_find_job(rt, id);
         cr_assert_eq(pidref_set_pid(&leftovers[0], j->live->supervisor.pid), 0);
-        cr_assert_eq(pidref_verify(j->live->run.pid, j->live->run.start_token, &leftovers[1]), PIDREF_OWNED);
+        cr_assert_eq(pidref_verify(j->live->run->pid, j->live->run->start_token, &leftovers[1]), PIDREF_OWNED);
         rt = runtime_free(rt);
         for (size_t i = 0; i < ELEMENTSOF(leftovers); i++)
                 cr_assert_eq(pidref_kill(&leftovers[i], SIGKILL), 0);
@@ -675,7 +675,7 @@ Test(job_lifecycle, after_a_power_loss_the_record_keeps_what_kill_answered) {
         cr_assert_eq(runtime_load_jobs(rt, &counts), 0);
         j = runtime_find_job(rt, id);
         cr_assert_not_null(j);
-        RUN_UNTIL(j->phase == JOB_PHASE_ENDED);
+        RUN_UNTIL(job_is_ended(j));
         cr_assert_eq(j->status, JOB_KILLED);
         JobView v;
         cr_assert_eq(job_view(j, &v), 0);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The process-group mechanism, for when no cgroup can be had: the supervisor
- * runs in its own session (supervisor-spawn.c) and makes the command lead
+ * runs in its own session (supervisor-process.c) and makes the command lead
  * its own session and process group. It is never "contained": a process
  * that calls setsid() leaves the group and cannot be found again, and the
  * record says so. */

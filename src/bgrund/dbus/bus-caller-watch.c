@@ -132,7 +132,7 @@ int bus_caller_watch_start(BusService *s) {
         }
         /* Once, at start: the stored bindings. */
         for (Job *j = s->runtime->all.head; j; j = j->all_next) {
-                if (!j->live || j->phase == JOB_PHASE_ENDED || !j->live->spec.bind_to_caller || !j->live->spec.caller)
+                if (!j->live || job_is_ended(j) || !j->live->spec.bind_to_caller || !j->live->spec.caller)
                         continue;
                 int r = rebind(w, j);
                 if (r < 0)

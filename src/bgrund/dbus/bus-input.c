@@ -20,7 +20,7 @@ static int input_error(const Job *j, int r, sd_bus_error *error) {
         case -ENXIO:
         case -EPIPE:
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_INPUT, "Job %s has no input: %s", j->id,
-                                         j->phase == JOB_PHASE_ENDED ? "it ended"
+                                         job_is_ended(j) ? "it ended"
                                          : r == -EPIPE              ? "it closed its standard input"
                                          : j->live && j->live->spec.stdin_mode != JOB_STDIN_NULL
                                                  ? "its input was closed"
@@ -136,7 +136,7 @@ static int method_input(sd_bus_message *m, void *userdata, sd_bus_error *error) 
                                                              : read_input_args(m, &data, &size, &close, error);
         if (r < 0)
                 return r;
-        if (j->phase == JOB_PHASE_STARTING)
+        if (job_is_starting(j))
                 return input_error(j, -EAGAIN, error);
         /* Behind the calls held already, to keep their order. */
         if (!pending_calls_any(s, j, PENDING_INPUT)) {

@@ -49,7 +49,7 @@ static int kill_or_stop(sd_bus_message *m, BusService *s, bool stop, sd_bus_erro
                 return 1;
         if (r < 0)
                 return r;
-        if (j->phase == JOB_PHASE_ENDED || job_teardown_known(j))
+        if (job_is_ended(j) || job_teardown_known(j))
                 return bus_reply_kill(j, m, false);
         int sig = 0;
         uint64_t grace = 0;
@@ -94,7 +94,7 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
         size_t n = 0;
         /* Those still counted running (runtime.c): never more than o->running. */
         for (Job *j = o ? o->jobs.head : NULL; j && n < o->running; j = j->owner_next)
-                if (j->counted_running && streq(j->session_id, session))
+                if (job_counts_running(j) && streq(j->session_id, session))
                         jobs[n++] = j;
         r = pending_kill_session_add(s, jobs, n, m, error);
         if (r < 0)
@@ -115,7 +115,7 @@ static int method_wait(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return 1;
         if (r < 0)
                 return r;
-        if (j->phase == JOB_PHASE_ENDED || timeout == 0)
+        if (job_is_ended(j) || timeout == 0)
                 return bus_reply_record(j, m);
         r = pending_call_add(s, j, PENDING_WAIT, m, timeout, error);
         return r < 0 ? r : 1;

@@ -51,7 +51,7 @@ int bus_method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *erro
 
         /* Whether the job ended is decided before reading, so "complete" is
          * never claimed for bytes written after the read. */
-        bool ended = j->phase == JOB_PHASE_ENDED;
+        bool ended = job_is_ended(j);
         _cleanup_close_ int dir_fd = -EBADF;
         r = open_job_dir(j, &dir_fd);
         if (r < 0)
@@ -89,7 +89,7 @@ int bus_method_open_output(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (r < 0)
                 return r;
 
-        bool ended = j->phase == JOB_PHASE_ENDED;
+        bool ended = job_is_ended(j);
         _cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
         r = open_job_dir(j, &dir_fd);
         OutputLayout l;

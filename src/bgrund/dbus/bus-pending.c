@@ -284,7 +284,7 @@ void pending_kill_session_job_ended(BusService *s, Job *j) {
                 SessionKill *k = p->session_kill;
                 /* A job discarded before it started ran nothing: neither
                  * killed nor alive. */
-                if (j->phase == JOB_PHASE_ENDED || job_teardown_known(j)) {
+                if (job_is_ended(j) || job_teardown_known(j)) {
                         k->killed += j->status == JOB_KILLED;
                         JobView v;
                         k->dead = k->dead && job_view(j, &v) >= 0 && v.teardown.dead;

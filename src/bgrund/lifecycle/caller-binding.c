@@ -125,7 +125,7 @@ unsigned caller_bindings_gone(CallerBindings *b, const char *name) {
                 Job *j = bound->job;
                 j->caller_bound = NULL;
                 free(bound);
-                if (j->phase == JOB_PHASE_ENDED || !j->live)
+                if (job_is_ended(j) || !j->live)
                         continue;
                 log_info("Job %s: the connection that launched it (%s) closed; stopping it", j->id, name);
                 job_stop(j, j->live->spec.stop_signal, j->live->spec.stop_grace_usec);

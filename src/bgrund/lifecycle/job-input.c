@@ -13,13 +13,6 @@
 #include "runtime.h"
 #include "supervisor-protocol.h"
 
-void job_input_disconnect(JobLive *l) {
-        l->control_source = sd_event_source_disable_unref(l->control_source);
-        l->control_fd = safe_close(l->control_fd);
-        l->control_greeted = false;
-        l->input_fd = safe_close(l->input_fd);
-}
-
 /* The supervisor's first message: the input's write end, or none. Never
  * waited for: -EAGAIN while it has not come. */
 static int receive_greeting(JobLive *l, int fd) {
@@ -167,7 +160,7 @@ static bool pipe_has_room(int fd, size_t size) {
 
 int job_input_write(Job *j, const void *data, size_t size, bool close) {
         JobLive *l = j->live;
-        if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode == JOB_STDIN_NULL || l->input_closed)
+        if (!l || !job_is_running(j) || l->spec.stdin_mode == JOB_STDIN_NULL || l->input_closed)
                 return -ENXIO;
         int r = job_control_connect(j);
         if (r < 0)
@@ -198,7 +191,7 @@ int job_input_write(Job *j, const void *data, size_t size, bool close) {
 
 int job_input_resize(Job *j, uint16_t rows, uint16_t columns) {
         JobLive *l = j->live;
-        if (!l || j->phase != JOB_PHASE_RUNNING || l->spec.stdin_mode != JOB_STDIN_TTY)
+        if (!l || !job_is_running(j) || l->spec.stdin_mode != JOB_STDIN_TTY)
                 return -ENOTTY;
         int r = job_control_connect(j);
         if (r < 0)

@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "containment.h"
+#include "job-kill.h"
 #include "job-private.h"
 #include "job-store.h"
 #include "job-teardown.h"
@@ -127,8 +128,8 @@ static void job_kill_watch(Job *j, int ifd) {
 
 int job_kill_direct(Job *j) {
         JobLive *l = j->live;
-        assert(j->phase == JOB_PHASE_RUNNING && !l->releasing);
-        if (!l->have_run || !l->run.cgroup || !l->run.cgroup[0] || l->confirmed || !job_payload_is(j, l->run.cgroup))
+        assert(job_is_supervised(j));
+        if (!l->run || !l->run->cgroup || !l->run->cgroup[0] || job_teardown_known(j) || !job_payload_is(j, l->run->cgroup))
                 return -EOPNOTSUPP;
 
         _cleanup_close_ int lock_fd = -EBADF, cg_fd = -EBADF, ifd = -EBADF;
@@ -138,7 +139,7 @@ int job_kill_direct(Job *j) {
         JobTeardown t;
         if (job_teardown_read(l->dir_fd, &t) >= 0 || faccessat(l->dir_fd, JOB_RESULT_FILE, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
                 return -EALREADY; /* decided and said: its end is on its way */
-        r = cgroup_open(l->run.cgroup, &cg_fd);
+        r = cgroup_open(l->run->cgroup, &cg_fd);
         if (r >= 0)
                 r = cgroup_events_watch(cg_fd, &ifd); /* before looking: nothing slips between */
         if (r < 0)

@@ -37,7 +37,7 @@ void job_log_started(const Job *j) {
 void job_log_ended(const Job *j, JobStatus status, const JobResult *res) {
         JobFields f;
         job_fields(j, &f);
-        bool stopped = status == JOB_KILLED && j->live && j->live->stop_requested;
+        bool stopped = status == JOB_KILLED && j->live && j->live->request == JOB_REQUEST_STOP;
         const char *id = status != JOB_KILLED ? BGRUN_MESSAGE_JOB_ENDED :
                          stopped              ? BGRUN_MESSAGE_JOB_STOPPED :
                                                 BGRUN_MESSAGE_JOB_KILLED;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* One job's lifecycle in bgrund, with no bus in it. A job is STARTING while
- * its containment is set up, RUNNING once its supervisor has been verified
- * and is watched through a pidfd, and ENDED once result.json is final. An
- * ended job keeps only this small struct in memory; its record stays on
- * disk. What happens is told to the D-Bus face through the runtime's
- * JobNotifier (runtime.h); the face keeps its own pending calls. */
+/* One job's lifecycle in bgrund, with no bus in it. Its life is one
+ * JobState, changed only through job_set_state() (job-state.c), which keeps
+ * the running counts and the notifications in step with it. An ended job
+ * keeps only this small struct in memory; its record stays on disk. What
+ * happens is told to the D-Bus face through the runtime's JobNotifier
+ * (runtime.h); the face keeps its own pending calls. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,36 +22,51 @@ typedef struct Runtime Runtime;
 typedef struct Job Job;
 typedef struct Owner Owner;
 
-typedef enum JobPhase {
-        JOB_PHASE_STARTING, /* containment being set up; Launch not answered yet */
-        JOB_PHASE_RUNNING,  /* supervisor verified and watched */
-        JOB_PHASE_ENDED,    /* result.json final; only this struct stays in memory */
-} JobPhase;
+/* A job's life, in the order it goes through it (it may skip states, and a
+ * failed start may fall back from LET_GO's attempt to STARTING's next). */
+typedef enum JobState {
+        JOB_STATE_STARTING,  /* its containment is being set up, its supervisor held: nothing of it
+                              * can run; Launch is not answered yet */
+        JOB_STATE_LET_GO,    /* its supervisor was let go: the command may run, so a failure is
+                              * released, never started again elsewhere */
+        JOB_STATE_RUNNING,   /* its supervisor verified and watched (at load: to be verified) */
+        JOB_STATE_STOPPING,  /* its supervisor was told to stop it: its signal, its grace, then cgroup.kill */
+        JOB_STATE_KILLING,   /* its supervisor was told to kill it, or bgrund kills its payload (job-kill.c) */
+        JOB_STATE_CONFIRMED, /* ended from outside, its teardown confirmed in its slot (job-state.c);
+                              * its result is to come */
+        JOB_STATE_RELEASING, /* its supervisor is lost: bgrund kills and confirms what is left (job-end.c) */
+        JOB_STATE_ENDED,     /* result.json final; only this struct stays in memory */
+        _JOB_STATE_MAX,
+} JobState;
+
+/* What a caller asked of a live job's end; kept until it ends, and told to
+ * its supervisor once it has one (a starting job's when it runs). */
+typedef enum JobRequest {
+        JOB_REQUEST_NONE,
+        JOB_REQUEST_STOP, /* Stop: stop_signal, then cgroup.kill after stop_grace_usec */
+        JOB_REQUEST_KILL, /* Kill (also after a Stop: at once then) */
+} JobRequest;
 
 /* What only a starting or running job needs; freed when it ends. */
 typedef struct JobLive {
         int dir_fd;
         JobSpec spec;
-        JobRun run;
-        bool have_run;
+        JobRun *run;                    /* run.json, once read: the command was exec'd */
         unsigned next_mechanism;        /* where a failed start goes on in config.mechanisms */
 
-        /* Starting (supervisor-spawn.c) */
+        /* Starting (job-start.c) */
         sd_event_source *ready_source;  /* the spawned supervisor's readiness pipe */
         sd_event_source *start_timer;   /* for a supervisor that never reports readiness */
         int spawned_pidfd;              /* the supervisor bgrund spawned, until it is ready */
         pid_t spawned_pid;
         int go_fd;                      /* a held supervisor's go pipe */
-        bool let_go;                    /* the supervisor may have started the command */
         unsigned refused_limits;        /* JobLimit bits it refused the job for (EnforceLimits) */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
         PidRef supervisor;
         sd_event_source *supervisor_source;
-        bool kill_requested;            /* Kill or Stop: the job ends killed */
-        bool stop_requested;            /* Stop: stop_signal, then cgroup.kill after stop_grace_usec */
-        bool kill_told;                 /* the supervisor was told to kill (escalation is one way) */
+        JobRequest request;             /* Kill or Stop: the job ends killed */
         int stop_signal;
         uint64_t stop_grace_usec;
         sd_event_source *kill_watchdog; /* for a supervisor that does not answer SIGTERM */
@@ -64,9 +79,9 @@ typedef struct JobLive {
         bool disk_denied;               /* its owner's budget was used up at its last report */
 
         /* Ended from outside, its teardown confirmed and in its slot
-         * (job-confirm.c): the status and teardown every read shows from
-         * now on, before the result completes the record. */
-        bool confirmed;
+         * (JOB_STATE_CONFIRMED): the status and teardown every read shows from
+         * now on, before the result completes the record; status
+         * JOB_RUNNING until then. A release keeps it. */
         JobTeardown teardown;
         /* bgrund's own kill of the payload, while it waits for it to be
          * empty (job-kill.c): the slot's lock, the cgroup, its watch */
@@ -77,8 +92,7 @@ typedef struct JobLive {
         uint64_t kill_poll_usec;
         uint64_t kill_deadline;
 
-        /* Released by bgrund itself (its supervisor is lost) */
-        bool releasing;
+        /* Released by bgrund itself (JOB_STATE_RELEASING) */
         int teardown_handle;            /* the mechanism's handle on what is left */
         sd_event_source *teardown_source;
         sd_event_source *teardown_timer;
@@ -101,10 +115,9 @@ struct Job {
         char id[JOB_ID_MAX];
         char parent_id[JOB_ID_MAX];     /* "" if none */
         uid_t owner;
-        Owner *account;                 /* its owner's counts */
-        bool counted_running;           /* in its owner's and bgrund's running jobs (runtime.c) */
+        Owner *account;                 /* its owner's counts, while in the runtime's table */
         JobStatus status;
-        JobPhase phase;
+        JobState state;                 /* job_set_state() alone changes it */
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
@@ -141,6 +154,8 @@ int job_view(Job *j, JobView *ret);
  * grant says (owner, mechanism, unit); UID_INVALID as owner when unknown. */
 int job_damaged_spec(int dir_fd, const char *id, JobSpec *ret);
 int job_read_spec(Job *j, JobSpec *ret);
+/* Read run.json into j->live->run (replacing what it held); < 0 leaves it. */
+int job_read_run(Job *j);
 
 /* End the job as a whole (Kill): its supervisor tears it down and its end is
  * told through the notifier; a starting job is told once it runs. */
@@ -172,34 +187,65 @@ int job_start(Job *j, unsigned from);
 /* Called by a mechanism: the containment is ready, let the supervisor run
  * the command. */
 void job_containment_ready(Job *j);
-/* Called by a mechanism or supervisor-spawn.c: starting failed. If nothing
+/* Called by a mechanism or job-start.c: starting failed. If nothing
  * can have run, falls back to the next mechanism when may_fall_back (the
  * containment could not be had), else the launch fails (the mechanism
  * refused what it was asked: bad input); if something may have run, its
  * containment is released. */
 void job_start_failed(Job *j, bool may_fall_back, const char *message);
-/* Called by supervisor-spawn.c: the supervisor refused the job as bad input
+/* Called by job-start.c: the supervisor refused the job as bad input
  * (its user cannot enter cwd), ran nothing and is gone. Once nothing of the
  * job is left, it goes as if it never existed (the Launch: error, -EINVAL
  * or LAUNCH_LIMITS_NOT_ENFORCED, and message); else its containment is released, as for a lost supervisor. */
 void job_start_refused(Job *j, int error, const char *message);
-/* Called by supervisor-spawn.c: the command runs and run.json is written. */
+/* Called by job-start.c: the command runs and run.json is written. */
 void job_started(Job *j);
 
 /* Whether j is starting under mechanism m and waits for its containment. */
 bool job_awaits_containment(const Job *j, Mechanism m);
 
-/* The supervisor says it wrote the teardown slot (job-confirm.c): from the
+/* The supervisor says it wrote the teardown slot (job-state.c): from the
  * slot, the job's status and teardown are final, and the notifier is told
  * (Kill and Stop answer). Also at load, for a job whose slot was written. */
 void job_teardown_confirmed(Job *j);
+/* The same for a teardown t that bgrund wrote to the slot itself (job-kill.c). */
+void job_confirm(Job *j, const JobTeardown *t);
 /* The teardown a Kill answers with: the slot's once confirmed, the result's
  * once ended, else none (status JOB_RUNNING). No usage or output is read. */
 int job_view_teardown(Job *j, JobTeardown *ret);
 /* Whether j's status and teardown are final though its record is not yet:
- * confirmed, not ended. */
+ * confirmed, not ended (released after its confirmation too). */
 static inline bool job_teardown_known(const Job *j) {
-        return j->phase != JOB_PHASE_ENDED && j->live && j->live->confirmed;
+        return j->state != JOB_STATE_ENDED && j->live && j->live->teardown.status != JOB_RUNNING;
+}
+
+/* Move j to state s: the one place a job's state changes. Keeps its owner's
+ * and bgrund's running counts (a job counts from its add until nothing of
+ * it may be alive: confirmed or ended) and tells the notifier what the
+ * change means: a confirmed teardown, an end. */
+void job_set_state(Job *j, JobState s);
+const char *job_state_to_string(JobState s);
+
+/* The states, as the rest of bgrund asks about them. */
+static inline bool job_is_ended(const Job *j) {
+        return j->state == JOB_STATE_ENDED;
+}
+static inline bool job_is_starting(const Job *j) {
+        return j->state <= JOB_STATE_LET_GO;
+}
+/* Started and not ended: its command ran, or may have. */
+static inline bool job_is_running(const Job *j) {
+        return j->state >= JOB_STATE_RUNNING && j->state < JOB_STATE_ENDED;
+}
+/* Its supervisor is watched and ends it (not being released by bgrund). */
+static inline bool job_is_supervised(const Job *j) {
+        return j->state >= JOB_STATE_RUNNING && j->state <= JOB_STATE_CONFIRMED;
+}
+/* Something of it may be alive until its teardown is confirmed or it ended:
+ * MaxRunningJobs= and RunningJobs count it (a job released after its
+ * confirmation has nothing left). */
+static inline bool job_counts_running(const Job *j) {
+        return j->state < JOB_STATE_CONFIRMED || (j->state == JOB_STATE_RELEASING && !job_teardown_known(j));
 }
 
 /* Start watching a verified supervisor's exit (runtime.c, at load). */

@@ -15,7 +15,7 @@
 #include "output-store.h"
 #include "reaper.h"
 #include "runtime.h"
-#include "supervisor-spawn.h"
+#include "supervisor-process.h"
 #include "time-util.h"
 
 /* Read one job of the store into a Job, in no table yet. */
@@ -48,7 +48,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         r = job_store_read_result(dir_fd, &res);
         if (r >= 0) {
                 j->status = res.status;
-                j->phase = JOB_PHASE_ENDED;
+                job_set_state(j, JOB_STATE_ENDED);
                 j->finished_at = res.finished_at;
                 (void) job_store_disk_size(dir_fd, &j->disk_size);
                 r = job_store_settle_grant(dir_fd, &res);
@@ -70,7 +70,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         r = job_make_live(j);
         if (r < 0)
                 return r;
-        j->phase = JOB_PHASE_RUNNING;
+        job_set_state(j, JOB_STATE_RUNNING);
         j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
         j->live->spec = TAKE_STRUCT(spec);
@@ -80,8 +80,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
         (void) output_store_disk_size(j->live->dir_fd, &output);
         j->live->record_bytes = j->disk_size - MIN(output, j->disk_size);
-        r = job_store_read_run(j->live->dir_fd, &j->live->run);
-        j->live->have_run = r >= 0;
+        r = job_read_run(j);
         if (r < 0 && r != -ENOENT && !damage) {
                 log_warning_errno(r, "Job %s: its run.json is unreadable (%m)", id);
                 damage = "run.json";
@@ -111,25 +110,24 @@ static void keep(Job *j, ReapCounts *counts) {
         counts->background_kept++;
         /* Killed before bgrund stopped, its record not final yet: the rule
          * for a supervisor that never completes it holds across the restart. */
-        if (j->live->confirmed)
+        if (job_teardown_known(j))
                 job_release_unless_ended(j, JOB_SUPERVISOR_PATIENCE_USEC);
 }
 
 /* Keep a job that was live when bgrund stopped if its supervisor verifies;
  * else release its containment. */
 static void settle_live_job(Job *j, ReapCounts *counts) {
-        int supervisor = j->live->have_run ? pidref_verify(j->live->run.supervisor_pid, j->live->run.supervisor_token,
-                                                           &j->live->supervisor)
-                                           : -ENOENT;
+        const JobRun *run = j->live->run;
+        int supervisor = run ? pidref_verify(run->supervisor_pid, run->supervisor_token, &j->live->supervisor) : -ENOENT;
         /* A damaged record does not get a live job killed. */
-        if (!j->live->have_run && j->live->damage && find_damaged_supervisor(j) > 0) {
+        if (!run && j->live->damage && find_damaged_supervisor(j) > 0) {
                 log_info("Job %s: its record is damaged, but its supervisor runs: kept", j->id);
                 if (job_watch_supervisor(j) >= 0) {
                         keep(j, counts);
                         return;
                 }
         }
-        ReapDecision decision = reap_decide(false, j->live->have_run, supervisor);
+        ReapDecision decision = reap_decide(false, run != NULL, supervisor);
         if (decision == REAP_KEEP && job_watch_supervisor(j) >= 0) {
                 keep(j, counts);
                 return;
@@ -184,7 +182,7 @@ static unsigned kill_orphans(Runtime *rt) {
                 for (size_t i = 0; ids[i]; i++) {
                         const char *id = ids[i];
                         Job *j = job_table_get(&rt->jobs, id);
-                        if (j && j->phase != JOB_PHASE_ENDED)
+                        if (j && !job_is_ended(j))
                                 continue;
                         log_info("Killing the orphaned containment of job %s", id);
                         int r = containment_kill_orphan(c, cgroups[i]);
@@ -244,15 +242,15 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++)
-                if (list[i]->phase == JOB_PHASE_RUNNING && !list[i]->live->releasing)
+                if (job_is_supervised(list[i]))
                         settle_live_job(list[i], &counts);
         /* A parent killed or timed out while bgrund was away takes its
          * children with it now. */
         for (size_t i = 0; i < n; i++)
-                if (list[i]->phase == JOB_PHASE_ENDED &&
+                if (job_is_ended(list[i]) &&
                     (list[i]->status == JOB_KILLED || list[i]->status == JOB_TIMED_OUT))
                         for (Job *child = list[i]->children; child; child = child->sibling_next)
-                                if (child->phase != JOB_PHASE_ENDED)
+                                if (!job_is_ended(child))
                                         job_kill(child);
         /* Each job belongs to the table now (some may be forgotten below). */
 
@@ -270,7 +268,7 @@ int runtime_reap(Runtime *rt, ReapCounts *ret) {
         size_t b;
         for (Job *j = job_table_first(&rt->jobs, &b), *next; j; j = next) {
                 next = job_table_next(&rt->jobs, &b, j);
-                if (j->phase != JOB_PHASE_RUNNING || j->live->releasing)
+                if (!job_is_supervised(j))
                         continue;
                 if (j->live->supervisor.fd >= 0 && pidref_check(&j->live->supervisor) == PIDREF_OWNED) {
                         counts.background_kept++;

@@ -21,7 +21,7 @@ static void forget(Job *j, const char *why) {
 /* The owner's oldest ended job other than keep, or NULL. */
 static Job *oldest_ended(Owner *o, Job *keep) {
         for (Job *j = o->jobs.head; j; j = j->owner_next)
-                if (j->phase == JOB_PHASE_ENDED && j != keep)
+                if (job_is_ended(j) && j != keep)
                         return j;
         return NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* bgrund's core: the job table, the store, the mechanisms and Launch. The
- * passes over all jobs (load at start, Reap) are runtime-load.c's, what is
- * kept runtime-retention.c's, each job's own lifecycle job.c's.
+/* bgrund's core: the store, the mechanisms and Launch. The jobs' table and
+ * counts are runtime-jobs.c's, the passes over all jobs (load at start,
+ * Reap) runtime-load.c's, what is kept runtime-retention.c's, each job's
+ * own life job*.c's.
  * Ended jobs keep only a small summary in memory; their records are read
  * from the store on demand, so memory stays flat as they pile up. */
 #include <sys/statvfs.h>
@@ -20,7 +21,7 @@
 #include "reaper.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
-#include "supervisor-spawn.h"
+#include "supervisor-process.h"
 #include "job-log.h"
 #include "time-util.h"
 
@@ -105,120 +106,6 @@ Runtime *runtime_free(Runtime *rt) {
         return NULL;
 }
 
-void runtime_set_notifier(Runtime *rt, const JobNotifier *notifier, void *userdata) {
-        rt->notifier = notifier;
-        rt->notifier_data = userdata;
-}
-
-void runtime_notify_running_jobs(Runtime *rt) {
-        if (rt->notifier)
-                rt->notifier->running_jobs_changed(rt->notifier_data);
-}
-
-Job *runtime_find_job(Runtime *rt, const char *id) {
-        return job_table_get(&rt->jobs, id);
-}
-
-Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
-        _cleanup_free_ char *cgroup = NULL;
-        if (cgroup_path_of_pid(pid, &cgroup) < 0)
-                return NULL;
-        for (Mechanism m = 0; m < _MECHANISM_MAX; m++) {
-                Containment *c = runtime_containment(rt, m);
-                char id[JOB_ID_MAX];
-                if (!c || containment_identify(c, cgroup, id) <= 0)
-                        continue;
-                Job *j = job_table_get(&rt->jobs, id);
-                return j && j->phase != JOB_PHASE_ENDED && j->owner == owner ? j : NULL;
-        }
-        return NULL;
-}
-
-/* A job counts as running (MaxRunningJobs=, RunningJobs) from its add until
- * nothing of it may be alive any more: its end, or a kill confirmed before
- * its record is final (job-confirm.c), whichever comes first. */
-static void count_running(Runtime *rt, Job *j, bool on) {
-        Owner *o = j->account;
-        if (j->counted_running == on)
-                return;
-        j->counted_running = on;
-        if (on) {
-                rt->n_running++;
-                o->running++;
-        } else {
-                rt->n_running--;
-                o->running--;
-        }
-}
-
-int runtime_add_job(Runtime *rt, Job *j) {
-        Owner *o;
-        int r = owner_get_or_add(&rt->owners, j->owner, &o);
-        if (r >= 0)
-                r = job_table_put(&rt->jobs, j);
-        if (r < 0)
-                return r;
-        j->account = o;
-        /* A parent is launched before its children, and loaded before them. */
-        Job *p = j->parent_id[0] ? job_table_get(&rt->jobs, j->parent_id) : NULL;
-        if (p && p->owner == j->owner) {
-                j->parent = p;
-                LIST_PREPEND_F(sibling, p->children, j);
-        }
-        QUEUE_APPEND(all, rt->all, j);
-        QUEUE_APPEND(owner, o->jobs, j);
-        o->records++;
-        o->disk_bytes += j->disk_size;
-        if (j->phase != JOB_PHASE_ENDED)
-                count_running(rt, j, true);
-        else
-                QUEUE_APPEND(ended, rt->ended, j);
-        return 0;
-}
-
-void runtime_remove_job(Runtime *rt, Job *j) {
-        Owner *o = j->account;
-        assert(o);
-        (void) job_table_remove(&rt->jobs, j->id);
-        if (j->parent)
-                LIST_REMOVE_F(sibling, j->parent->children, j);
-        for (Job *c = j->children; c; c = c->sibling_next)
-                c->parent = NULL;
-        j->parent = j->children = NULL;
-        QUEUE_REMOVE(all, rt->all, j);
-        QUEUE_REMOVE(owner, o->jobs, j);
-        o->records--;
-        o->disk_bytes -= j->disk_size;
-        count_running(rt, j, false);
-        if (j->phase == JOB_PHASE_ENDED)
-                QUEUE_REMOVE(ended, rt->ended, j);
-        runtime_cache_drop(rt, j->id);
-        j->account = NULL;
-}
-
-void runtime_job_ended(Runtime *rt, Job *j) {
-        count_running(rt, j, false);
-        QUEUE_APPEND(ended, rt->ended, j);
-}
-
-void runtime_job_confirmed(Runtime *rt, Job *j) {
-        count_running(rt, j, false);
-        runtime_notify_running_jobs(rt);
-}
-
-Containment *runtime_containment(Runtime *rt, Mechanism m) {
-        return (unsigned) m < _MECHANISM_MAX && rt->containments[m].ops ? &rt->containments[m] : NULL;
-}
-
-void runtime_cache_drop(Runtime *rt, const char *id) {
-        RecordCache *c = &rt->cache;
-        if (id && !streq(c->id, id))
-                return;
-        job_spec_done(&c->spec);
-        job_run_done(&c->run);
-        *c = (RecordCache) {};
-}
-
 /* The first usable mechanism from config.mechanisms[from] on, or NULL. */
 static Containment *first_usable(Runtime *rt) {
         for (unsigned i = 0; i < rt->config.n_mechanisms; i++) {
@@ -256,7 +143,7 @@ static int check_disk(Runtime *rt, Owner *o, const JobSpec *spec) {
          * room, so that a refused Launch forgets nothing. */
         uint64_t running = o->disk_bytes;
         for (Job *j = o->jobs.head; j; j = j->owner_next)
-                if (j->phase == JOB_PHASE_ENDED)
+                if (job_is_ended(j))
                         running -= j->disk_size;
         if (running + size > cap)
                 return refuse_over_budget(spec, cap);

@@ -126,9 +126,11 @@ Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner);
  * owner's counts, or moves to the ended ones. */
 int runtime_add_job(Runtime *rt, Job *j);
 void runtime_remove_job(Runtime *rt, Job *j);
+/* j ended (job_set_state()): it joins the ended ones, for retention. */
 void runtime_job_ended(Runtime *rt, Job *j);
-/* A kill of j was confirmed (its record not final yet): it runs no more. */
-void runtime_job_confirmed(Runtime *rt, Job *j);
+/* j starts or stops counting as running (job_set_state(), and the add and
+ * remove above): its owner's and bgrund's counts. */
+void runtime_count_running(Runtime *rt, Job *j, bool on);
 /* What j keeps on disk now, counted against its owner's
  * OutputMaxBytesPerUser= (a running job's record and output as they are
  * written, an ended one's as it ended). */

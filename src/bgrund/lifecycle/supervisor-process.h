@@ -3,12 +3,9 @@
 
 /* bgrund starts every job's bgrun-supervisor itself, with posix_spawn, as
  * its own child in a new session, held: it waits for a byte on its go pipe
- * and touches nothing before it. job.c lets it go once its containment is
- * ready and verified. Readiness comes back over a second pipe
- * (supervisor-protocol.h): one byte once the command was exec'd and
- * run.json written (job_started()), another when the job's user cannot
- * enter its cwd (job_start_refused(), once the supervisor is gone), EOF
- * without either when setup failed (job_start_failed()).
+ * and touches nothing before it. job-start.c lets it go once its
+ * containment is ready and verified, and hears its readiness on a second
+ * pipe (supervisor-protocol.h).
  *
  * Most Launches take a supervisor started ahead of time from a small pool
  * (bgrun-supervisor --pooled, told its job over the go pipe): the same
@@ -26,9 +23,23 @@
 
 typedef struct Runtime Runtime;
 typedef struct Job Job;
+typedef struct SpawnedChild SpawnedChild;
 
-/* Spawn j's supervisor, held, as plan says; its pid in j->live->spawned_pid. */
-int supervisor_spawn(Job *j, const SpawnPlan *plan);
+/* A new supervisor, held, with its two pipes: for job_id, or for the pool
+ * (job_id NULL). Born in cgroup_fd when that is not -EBADF. On success the
+ * caller owns *ret_pidfd, *ret_ready_fd (the readiness pipe's read end) and
+ * *ret_go_fd (the go pipe's write end). */
+int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid_t *ret_pid, int *ret_pidfd,
+                             int *ret_ready_fd, int *ret_go_fd);
+
+/* Watch a dup of pidfd, the spawned supervisor of job_id ("" for an idle
+ * one of the pool), pinned or not, reaping it once it exits (unpinned). */
+int spawned_child_watch(Runtime *rt, int pidfd, const char *job_id, bool pin, SpawnedChild **ret);
+
+/* Take an idle supervisor of the pool for j as plan says: -EAGAIN when
+ * there is none, < 0 when it failed (it is then killed). */
+int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
+                         int *ret_go_fd);
 
 /* Start supervisors ahead of time until the pool is full, once Launches
  * pause: called when one starts a supervisor and when its job runs, each
@@ -37,14 +48,6 @@ void supervisor_pool_refill(Runtime *rt);
 
 /* The mechanism is done with the PID of job_id's supervisor. */
 void supervisor_unpin(Runtime *rt, const char *job_id);
-
-/* Let the held supervisor go on: its containment is ready. From here on the
- * command may run, so a failure never falls back to another mechanism. */
-int supervisor_let_go(Job *j);
-
-/* Kill a held supervisor that will never be let go (through its pidfd) and
- * stop listening to it, before anything else starts the job. */
-void supervisor_abort(Job *j);
 
 /* The running supervisor of job_id, found by what it is: the supervisor
  * binary, run by bgrund's uid, with "--job job_id". 1 and a verified ref,

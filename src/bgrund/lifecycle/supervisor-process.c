@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/* The supervisors' processes: each spawned held, as bgrund's own child in a
+ * new session, watched and reaped (unless pinned), found again by what it
+ * is; and the pool of them started ahead of time. What a job makes of its
+ * supervisor (its readiness, its go) is job-start.c's. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "job.h"
@@ -19,15 +24,33 @@
 #include "macro.h"
 #include "runtime.h"
 #include "strv.h"
-#include "supervisor-protocol.h"
-#include "supervisor-spawn.h"
-#include "supervisor-spawn-private.h"
+#include "supervisor-process.h"
 
-/* From spawn to readiness: what the supervisor's setup may take at most. */
-#define START_TIMEOUT_USEC (30 * USEC_PER_SEC)
+/* A spawned supervisor that is still bgrund's child, reaped as soon as its
+ * pidfd says it exited, whichever way its job ended (or whether bgrund still
+ * knows the job at all), so no zombie stays behind.
+ *
+ * Except while it is pinned: systemd may still move its PID into a scope
+ * (StartTransientUnit with PIDs=), and a reaped PID could by then belong to
+ * someone else. An exited pinned child stays a zombie, holding its PID,
+ * until supervisor_unpin() says systemd is done with it. */
+typedef struct SpawnedChild {
+        struct SpawnedChild *next, *prev;
+        Runtime *runtime;
+        sd_event_source *source;
+        char job_id[JOB_ID_MAX];
+        bool pinned, exited;
+        /* Idle in the pool, with no job yet: its pid and the two pipes'
+         * ends that the job takes over. */
+        bool pooled;
+        pid_t pid;
+        int ready_fd, go_fd;
+} SpawnedChild;
 
+static void supervisor_pool_forget(SpawnedChild *c);
+static void supervisor_pool_free(Runtime *rt);
 
-void spawned_child_free(SpawnedChild *c) {
+static void spawned_child_free(SpawnedChild *c) {
         supervisor_pool_forget(c);
         LIST_REMOVE(c->runtime->children, c);
         sd_event_source_disable_unref(c->source);
@@ -89,96 +112,6 @@ void supervisor_children_free(Runtime *rt) {
         supervisor_pool_free(rt);
         while (rt->children)
                 spawned_child_free(rt->children);
-}
-
-/* How long a supervisor that refused its job may take to exit: it only
- * closes what it opened. */
-#define REFUSED_EXIT_TIMEOUT_USEC (5 * USEC_PER_SEC)
-
-static void refused_done(Job *j, bool exited) {
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-        if (!exited) {
-                job_start_failed(j, false, "the supervisor that refused the job did not exit");
-                return;
-        }
-        _cleanup_free_ char *message = NULL;
-        if (j->live->refused_limits) /* EnforceLimits */
-                return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
-        /* Worded as bgrund's own check of cwd was, for every way of failing. */
-        if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter",
-                     j->live->spec.cwd, j->live->spec.user) < 0)
-                message = NULL;
-        job_start_refused(j, -EINVAL, message ?: "cwd does not exist or is not a directory that its user can enter");
-}
-
-static int on_refused_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        refused_done(userdata, true);
-        return 0;
-}
-
-static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        refused_done(userdata, false);
-        return 0;
-}
-
-/* The supervisor refused the job (SUPERVISOR_CWD_REFUSED): it ran nothing
- * and exits; the job goes once it is gone, so that nothing of it outlives
- * the Launch's answer. */
-static void await_refusing_supervisor(Job *j) {
-        Runtime *rt = j->runtime;
-        _cleanup_close_ int fd = fcntl(j->live->spawned_pidfd, F_DUPFD_CLOEXEC, 3);
-        int r = fd < 0 ? negative_errno()
-                       : sd_event_add_io(rt->event, &j->live->ready_source, fd, EPOLLIN, on_refused_exit, j);
-        if (r >= 0) {
-                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
-                TAKE_FD(fd);
-                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC,
-                                               REFUSED_EXIT_TIMEOUT_USEC, 0, on_refused_timeout, j);
-        }
-        if (r < 0) {
-                log_warning_errno(r, "Job %s: cannot wait for its refusing supervisor: %m", j->id);
-                refused_done(j, false);
-        }
-}
-
-/* n: what a read of the readiness pipe gave, c the bytes (one write). */
-static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-        j->live->go_fd = safe_close(j->live->go_fd);
-        if (n == 2 && c[0] == SUPERVISOR_LIMITS_REFUSED) {
-                j->live->refused_limits = (unsigned char) c[1] ?: ~0U;
-                await_refusing_supervisor(j);
-        } else if (n == 1 && c[0] == SUPERVISOR_CWD_REFUSED)
-                await_refusing_supervisor(j);
-        else if (n == 1)
-                job_started(j);
-        else
-                job_start_failed(j, true, "the supervisor exited before the command ran");
-}
-
-static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        char c[2] = {};
-        ssize_t n = read(fd, c, sizeof c);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-        ready_done(userdata, n, c);
-        return 0;
-}
-
-static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Job *j = userdata;
-        /* Readiness that came in the same turn of the loop still counts. */
-        char c[2] = {};
-        ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), c, sizeof c);
-        if (n >= 0) {
-                ready_done(j, n, c);
-                return 0;
-        }
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-        job_start_failed(j, true, "the supervisor did not report readiness in time");
-        return 0;
 }
 
 /* A new session, default signal dispositions and an empty mask (sd-event
@@ -319,72 +252,6 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
         return 0;
 }
 
-int supervisor_spawn(Job *j, const SpawnPlan *plan) {
-        Runtime *rt = j->runtime;
-        pid_t pid = 0;
-        int r;
-
-        _cleanup_close_ int pidfd = -EBADF, ready_read = -EBADF, go_write = -EBADF;
-        r = supervisor_pool_take(j, plan, &pid, &pidfd, &ready_read, &go_write);
-        if (r < 0 && r != -EAGAIN)
-                log_debug_errno(r, "Job %s: the supervisor started ahead of time could not take it (%m); "
-                                "starting one", j->id);
-        supervisor_pool_refill(rt); /* not while this Launch is under way */
-        if (r < 0) {
-                r = supervisor_spawn_process(rt, j->id, plan->cgroup_fd, &pid, &pidfd, &ready_read, &go_write);
-                if (r < 0)
-                        return r;
-                r = spawned_child_watch(rt, pidfd, j->id, plan->pin, NULL);
-                if (r < 0) {
-                        (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-                        (void) waitpid(pid, NULL, 0);
-                        return r;
-                }
-        }
-
-        r = sd_event_add_io(rt->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
-        if (r >= 0) {
-                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
-                TAKE_FD(ready_read);
-                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
-                                               0, on_start_timeout, j);
-        }
-        if (r < 0) {
-                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-                j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-                return r;
-        }
-        j->live->spawned_pidfd = TAKE_FD(pidfd);
-        j->live->go_fd = TAKE_FD(go_write);
-        j->live->spawned_pid = pid;
-        j->live->let_go = false;
-        return 0;
-}
-
-int supervisor_let_go(Job *j) {
-        if (j->live->go_fd < 0)
-                return -EBADF;
-        /* A failed write means the supervisor is gone and never read the
-         * byte: it ran nothing, so another mechanism may still try. */
-        ssize_t n = write(j->live->go_fd, "G", 1);
-        int r = n == 1 ? 0 : n < 0 ? negative_errno() : -EIO;
-        j->live->let_go = r >= 0;
-        j->live->go_fd = safe_close(j->live->go_fd);
-        return r;
-}
-
-void supervisor_abort(Job *j) {
-        /* Killed before its go pipe closes, so one still held runs nothing;
-         * one already let go may have started the command, and its caller
-         * releases the containment (job_start_failed). */
-        if (j->live->spawned_pidfd >= 0)
-                (void) pidfd_send_signal(j->live->spawned_pidfd, SIGKILL, NULL, 0);
-        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
-        j->live->go_fd = safe_close(j->live->go_fd);
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-}
-
 /* Whether pid runs the supervisor binary with "--job job_id" as uid. */
 static bool is_supervisor_of(pid_t pid, const char *path, const char *job_id, uid_t uid) {
         char p[64], exe[PATH_MAX];
@@ -436,4 +303,148 @@ int supervisor_find(Runtime *rt, const char *job_id, PidRef *ret) {
                 return 1;
         }
         return 0;
+}
+
+/* --- the pool ------------------------------------------------------------ */
+
+/* Supervisors started ahead of time (bgrun-supervisor --pooled): exec'd and
+ * linked, each waits on its go pipe for the id of the job it is to run. One
+ * taken spares a Launch the supervisor's exec and dynamic linking, and its
+ * fsync of the spec then runs while the containment is readied. Refilled
+ * only when Launches pause (supervisor_pool_refill()); a burst of them
+ * empties the pool and spawns the rest as before. An idle one leaves on EOF
+ * of its go pipe, so none outlives bgrund. */
+#define SUPERVISOR_POOL_SIZE 4
+
+typedef struct SupervisorPool {
+        SpawnedChild *idle[SUPERVISOR_POOL_SIZE];
+        unsigned n_idle;
+        sd_event_source *refill;
+} SupervisorPool;
+
+static void supervisor_pool_forget(SpawnedChild *c) {
+        SupervisorPool *p = c->runtime->supervisor_pool;
+        for (unsigned i = 0; p && i < p->n_idle; i++)
+                if (p->idle[i] == c) {
+                        p->idle[i] = p->idle[--p->n_idle];
+                        break;
+                }
+        c->pooled = false;
+        c->ready_fd = safe_close(c->ready_fd);
+        c->go_fd = safe_close(c->go_fd);
+}
+
+static int pool_fill_one(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        pid_t pid;
+        int pidfd, ready_fd, go_fd;
+        int r = supervisor_spawn_process(rt, NULL, -EBADF, &pid, &pidfd, &ready_fd, &go_fd);
+        if (r < 0)
+                return r;
+        SpawnedChild *c;
+        r = spawned_child_watch(rt, pidfd, "", false, &c);
+        if (r < 0) {
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                (void) waitpid(pid, NULL, 0);
+                safe_close(pidfd);
+                safe_close(ready_fd);
+                safe_close(go_fd);
+                return r;
+        }
+        safe_close(pidfd);
+        c->pooled = true;
+        c->pid = pid;
+        c->ready_fd = ready_fd;
+        c->go_fd = go_fd;
+        p->idle[p->n_idle++] = c;
+        return 0;
+}
+
+/* Started one at a time, each once bgrund has neither started nor answered
+ * a Launch for a while: a supervisor's start (its exec, its linking) then
+ * competes for the CPU with no job's start or end. */
+#define POOL_QUIET_USEC (20 * USEC_PER_MSEC)
+
+static int on_pool_refill(sd_event_source *s, uint64_t usec, void *userdata) {
+        Runtime *rt = userdata;
+        SupervisorPool *p = rt->supervisor_pool;
+        int r = p->n_idle < SUPERVISOR_POOL_SIZE ? pool_fill_one(rt) : 0;
+        if (r < 0)
+                log_debug_errno(r, "Cannot start a supervisor ahead of time: %m");
+        if (r >= 0 && p->n_idle < SUPERVISOR_POOL_SIZE) {
+                (void) sd_event_source_set_time_relative(s, POOL_QUIET_USEC);
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+void supervisor_pool_refill(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        if (!p) {
+                p = rt->supervisor_pool = calloc(1, sizeof(SupervisorPool));
+                if (!p)
+                        return; /* no pool: every Launch spawns its own */
+        }
+        if (!p->refill) {
+                if (sd_event_add_time_relative(rt->event, &p->refill, CLOCK_MONOTONIC, POOL_QUIET_USEC,
+                                               USEC_PER_MSEC, on_pool_refill, rt) < 0)
+                        return;
+        } else
+                (void) sd_event_source_set_time_relative(p->refill, POOL_QUIET_USEC);
+        (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ONESHOT);
+}
+
+/* Hand an idle supervisor job j: for a mechanism whose supervisor must be
+ * in the job's cgroup before it is let go, into that cgroup first (knowing
+ * no job yet, it has nothing to do with any if that fails), then the job's
+ * id down its go pipe. Failing here costs only this supervisor. */
+int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
+                         int *ret_go_fd) {
+        Runtime *rt = j->runtime;
+        SupervisorPool *p = rt->supervisor_pool;
+        if (!p || p->n_idle == 0)
+                return -EAGAIN;
+        SpawnedChild *c = p->idle[p->n_idle - 1];
+
+        _cleanup_close_ int pidfd = fcntl(sd_event_source_get_io_fd(c->source), F_DUPFD_CLOEXEC, 3);
+        if (pidfd < 0)
+                return negative_errno();
+        int r = plan->cgroup_fd >= 0 ? cgroup_attach(plan->cgroup_fd, c->pid) : 0;
+        if (r >= 0) {
+                char msg[JOB_ID_MAX + 1];
+                int n = snprintf(msg, sizeof msg, "%s\n", j->id);
+                ssize_t k = write(c->go_fd, msg, (size_t) n);
+                r = k == n ? 0 : k < 0 ? negative_errno() : -EIO;
+        }
+        if (r < 0) {
+                /* Unpinned still: reaped as soon as it is seen to die. */
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                supervisor_pool_forget(c);
+                return r;
+        }
+        *ret_pid = c->pid;
+        *ret_ready_fd = TAKE_FD(c->ready_fd);
+        *ret_go_fd = TAKE_FD(c->go_fd);
+        *ret_pidfd = TAKE_FD(pidfd);
+        supervisor_pool_forget(c);
+        strcpy(c->job_id, j->id);
+        c->pinned = plan->pin;
+        return 0;
+}
+
+static void supervisor_pool_free(Runtime *rt) {
+        SupervisorPool *p = rt->supervisor_pool;
+        if (!p)
+                return;
+        /* An idle one holds nothing of any job: gone with us, and reaped. */
+        while (p->n_idle > 0) {
+                SpawnedChild *c = p->idle[0];
+                int pidfd = sd_event_source_get_io_fd(c->source);
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t) {}, WEXITED);
+                spawned_child_free(c);
+        }
+        sd_event_source_disable_unref(p->refill);
+        free(p);
+        rt->supervisor_pool = NULL;
 }

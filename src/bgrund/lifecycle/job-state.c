@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* A job's state, and the one function that changes it: what follows from a
+ * change (the running counts, RunningJobs, the status a confirmed teardown
+ * makes final, the ended queue and the notifier) follows here, so no caller
+ * keeps them in step by hand. And the end from outside that the teardown
+ * slot confirms before the result (job-teardown.h): from it the status and
+ * teardown are final, so Kill and Stop answer then; Wait and JobRemoved wait
+ * for the result, which repeats them. */
+
+#include <assert.h>
+
+#include "job-store.h"
+#include "job-teardown.h"
+#include "job.h"
+#include "log.h"
+#include "runtime.h"
+
+static const char *const state_table[_JOB_STATE_MAX] = {
+        [JOB_STATE_STARTING] = "starting",
+        [JOB_STATE_LET_GO] = "let-go",
+        [JOB_STATE_RUNNING] = "running",
+        [JOB_STATE_STOPPING] = "stopping",
+        [JOB_STATE_KILLING] = "killing",
+        [JOB_STATE_CONFIRMED] = "confirmed",
+        [JOB_STATE_RELEASING] = "releasing",
+        [JOB_STATE_ENDED] = "ended",
+};
+
+const char *job_state_to_string(JobState s) {
+        return (unsigned) s < _JOB_STATE_MAX ? state_table[s] : NULL;
+}
+
+void job_set_state(Job *j, JobState s) {
+        Runtime *rt = j->runtime;
+        JobState old = j->state;
+        if (s == old)
+                return;
+        /* Counted while in the table (its account): before and after. */
+        bool counted = j->account && job_counts_running(j);
+        j->state = s;
+        bool counts = j->account && job_counts_running(j);
+        log_debug("Job %s: %s -> %s", j->id, job_state_to_string(old), job_state_to_string(s));
+
+        if (counted != counts) {
+                runtime_count_running(rt, j, counts);
+                runtime_notify_running_jobs(rt);
+        }
+        if (s == JOB_STATE_CONFIRMED) {
+                j->status = j->live->teardown.status;
+                log_debug("Job %s: %s, teardown confirmed", j->id, job_status_to_string(j->status));
+                if (rt->notifier && rt->notifier->job_confirmed)
+                        rt->notifier->job_confirmed(rt->notifier_data, j);
+        }
+        /* An end is told by job_end(), once the live part is gone. */
+        if (s == JOB_STATE_ENDED && j->account)
+                runtime_job_ended(rt, j);
+}
+
+void job_confirm(Job *j, const JobTeardown *t) {
+        assert(job_is_supervised(j) && !job_teardown_known(j));
+        j->live->teardown = *t;
+        job_set_state(j, JOB_STATE_CONFIRMED);
+}
+
+void job_teardown_confirmed(Job *j) {
+        if (!job_is_supervised(j) || job_teardown_known(j))
+                return;
+        JobTeardown t;
+        int r = job_teardown_read(j->live->dir_fd, &t);
+        if (r < 0) {
+                /* Then its end is told at the result, as for any other. */
+                if (r != -ENOENT)
+                        log_warning_errno(r, "Job %s: its teardown slot is unreadable: %m", j->id);
+                return;
+        }
+        job_confirm(j, &t);
+}
