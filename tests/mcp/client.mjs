@@ -94,8 +94,11 @@ const scenarios = {
       "run: a long output is its head, one marker line and its tail, within 16 KiB", out.slice(0, 200));
     check(r.structuredContent.output_truncated === true, "run: output_truncated says so");
     const o = await call("output", { id: r.structuredContent.id, offset: Number(m[2]), max_bytes: 100 });
-    check(o.structuredContent.output.length === 100 && o.structuredContent.next_offset === Number(m[2]) + 100 &&
-      o.structuredContent.complete === false, "output: the middle by the marker's offset", o.structuredContent);
+    // At most 100 bytes, ending after a newline of the last quarter (the contract's rule for a range).
+    const n = o.structuredContent.output.length;
+    check(n <= 100 && n > 75 && o.structuredContent.output.endsWith("\n") &&
+      o.structuredContent.next_offset === Number(m[2]) + n && o.structuredContent.complete === false,
+      "output: the middle by the marker's offset, ending at a line's end", o.structuredContent);
 
     // A job that goes on after run answers; output follows it.
     r = await call("run", { command: "echo one; sleep 1.5; echo two", wait_sec: 0.3 });
@@ -165,6 +168,59 @@ const scenarios = {
   },
 
   // The README's line works: a job runs, and its record is there.
+  // Programs behave for a reader that is not a terminal (issue #32 rows
+  // 2, 3, 5): unbuffered Python, no pager, no colour; the call's env wins;
+  // output reads come back whole, once, each ending at a line's end.
+  async reader() {
+    let r = await call("run", { command: "env" });
+    const env = r.structuredContent.output;
+    for (const v of ["NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat", "GIT_EDITOR=true",
+                     "PYTHONUNBUFFERED=1", "GIT_TERMINAL_PROMPT=0", "LANG=C.UTF-8"])
+      check(env.split("\n").includes(v), `a job's environment has ${v}`, env);
+    r = await call("run", { command: "echo $TERM $PAGER $LANG", env: { PAGER: "less", LANG: "C" } });
+    check(r.structuredContent.output === "dumb less C\n", "the call's env wins over the reader's defaults", r);
+    r = await call("run", { command: "echo $TERM", tty: true });
+    check(r.structuredContent.output.trim() === "xterm-256color", "a tty job's TERM is xterm-256color", r);
+
+    const t0 = Date.now();
+    r = await call("run", { command: "python3 -c 'print(\"ready\"); import time; time.sleep(30)'", wait_sec: 2 });
+    check(r.structuredContent.status === "running" && r.structuredContent.output.includes("ready"),
+      "python's first line is in the run result within wait_sec 2 (not buffered)", r);
+    check(Date.now() - t0 < 10000, "answered after its wait_sec", Date.now() - t0);
+    await call("kill", { id: r.structuredContent.id });
+
+    r = await call("run", { command: "d=$(mktemp -d) && cd $d && git init -q && " +
+                                     "git -c user.email=t@example.org -c user.name=t commit -q --allow-empty -m one && " +
+                                     "git log; echo done; rm -rf $d", tty: true, wait_sec: 10 });
+    check(r.structuredContent.status === "exited" && r.structuredContent.output.includes("done") &&
+          r.structuredContent.output.includes("one"), "git log in a tty job ends without input (no pager)", r);
+
+    r = await call("run", { command: "seq -f 'line %g of the output' 1 3000" });
+    const id = r.structuredContent.id;
+    check(r.structuredContent.status === "exited", "a 3,000-line job ended", r);
+    let offset = 0, whole = "", pieces = 0, cut = 0;
+    for (;;) {
+      r = await call("output", { id, offset, max_bytes: 1000 });
+      const o = r.structuredContent.output;
+      if (o.length === 0)
+        break;
+      pieces++;
+      if (!o.endsWith("\n"))
+        cut++;
+      whole += o;
+      check(r.structuredContent.next_offset === offset + Buffer.byteLength(o), "next_offset follows the piece", r);
+      offset = r.structuredContent.next_offset;
+      if (r.structuredContent.complete)
+        break;
+    }
+    const want = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} of the output\n`).join("");
+    check(whole === want, `max_bytes 1000 reads give the output whole and once (${pieces} pieces)`, whole.slice(-200));
+    check(cut === 0, "every piece ends at a line's end", cut);
+    r = await call("output", { id });
+    check(r.structuredContent.output.length <= 16384 && !r.structuredContent.output.includes("[bgrun:"),
+      "output without max_bytes is one range, no marker", r.structuredContent.output.slice(0, 200));
+  },
+
   async basic() {
     const r = await call("run", { command: "echo hello from $(id -un)" });
     check(!r.isError && r.structuredContent.status === "exited" && r.structuredContent.exit_code === 0 &&

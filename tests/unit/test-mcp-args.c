@@ -144,6 +144,22 @@ Test(mcp_schema, agrees_with_readers) {
         }
 }
 
+/* A model reads an argument's description to know what to pass: every
+ * argument of every tool has one (the contract's rule). */
+Test(mcp_schema, every_argument_has_a_description) {
+        for (size_t t = 0; t < _MCP_TOOL_MAX; t++) {
+                json_object *in = json_tokener_parse(mcp_tools[t].input_schema), *props, *d;
+                cr_assert_not_null(in, "%s", mcp_tools[t].name);
+                cr_assert(json_object_object_get_ex(in, "properties", &props));
+                json_object_object_foreach(props, key, value) {
+                        cr_assert(json_object_object_get_ex(value, "description", &d) &&
+                                          json_object_is_type(d, json_type_string) && json_object_get_string_len(d) > 0,
+                                  "%s: argument %s has no description", mcp_tools[t].name, key);
+                }
+                json_object_put(in);
+        }
+}
+
 Test(mcp_schema, list) {
         json_object *l = NULL, *tools, *first;
 

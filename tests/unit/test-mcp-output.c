@@ -125,3 +125,19 @@ Test(mcp_output, filtered_chunks_name_the_offsets_read) {
         cr_assert_eq(left, 50000 - 532);
         free(t);
 }
+
+/* A range cut short ends after the last newline of its last quarter, else
+ * at a whole character: the next read goes on from there and no line and
+ * no character is cut. */
+Test(mcp_output, a_range_cut_short_ends_at_a_line) {
+        const uint8_t lines[] = "aaaa\nbbbb\ncccc\ndd";
+        cr_assert_eq(mcp_output_range_end(lines, sizeof lines - 1), 15, "after \"cccc\\n\"");
+        const uint8_t early[] = "a\nbbbbbbbbbbbbbbbbbbbb";
+        cr_assert_eq(mcp_output_range_end(early, sizeof early - 1), sizeof early - 1,
+                     "a newline before the last quarter: not there");
+        const uint8_t cut[] = "xxxxxxxxxx\xc3\xa9\xe2\x82"; /* é, then a 3-byte character cut after 2 */
+        cr_assert_eq(mcp_output_range_end(cut, sizeof cut - 1), 12, "the cut character goes to the next read");
+        const uint8_t whole[] = "xxxxxxxxxx\xe2\x82\xac";
+        cr_assert_eq(mcp_output_range_end(whole, sizeof whole - 1), 13, "a whole character stays");
+        cr_assert_eq(mcp_output_range_end(lines, 0), 0);
+}

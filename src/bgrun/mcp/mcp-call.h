@@ -58,6 +58,8 @@ struct McpCall {
         json_object *record;           /* the latest record of the job */
         json_object *answer;           /* a Stop's answer, while its record is awaited */
         bool output_mode;              /* a wait that ends at new output too */
+        bool contiguous;               /* output: one range, no head and tail, ending at a line's end */
+        bool range_short;              /* ... and more output follows the range read */
         uint64_t offset;               /* where the output read starts */
         uint64_t max_bytes;            /* of the read: UINT64_MAX none */
         uint8_t *head, *tail;

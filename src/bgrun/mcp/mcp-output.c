@@ -124,6 +124,21 @@ void mcp_output_plan(uint64_t offset, uint64_t available, size_t limit, size_t *
         *ret_tail_offset = offset + available - half;
 }
 
+size_t mcp_output_range_end(const uint8_t *data, size_t n) {
+        for (size_t i = n; i > n - n / 4; i--)
+                if (data[i - 1] == '\n')
+                        return i;
+        /* A character cut at the end: back to where it starts. */
+        size_t start = n;
+        while (start > 0 && n - start < 4 && (data[start - 1] & 0xC0) == 0x80)
+                start--;
+        if (start == 0)
+                return n;
+        uint8_t lead = data[start - 1];
+        size_t len = lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
+        return n - (start - 1) < len ? start - 1 ?: n : n;
+}
+
 int mcp_output_format(const OutputChunks *c, size_t limit, char **ret, size_t *ret_len) {
         size_t half = (limit - MCP_OUTPUT_MARKER_MAX) / 2, head_used, tail_start;
         const uint8_t *tail = c->tail;

@@ -38,6 +38,12 @@ typedef struct OutputChunks {
 void mcp_output_plan(uint64_t offset, uint64_t available, size_t limit, size_t *ret_head_n,
                      uint64_t *ret_tail_offset, size_t *ret_tail_n);
 
+/* Where a range that was cut short (more output follows it) should end, so
+ * that the next read goes on from there and no line is cut: after the last
+ * newline of its last quarter, else at the end of its last whole UTF-8
+ * character (else, with none, all of it). The bytes of data[0..n) to keep. */
+size_t mcp_output_range_end(const uint8_t *data, size_t n);
+
 /* The text of c in at most limit bytes, NUL-terminated. */
 int mcp_output_format(const OutputChunks *c, size_t limit, char **ret, size_t *ret_len);
 

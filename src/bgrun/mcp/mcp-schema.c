@@ -77,7 +77,8 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                 .input_schema =
                         "{\"type\":\"object\",\"properties\":{" ID_PROP ","
                         "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Byte offset to read from\"},"
-                        "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":0},"
+                        "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":0,"
+                        "\"description\":\"Seconds to wait for new output or the job's end; 0: answer at once\"},"
                         "\"max_bytes\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Read at most this many bytes\"}"
                         "},\"required\":[\"id\"],\"additionalProperties\":false}",
                 .output_schema =
@@ -97,8 +98,10 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "seconds (default 1) and answers with the output that followed.",
                 .input_schema =
                         "{\"type\":\"object\",\"properties\":{" ID_PROP ","
-                        "\"text\":{\"type\":\"string\"},\"eof\":{\"type\":\"boolean\",\"description\":\"Close the input after text\"},"
-                        "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":1}"
+                        "\"text\":{\"type\":\"string\",\"description\":\"What to write, as is (add the newline a line needs)\"},"
+                        "\"eof\":{\"type\":\"boolean\",\"description\":\"Close the input after text\"},"
+                        "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":1,"
+                        "\"description\":\"Seconds to wait afterwards for the output that follows\"}"
                         "},\"required\":[\"id\"],\"additionalProperties\":false}",
                 .output_schema =
                         "{\"type\":\"object\",\"properties\":{" OUTPUT_PROPS "},"
@@ -115,7 +118,8 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "the time passes, status says running and the job goes on.",
                 .input_schema =
                         "{\"type\":\"object\",\"properties\":{" ID_PROP ","
-                        "\"timeout_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":60}"
+                        "\"timeout_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":60,"
+                        "\"description\":\"Seconds to wait for the end; the job goes on if it has not ended\"}"
                         "},\"required\":[\"id\"],\"additionalProperties\":false}",
                 .output_schema = RUN_RESULT,
                 .read_only = true,
@@ -131,7 +135,8 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "anything that should clean up.",
                 .input_schema =
                         "{\"type\":\"object\",\"properties\":{" ID_PROP ","
-                        "\"grace_sec\":{\"type\":\"number\",\"minimum\":0},"
+                        "\"grace_sec\":{\"type\":\"number\",\"minimum\":0,"
+                        "\"description\":\"Seconds it may take to exit before it is killed (default the job's own)\"},"
                         "\"signal\":{\"type\":[\"string\",\"integer\"],\"description\":\"As TERM, SIGINT or 2\"}"
                         "},\"required\":[\"id\"],\"additionalProperties\":false}",
                 .output_schema =
@@ -180,7 +185,8 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                 .description =
                         "List jobs: id, session, status and command (cut). By default this server's session; "
                         "session \"*\" lists all of the user's jobs.",
-                .input_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
+                .input_schema = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\","
+                                "\"description\":\"The session to list (default this server's; \\\"*\\\": all of the user's)\"}},"
                                 "\"additionalProperties\":false}",
                 .output_schema =
                         "{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":{\"type\":\"object\","

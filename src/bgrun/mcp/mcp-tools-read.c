@@ -71,6 +71,13 @@ static int on_head(McpCall *c, sd_bus_message *reply) {
         int r = take_chunk(c, reply, &c->head, &c->head_n);
         if (r < 0)
                 return r;
+        if (c->range_short) {
+                /* The next read goes on where this one ends: at a line's end. */
+                size_t keep = mcp_output_range_end(c->head, c->head_n);
+                c->next_offset -= c->head_n - keep;
+                c->head_n = keep;
+                c->complete = false;
+        }
         if (c->tail_offset > 0 && c->tail_n > 0) {
                 size_t want = c->tail_n;
                 c->tail_n = 0;
@@ -98,6 +105,14 @@ int mcp_read_output(McpCall *c, McpStep after) {
                 c->complete = true;
                 mcp_cursor_set(c->server, c->job_id, c->next_offset);
                 return c->after_output(c, NULL);
+        }
+        if (c->contiguous) {
+                /* One range, whole, within what a result holds. */
+                size_t room = c->server->options.output_limit - MCP_OUTPUT_MARKER_MAX;
+                uint64_t total = bytes > c->offset ? bytes - c->offset : 0;
+                c->range_short = available > room || available < total;
+                c->tail_n = 0;
+                return read_chunk(c, c->offset, (size_t) MIN(available, room), on_head);
         }
         mcp_output_plan(c->offset, available, c->server->options.output_limit, &head_n, &tail_offset, &tail_n);
         /* on_head() reads the tail, if there is one to read. */
@@ -243,43 +258,61 @@ static int on_launched(McpCall *c, sd_bus_message *reply) {
         return mcp_call_wait(c, read_then_answer);
 }
 
-/* Environment: the server's own, filtered as bgrun run filters it, and the
- * call's env on top (K=V strings kept in envp_storage). */
+static void strv_freep_local(char ***p) {
+        for (char **e = *p; e && *e; e++)
+                free(*e);
+        free(*p);
+}
+
+/* What makes programs behave for a reader that is not a terminal: no
+ * colour, no pager, no editor or password prompt, unbuffered Python (the
+ * contract's list). TERM is dumb but on a terminal of the job's own. */
+static const char *const reader_environment[] = {
+        "NO_COLOR=1", "PAGER=cat", "GIT_PAGER=cat", "GH_PAGER=cat", "GIT_EDITOR=true",
+        "PYTHONUNBUFFERED=1", "GIT_TERMINAL_PROMPT=0",
+};
+
+/* Whether name is set in the server's environment or the call's env. */
+static bool environment_has(McpCall *c, const char *name) {
+        return getenv(name) || (c->args.env && json_object_object_get_ex(c->args.env, name, NULL));
+}
+
+/* Environment: the server's own, filtered as bgrun run filters it, then
+ * reader_environment (and LANG=C.UTF-8 where no locale is set), then the
+ * call's env, which wins (K=V strings kept in ret_storage). */
 static int launch_environment(McpCall *c, char ***ret_storage, const char ***ret_env) {
-        _cleanup_free_ char **storage = NULL;
-        size_t n = 0, k = 0;
+        _cleanup_(strv_freep_local) char **storage = NULL;
+        size_t n = ELEMENTSOF(reader_environment) + 2, k = 0;
         RunEnvOptions o = { .remote = c->server->options.remote, .tty = c->args.tty };
 
         if (c->args.env)
-                n = (size_t) json_object_object_length(c->args.env);
+                n += (size_t) json_object_object_length(c->args.env);
         storage = calloc(n + 1, sizeof(char *));
         if (!storage)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(reader_environment); i++)
+                if (!(storage[k++] = strdup(reader_environment[i])))
+                        return -ENOMEM;
+        if (!(storage[k++] = strdup(c->args.tty ? "TERM=xterm-256color" : "TERM=dumb")))
+                return -ENOMEM;
+        if (!environment_has(c, "LANG") && !environment_has(c, "LC_ALL") && !(storage[k++] = strdup("LANG=C.UTF-8")))
                 return -ENOMEM;
         if (c->args.env) {
                 json_object_object_foreach(c->args.env, key, value) {
                         if (asprintf(&storage[k], "%s=%s", key, json_object_get_string(value)) < 0) {
-                                for (size_t i = 0; i < k; i++)
-                                        free(storage[i]);
+                                storage[k] = NULL;
                                 return -ENOMEM;
                         }
                         k++;
                 }
         }
         o.setenv = storage;
-        if (run_environment(environ, &o, ret_env, &n) < 0) {
-                for (size_t i = 0; i < k; i++)
-                        free(storage[i]);
+        if (run_environment(environ, &o, ret_env, &n) < 0)
                 return -ENOMEM;
-        }
         *ret_storage = TAKE_PTR(storage);
         return 0;
 }
 
-static void strv_freep_local(char ***p) {
-        for (char **e = *p; e && *e; e++)
-                free(*e);
-        free(*p);
-}
 
 static int append_options(McpCall *c, sd_bus_message *m, const char *const *env) {
         int r;
@@ -396,6 +429,7 @@ int mcp_tool_output(McpCall *c) {
         if (mcp_args_has(&c->args, MCP_ARG_MAX_BYTES))
                 c->max_bytes = c->args.max_bytes;
         c->output_mode = true;
+        c->contiguous = true;
         c->deadline = now_monotonic_usec() + c->args.wait_usec;
         return mcp_call_wait(c, output_read);
 }
