@@ -385,6 +385,38 @@ Test(job_lifecycle, kill_ends_a_running_job_as_killed) {
         cr_assert_eq(job_forget(j), 0);
 }
 
+/* A Kill moves the job to killing, and the counts follow its state alone
+ * (job_set_state()): counted until nothing of it may be alive, RunningJobs
+ * told once when it stops counting. */
+Test(job_lifecycle, a_kill_moves_the_state_and_the_counts_follow_it) {
+        char id[JOB_ID_MAX];
+        launch("exec sleep 100", id);
+        RUN_UNTIL(events.running == 1);
+        Job *j = runtime_find_job(rt, id);
+        cr_assert_eq(j->state, JOB_STATE_RUNNING, "%s", job_state_to_string(j->state));
+        cr_assert_eq(rt->n_running, 1);
+        cr_assert_eq(j->account->running, 1);
+        unsigned changed = events.running_changed;
+        job_kill(j);
+        cr_assert_eq(j->state, JOB_STATE_KILLING, "%s", job_state_to_string(j->state));
+        cr_assert_eq(j->live->request, JOB_REQUEST_KILL);
+        cr_assert_eq(rt->n_running, 1, "counted until nothing of it may be alive");
+        job_stop(j, SIGTERM, 0);
+        cr_assert_eq(j->live->request, JOB_REQUEST_KILL, "a Stop after a Kill changes nothing");
+        RUN_UNTIL(events.ended == 1);
+        cr_assert(job_is_ended(j));
+        cr_assert_eq(rt->n_running, 0);
+        cr_assert_eq(j->account->running, 0);
+        cr_assert_eq(events.running_changed, changed + 1, "RunningJobs told once");
+        cr_assert_eq(job_forget(j), 0);
+}
+
+Test(job_lifecycle, every_state_has_a_name) {
+        for (JobState s = 0; s < _JOB_STATE_MAX; s++)
+                cr_assert_not_null(job_state_to_string(s), "state %d", s);
+        cr_assert_null(job_state_to_string(_JOB_STATE_MAX));
+}
+
 /* --- job control (issue #12): a stop's signal and grace, input ---------- */
 
 static Job *launch_spec(JobSpec *spec) {
