@@ -215,6 +215,43 @@ test_mcp_call_deadline_is_an_iserror_result() {
 
 # A client that stops reading (its end of stdout closed) ends the server as
 # the end of its input does: its jobs stopped.
+# Against a stopped bgrund every tool answers within the call deadline plus
+# what it asked to wait (kill: nothing), and a run that was not answered
+# says the truth: it may have started, never "try again" (issue #32 row 4).
+test_mcp_tools_keep_their_deadline_against_a_stopped_bgrund() {
+	local out pid id t0 server
+	out=$(mktemp)
+	id=$(bgrun run -s mcp-deadline -- 'sleep 300') || fail "bgrun run"
+	pid=$(bgrund_pid)
+	on_exit "kill -CONT $pid; bgrun kill $id >/dev/null 2>&1; rm -f $out"
+	{
+		sleep 1
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kill","arguments":{"id":"'"$id"'"}}}'
+		echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"id":"'"$id"'","timeout_sec":1}}}'
+		echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{"command":"true","wait_sec":0}}}'
+		sleep 6
+	} | bgrun --call-timeout 2s mcp >"$out" 2>/dev/null &
+	server=$!
+	sleep 0.5
+	kill -STOP "$pid"
+	t0=$(date +%s%N)
+	wait_until 8 grep -q '"id":1' "$out" || fail "kill never answered"
+	local t_kill=$((($(date +%s%N) - t0) / 1000000))
+	wait_until 8 grep -q '"id":2' "$out" || fail "wait never answered"
+	local t_wait=$((($(date +%s%N) - t0) / 1000000))
+	wait_until 8 grep -q '"id":3' "$out" || fail "run never answered"
+	kill -CONT "$pid"
+	wait "$server"
+	# The calls went out 0.5 s after the stop: 2 s deadline + 1.5 s, + 1 s for wait's timeout_sec.
+	assert_le "$t_kill" 4000 "ms until kill answered (deadline 2 s)"
+	assert_le "$t_wait" 5000 "ms until wait answered (deadline 2 s, timeout_sec 1)"
+	assert_eq true "$(jq 'select(.id == 1) | .result.isError' "$out")" "kill past the deadline is an error"
+	local run_text
+	run_text=$(jq -r 'select(.id == 3) | .result.content[0].text' "$out")
+	assert_contains "$run_text" "may have started or not"
+	[[ $run_text != *"Try again"* ]] || fail "a run not answered in time must not say to try again: $run_text"
+}
+
 test_mcp_closed_stdout_ends_the_server_and_its_jobs() {
 	local session=mcp-closed$$ id
 	{

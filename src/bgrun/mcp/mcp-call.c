@@ -138,6 +138,28 @@ int mcp_call_set_waiting(McpCall *c, bool waiting) {
         return 0;
 }
 
+/* What tool may wait besides the call deadline (the contract's rule): a
+ * run its wait_sec, output and write_input theirs, a wait its timeout_sec,
+ * a stop its grace and the final fields; kill and the rest nothing. */
+static uint64_t tool_allowance(McpTool tool, const McpArgs *a) {
+        switch (tool) {
+        case MCP_TOOL_RUN:
+                return mcp_args_has(a, MCP_ARG_WAIT_SEC) ? a->wait_usec : RUN_WAIT_DEFAULT_USEC;
+        case MCP_TOOL_OUTPUT:
+                return mcp_args_has(a, MCP_ARG_WAIT_SEC) ? a->wait_usec : 0;
+        case MCP_TOOL_WRITE_INPUT:
+                return mcp_args_has(a, MCP_ARG_WAIT_SEC) ? a->wait_usec : WRITE_INPUT_WAIT_DEFAULT_USEC;
+        case MCP_TOOL_WAIT:
+                return mcp_args_has(a, MCP_ARG_TIMEOUT_SEC) ? a->timeout_usec : WAIT_TIMEOUT_DEFAULT_USEC;
+        case MCP_TOOL_STOP:
+                /* Without grace_sec the job's own applies, which only bgrund knows. */
+                return (mcp_args_has(a, MCP_ARG_GRACE_SEC) ? MIN(a->grace_usec, STOP_GRACE_LIMIT_USEC)
+                                                           : STOP_GRACE_LIMIT_USEC) + STOP_FINAL_FIELDS_USEC;
+        default:
+                return 0;
+        }
+}
+
 int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
                    json_object *arguments, McpArgs *args, size_t request_bytes) {
         McpCall *c;
@@ -162,6 +184,9 @@ int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, Mcp
         c->tool = tool;
         c->args = TAKE_STRUCT(*args);
         c->started = c->last_progress = now_monotonic_usec();
+        uint64_t allowed = tool_allowance(tool, &c->args);
+        c->answer_by = s->call_timeout_usec >= UINT64_MAX / 2 || allowed >= UINT64_MAX / 4
+                ? UINT64_MAX : c->started + s->call_timeout_usec + allowed;
         c->max_bytes = UINT64_MAX;
 
         /* A failure to even send is the tool's error too: c answers. */
@@ -175,6 +200,18 @@ int mcp_new_call(McpCall *c, const char *method, sd_bus_message **ret) {
         if (r < 0)
                 return mcp_call_fail(c, "Failed to build the %s call: %s", method, strerror(-r));
         return 0;
+}
+
+/* What is certain when bgrund did not answer method in time: never "try
+ * again" where doing it twice could do it twice. */
+static const char *timeout_truth(const char *method) {
+        if (streq(method, "Launch"))
+                return "The job may have started or not: look for it with list before running the command again.";
+        if (streq(method, "Kill") || streq(method, "Stop"))
+                return "It may still take effect: look at the job with status.";
+        if (streq(method, "WriteInput"))
+                return "The input may have been written or not: look at the job's output before writing again.";
+        return "Nothing was changed by this call.";
 }
 
 /* What a model should read for bgrund's error: what happened, what to do. */
@@ -204,9 +241,9 @@ static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
                 return mcp_call_fail(c, "Invalid argument: %s", msg);
         if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
                 return mcp_call_fail(c, "bgrund did not answer %s within the call deadline (%s): it may be "
-                                     "overloaded or stuck. Try again later; the job itself is not affected.",
-                                     c->method, format_duration(deadline, sizeof deadline,
-                                                                c->server->call_timeout_usec));
+                                     "overloaded or stuck. %s", c->method,
+                                     format_duration(deadline, sizeof deadline, c->server->call_timeout_usec),
+                                     timeout_truth(c->method));
         if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 return mcp_call_fail(c, "bgrund is not running (%s). It has to be started by an administrator "
                                      "(systemctl start bgrund.service, or systemctl --user for bgrun mcp --user).",
@@ -229,7 +266,11 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
 
 static int send_now(McpCall *c, sd_bus_message *m, uint64_t timeout) {
         McpServer *s = c->server;
-        int r = sd_bus_call_async(s->bus, &c->slot, m, on_reply, c, timeout ?: s->call_timeout_usec);
+        uint64_t now = now_monotonic_usec();
+        /* However the steps add up (Kill's teardown, a Wait and its Get),
+         * the tool answers by answer_by. */
+        timeout = MIN(timeout ?: s->call_timeout_usec, c->answer_by > now ? c->answer_by - now : 1);
+        int r = sd_bus_call_async(s->bus, &c->slot, m, on_reply, c, timeout);
         if (r < 0)
                 return fail_bus_error(c, NULL, r);
         s->in_flight[c->lane]++;

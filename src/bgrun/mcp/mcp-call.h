@@ -49,6 +49,8 @@ struct McpCall {
         size_t request_held;           /* the request's part of it: all a wait holds while it waits */
 
         uint64_t started;              /* CLOCK_MONOTONIC µs */
+        uint64_t answer_by;            /* the call deadline after started, and what the call asked to
+                                        * wait: no bus call of it outlives this */
         uint64_t deadline;             /* of a wait: when to answer with what there is */
         uint64_t last_progress;
         double progress_sent;
@@ -69,6 +71,15 @@ struct McpCall {
         McpStep after_output;          /* what the read output goes to */
         McpStep after_wait;            /* what the end of a wait goes to */
 };
+
+/* What a tool waits when its call does not say (the schema's defaults). */
+#define RUN_WAIT_DEFAULT_USEC (10 * USEC_PER_SEC)
+#define WAIT_TIMEOUT_DEFAULT_USEC (60 * USEC_PER_SEC)
+#define WRITE_INPUT_WAIT_DEFAULT_USEC (1 * USEC_PER_SEC)
+/* stop: after the grace, this long for the final fields. */
+#define STOP_FINAL_FIELDS_USEC (5 * USEC_PER_SEC)
+/* The longest grace a job may have (StopGraceUSec's bound). */
+#define STOP_GRACE_LIMIT_USEC (600 * USEC_PER_SEC)
 
 /* Starts the call of tool for request (arguments read already), whose
  * line was request_bytes long (what the call is counted as holding). */

@@ -19,9 +19,6 @@
 #include "time-util.h"
 #include "verbs.h"
 
-#define RUN_WAIT_DEFAULT_USEC (10 * USEC_PER_SEC)
-#define WAIT_TIMEOUT_DEFAULT_USEC (60 * USEC_PER_SEC)
-#define WRITE_INPUT_WAIT_DEFAULT_USEC (1 * USEC_PER_SEC)
 
 static int take_chunk(McpCall *c, sd_bus_message *reply, uint8_t **ret, size_t *ret_n) {
         const void *data;
