@@ -107,6 +107,9 @@ BgrunExit exit_code_for_error(const sd_bus_error *error, int r) {
                 return BGRUN_EXIT_LIMIT;
         if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
                 return BGRUN_EXIT_CONTAINMENT_REFUSED;
+        /* Its call deadline passed before bgrund could start it: as not answering in time. */
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
+                return BGRUN_EXIT_UNREACHABLE;
         if (bus_error_means_daemon_missing(error) || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY,
                                                                             SD_BUS_ERROR_TIMEOUT,
                                                                             SD_BUS_ERROR_DISCONNECTED))
@@ -237,6 +240,10 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                 return call_failure(code, name, r, "Limit exceeded, nothing was started: %s", text);
         if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
                 return call_failure(code, name, r, "Limit not enforced, nothing was run: %s", text);
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
+                return call_failure(code, name, r, "bgrund could not start the job within the deadline "
+                                    "(--call-timeout, now %s); nothing ran.",
+                                    format_duration(deadline_text, sizeof deadline_text, call_deadline_usec()));
         if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
                 return call_failure(code, name, r, "Job %s takes no input (start it with --stdin, --open-stdin or "
                                     "--tty), or its input was closed.", id ? id : "");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "bgrun/bus-api.h"
 #include "call.h"
 #include "json-util.h"
 #include "log.h"
@@ -18,7 +19,9 @@
 #include "record.h"
 #include "run-env.h"
 #include "run-limits.h"
+#include "time-util.h"
 #include "verbs.h"
+#include "deadline.h"
 
 /* A word the shell reads as itself: no quoting needed. */
 static bool word_is_plain(const char *w) {
@@ -128,7 +131,7 @@ static int build_environment(const Args *args, const char ***ret) {
 }
 
 /* Launch's call for args: COMMAND, where, the environment, the options. */
-static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) {
+static int new_launch_call(sd_bus *bus, const Args *args, bool with_deadline, sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *command = NULL, *directory = NULL;
         _cleanup_free_ const char **env = NULL;
@@ -162,6 +165,12 @@ static int new_launch_call(sd_bus *bus, const Args *args, sd_bus_message **ret) 
         if (args->stdin_forward || args->open_stdin)
                 launch_args_set(&launch, LAUNCH_OPTION_STDIN, (LaunchValue) { .str = "pipe" });
         run_limits_prepare(&launch, args->wait, args->tty, args->strict_limits);
+        /* Past the call deadline this run has given up: the job must not
+         * start later behind its back. */
+        uint64_t deadline = call_deadline_usec();
+        if (with_deadline && deadline < UINT64_MAX / 4)
+                launch_args_set(&launch, LAUNCH_OPTION_LAUNCH_DEADLINE_USEC,
+                                (LaunchValue) { .u64 = now_realtime_usec() + deadline });
         unsigned short rows = 0, columns = 0;
         if (args->tty) {
                 launch_args_set(&launch, LAUNCH_OPTION_TTY, (LaunchValue) { .u64 = 1 });
@@ -251,7 +260,7 @@ int verb_run(sd_bus *bus, const Args *args) {
         const char *id, *path;
         int r;
 
-        r = new_launch_call(bus, args, &m);
+        r = new_launch_call(bus, args, true, &m);
         if (r < 0)
                 return r;
 
@@ -262,9 +271,23 @@ int verb_run(sd_bus *bus, const Args *args) {
                         return r;
         }
 
-        r = manager_call(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), NULL, &reply);
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, &reply);
+        /* An older bgrund refuses the deadline as unknown, having created
+         * nothing: it gets none. */
+        if (r < 0 && sd_bus_error_has_name(&error, BGRUN_ERROR_INVALID_ARGS) && error.message &&
+            strstr(error.message, "'LaunchDeadlineUSec'")) {
+                log_warning("This bgrund does not know LaunchDeadlineUSec (an older version): the job may still "
+                            "start if this run gives up waiting for it.");
+                sd_bus_error_free(&error);
+                m = sd_bus_message_unref(m);
+                r = new_launch_call(bus, args, false, &m);
+                if (r < 0)
+                        return r;
+                r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, &reply);
+        }
         if (r < 0)
-                return r;
+                return log_call_error("Launch", NULL, &error, r);
 
         r = sd_bus_message_read(reply, "so", &id, &path);
         if (r < 0)

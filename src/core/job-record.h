@@ -85,6 +85,7 @@ typedef struct JobSpec {
         uint64_t tasks_max;
         uint64_t cpu_quota_per_sec_usec;
         bool enforce_limits;      /* refused before exec where a limit has no controller */
+        uint64_t launch_deadline_usec; /* CLOCK_REALTIME µs: the command is let run only before it; 0 none */
         bool bind_to_caller;      /* stopped when the connection that launched it closes */
         char *caller;             /* that connection's unique name, with bind_to_caller */
 } JobSpec;

@@ -87,7 +87,9 @@ typedef enum LaunchText {
         X(BIND_TO_CALLER,         "BindToCaller",       "b",  "bind_to_caller",         bind_to_caller,         \
           BOOL,   0,              0,   1,                 0,                      NONE)                       \
         X(ENFORCE_LIMITS,         "EnforceLimits",      "b",  "enforce_limits",         enforce_limits,         \
-          BOOL,   0,              0,   1,                 0,                      NONE)
+          BOOL,   0,              0,   1,                 0,                      NONE)                       \
+        X(LAUNCH_DEADLINE_USEC,   "LaunchDeadlineUSec", "t",  "launch_deadline_usec",   launch_deadline_usec,   \
+          U64,    0,              1,   UINT64_MAX,        0,                      NONE)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;

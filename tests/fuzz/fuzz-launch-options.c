@@ -161,6 +161,9 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_TTY_COLUMNS:
                 FUZZ_CHECK(o->spec.tty_columns == v->u64, "TtyColumns");
                 break;
+        case LAUNCH_OPTION_LAUNCH_DEADLINE_USEC:
+                FUZZ_CHECK(o->spec.launch_deadline_usec == v->u64, "LaunchDeadlineUSec");
+                break;
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -175,7 +178,8 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
                x->cpu_quota_per_sec_usec == y->cpu_quota_per_sec_usec && x->user == y->user &&
                x->stop_signal == y->stop_signal && x->stop_grace_usec == y->stop_grace_usec &&
                x->stdin_mode == y->stdin_mode && x->tty_rows == y->tty_rows && x->tty_columns == y->tty_columns &&
-               x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits;
+               x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits &&
+               x->launch_deadline_usec == y->launch_deadline_usec;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -534,6 +534,7 @@ OPTIONS = {
     "TtyColumns": 80,
     "BindToCaller": 1,
     "EnforceLimits": 1,
+    "LaunchDeadlineUSec": 4102444800 * 1000000,  # 2100-01-01: a Launch that may run
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon

@@ -37,6 +37,32 @@ test_stopped_bgrund_list_status_run_exit_within_the_deadline() {
 	assert_eq running "$(job_status "$id")" "the job once bgrund goes on"
 }
 
+# A run that gave up (its call deadline passed while bgrund was stopped)
+# never starts later: bgrund reads the Launch after its LaunchDeadlineUSec
+# and refuses it, DeadlinePassed, no record (issue #32 row 1).
+test_a_run_that_gave_up_never_starts_later() {
+	local mark=/run/bgrun-test-deadline-ran
+	rm -f "$mark"
+	stop_bgrund "rm -f $mark"
+	timeout 60 bgrun --call-timeout 1s run -s gave-up -- "touch $mark" >/dev/null 2>err
+	assert_eq 245 "$?" "run with bgrund stopped ($(cat err))"
+	sleep 1.5
+	kill -CONT "$BGRUND"
+	sleep 1.5
+	[[ ! -e $mark ]] || fail "the command ran after its caller gave up"
+	assert_eq "" "$(bgrun list -s gave-up --json | jq -r '.[].id' 2>/dev/null)" "no record of it"
+	# Over the bus: a deadline already passed is DeadlinePassed, and nothing is kept.
+	local out
+	out=$(busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager Launch 'sssa{sv}' \
+		"touch $mark" gave-up / 1 LaunchDeadlineUSec t 1 2>&1) && fail "a passed deadline launched: $out"
+	assert_contains "$out" "LaunchDeadlineUSec passed"
+	[[ ! -e $mark ]] || fail "a Launch past its deadline ran"
+	# One in the future runs.
+	busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager Launch 'sssa{sv}' \
+		"touch $mark" gave-up / 1 LaunchDeadlineUSec t $((($(date +%s) + 60) * 1000000)) >/dev/null || fail "Launch"
+	wait_until 10 test -e "$mark" || fail "a Launch before its deadline did not run"
+}
+
 test_wait_notices_a_stopped_bgrund_within_the_deadline() {
 	local id wpid start rc
 	id=$(bgrun run -q -- 'sleep 300') || fail "run"

@@ -19,6 +19,8 @@ restart_bgrund_as() { # what
 		fail "bgrund ($1) does not answer"
 }
 
+job_has_exited() { [[ $(job_status "$1") == exited ]]; }
+
 has_format() { jq -e 'has("format")' "/var/lib/bgrun/jobs/$1/$2" >/dev/null; }
 
 test_upgrade_keeps_running_jobs_and_reads_old_records() {
@@ -169,4 +171,31 @@ test_newer_result_is_shown_damaged() {
 	assert_eq true "$(jq -r .teardown.dead <<<"$rec")" "dead"
 	cmp -s result.new "/var/lib/bgrun/jobs/$id/result.json.damaged" || fail "the newer result was not kept aside as it was"
 	bgrun forget "$id" || fail "forget failed"
+}
+
+# This bgrun against the previous bgrund, which knows no LaunchDeadlineUSec:
+# run goes on without it, saying so, and the job runs once.
+test_a_new_bgrun_runs_on_a_bgrund_without_launch_deadlines() {
+	local prev old_bgrund out
+	prev=$(previous_prefix)
+	old_bgrund=$(find "$prev" -path '*/libexec/bgrund' -type f 2>/dev/null | head -n 1)
+	[[ -x $old_bgrund ]] || skip "no previous version built in $prev (tools/build-previous; tools/test builds it)"
+	local unitdir
+	unitdir=$(systemctl show -p UnitPath --value | awk '{ print $1 }')
+	UPGRADE_DROPIN=$unitdir/bgrund.service.d/90-test-upgrade.conf
+	mkdir -p "${UPGRADE_DROPIN%/*}"
+	printf '%s\n' "[Service]" "ExecStart=" "ExecStart=$old_bgrund" >"$UPGRADE_DROPIN"
+	trap 'rm -f "$UPGRADE_DROPIN"; systemctl daemon-reload; systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
+	restart_bgrund_as previous
+	if busctl introspect org.bgrun.Runtime1 /org/bgrun/Runtime1 >/dev/null 2>&1 &&
+	   out=$(busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager Launch 'sssa{sv}' \
+		true dl-probe / 1 LaunchDeadlineUSec t $((($(date +%s) + 60) * 1000000)) 2>&1); then
+		skip "the previous bgrund knows LaunchDeadlineUSec already"
+	fi
+	# (Not run --wait: it binds its job, which the previous bgrund does not know either.)
+	local id
+	id=$(bgrun run -s old-bgrund -- 'echo ran' 2>err) || fail "run against the previous bgrund: $(cat err)"
+	assert_contains "$(cat err)" "does not know LaunchDeadlineUSec"
+	wait_until 10 job_has_exited "$id" || fail "the job: $(job_status "$id")"
+	assert_eq 1 "$(bgrun list -s old-bgrund --json | jq length)" "one job"
 }

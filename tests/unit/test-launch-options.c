@@ -76,10 +76,12 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_TTY_COLUMNS), (LaunchValue) { .signature = "q", .u64 = 10000 });
         set_ok(name(LAUNCH_OPTION_BIND_TO_CALLER), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_ENFORCE_LIMITS), (LaunchValue) { .signature = "b", .u64 = 1 });
+        set_ok(name(LAUNCH_OPTION_LAUNCH_DEADLINE_USEC), u64(1700000000000000));
         cr_assert_eq(o.spec.stdin_mode, JOB_STDIN_TTY, "Tty=true after Stdin=pipe (launch_options_check() refuses both)");
         cr_assert(o.spec.bind_to_caller && o.spec.enforce_limits);
         cr_assert_eq(o.spec.tty_rows, 50);
         cr_assert_eq(o.spec.tty_columns, 10000);
+        cr_assert_eq(o.spec.launch_deadline_usec, 1700000000000000);
 
         cr_assert_eq(o.spec.max_runtime_usec, 5 * USEC_PER_SEC);
         cr_assert_eq(o.spec.stop_signal, 2);

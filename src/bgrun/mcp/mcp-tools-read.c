@@ -317,6 +317,11 @@ static int append_options(McpCall *c, sd_bus_message *m, const char *const *env)
         r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0 && mcp_args_has(&c->args, MCP_ARG_TIMEOUT_SEC) && c->args.timeout_usec > 0)
                 r = sd_bus_message_append(m, "{sv}", "MaxRuntimeUSec", "t", c->args.timeout_usec);
+        /* The call deadline: past it this run answered already, the job
+         * must not start later behind the model's back. */
+        if (r >= 0 && c->server->call_timeout_usec < UINT64_MAX / 4)
+                r = sd_bus_message_append(m, "{sv}", "LaunchDeadlineUSec", "t",
+                                          now_realtime_usec() + c->server->call_timeout_usec);
         if (r >= 0 && env[0]) {
                 r = sd_bus_message_open_container(m, 'e', "sv");
                 if (r >= 0)

@@ -21,6 +21,8 @@
 static int refused(sd_bus_error *error, int r, const char *message) {
         if (message && r == LAUNCH_REQUEST_OVER_LIMIT)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", message);
+        if (message && r == LAUNCH_DEADLINE_PASSED)
+                return sd_bus_error_setf(error, BGRUN_ERROR_DEADLINE_PASSED, "%s", message);
         return message ? sd_bus_error_set_errnof(error, r, "%s", message) : r;
 }
 
@@ -83,6 +85,9 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r == LAUNCH_START_FAILED)
                 return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                          "No mechanism could start the job; nothing was run");
+        if (r == LAUNCH_DEADLINE_PASSED)
+                return sd_bus_error_setf(error, BGRUN_ERROR_DEADLINE_PASSED,
+                                         "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
 

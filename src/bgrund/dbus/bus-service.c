@@ -86,6 +86,8 @@ static void refuse_launch(Job *j, sd_bus_message *call, void *userdata) {
         if (f->error == LAUNCH_START_FAILED)
                 (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_CONTAINMENT_REFUSED,
                                                   "No containment for the job (%s); nothing was run", f->message);
+        else if (f->error == LAUNCH_DEADLINE_PASSED)
+                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_DEADLINE_PASSED, "%s", f->message);
         else if (f->error == LAUNCH_LIMITS_NOT_ENFORCED)
                 (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_LIMIT_NOT_ENFORCED, "%s", f->message);
         else if (f->error == -EINVAL)

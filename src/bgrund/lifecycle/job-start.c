@@ -229,6 +229,9 @@ static ContainmentJob job_for_containment(const Job *j) {
 
 /* Verify the held supervisor is inside its containment and let it go. */
 static int job_let_go(Job *j) {
+        const JobSpec *spec = &j->live->spec;
+        if (spec->launch_deadline_usec > 0 && now_realtime_usec() >= spec->launch_deadline_usec)
+                return LAUNCH_DEADLINE_PASSED; /* held, it ran nothing */
         Containment *c = job_containment(j);
         ContainmentJob cj = job_for_containment(j);
         int r = containment_verify(c, &cj, j->live->spawned_pid);
@@ -242,6 +245,12 @@ static int job_let_go(Job *j) {
 void job_containment_ready(Job *j) {
         assert(job_awaits_containment(j, j->live->spec.mechanism));
         int r = job_let_go(j);
+        if (r == LAUNCH_DEADLINE_PASSED) {
+                /* Held, it ran nothing: the Launch fails, as if it never was. */
+                supervisor_abort(j);
+                job_discard(j, r, "LaunchDeadlineUSec passed before the command could be started; nothing ran");
+                return;
+        }
         if (r < 0) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "the supervisor could not be let go once its containment was ready: %s",
@@ -300,6 +309,8 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
                 if (plan.pin)
                         supervisor_unpin(j->runtime, j->id);
         }
+        if (r == LAUNCH_DEADLINE_PASSED)
+                *ret_fatal = true; /* another mechanism would be later still */
         return r;
 }
 

@@ -11,6 +11,7 @@
 #include "launch-request.h"
 #include "macro.h"
 #include "privilege.h"
+#include "time-util.h"
 
 /* The kernel's MAX_ARG_STRLEN (128 KiB with the NUL): sh -c cannot take more. */
 #define COMMAND_MAX (128 * 1024 - 1)
@@ -110,6 +111,11 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
                                        ret_message);
         if (r < 0)
                 return r;
+        /* A caller that gave up before bgrund read its call: nothing runs
+         * behind its back. Checked again before the supervisor is let go. */
+        if (spec->launch_deadline_usec > 0 && now_realtime_usec() >= spec->launch_deadline_usec)
+                return refuse(LAUNCH_DEADLINE_PASSED, ret_message,
+                              "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         /* spec->user is the name asked for (User=), or NULL: the caller. */
         _cleanup_free_ char *asked = TAKE_PTR(spec->user);
         r = resolve_user(spec, asked, req->uid, ret_message);

@@ -92,6 +92,8 @@ struct Runtime {
 #define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
 #define LAUNCH_NO_SPACE (-ENOSPC)             /* the state's file system is below KeepFree=: nothing created */
 #define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)
+/* LaunchDeadlineUSec passed before the command could be let run: nothing ran. */
+#define LAUNCH_DEADLINE_PASSED (-ETIME)
 /* Told through job_discarded: EnforceLimits and a limit with no controller. */
 #define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
