@@ -182,11 +182,10 @@ const scenarios = {
     r = await call("run", { command: "echo $TERM", tty: true });
     check(r.structuredContent.output.trim() === "xterm-256color", "a tty job's TERM is xterm-256color", r);
 
-    const t0 = Date.now();
+    // Still running: answered at its wait_sec, the line already there (not a wall-clock bound).
     r = await call("run", { command: "python3 -c 'print(\"ready\"); import time; time.sleep(30)'", wait_sec: 2 });
     check(r.structuredContent.status === "running" && r.structuredContent.output.includes("ready"),
       "python's first line is in the run result within wait_sec 2 (not buffered)", r);
-    check(Date.now() - t0 < 10000, "answered after its wait_sec", Date.now() - t0);
     await call("kill", { id: r.structuredContent.id });
 
     r = await call("run", { command: "d=$(mktemp -d) && cd $d && git init -q && " +

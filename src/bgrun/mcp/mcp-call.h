@@ -59,8 +59,8 @@ struct McpCall {
         char *job_id;
         json_object *record;           /* the latest record of the job */
         json_object *answer;           /* a Stop's answer, while its record is awaited */
-        bool output_mode;              /* a wait that ends at new output too */
-        bool contiguous;               /* output: one range, no head and tail, ending at a line's end */
+        bool output_mode;              /* the output tool: a wait that ends at new output too, and a
+                                        * read of one range (no head and tail) ending at a line's end */
         bool range_short;              /* ... and more output follows the range read */
         uint64_t offset;               /* where the output read starts */
         uint64_t max_bytes;            /* of the read: UINT64_MAX none */

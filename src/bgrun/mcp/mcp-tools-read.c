@@ -103,7 +103,7 @@ int mcp_read_output(McpCall *c, McpStep after) {
                 mcp_cursor_set(c->server, c->job_id, c->next_offset);
                 return c->after_output(c, NULL);
         }
-        if (c->contiguous) {
+        if (c->output_mode) {
                 /* One range, whole, within what a result holds. */
                 size_t room = c->server->options.output_limit - MCP_OUTPUT_MARKER_MAX;
                 uint64_t total = bytes > c->offset ? bytes - c->offset : 0;
@@ -431,7 +431,6 @@ int mcp_tool_output(McpCall *c) {
         if (mcp_args_has(&c->args, MCP_ARG_MAX_BYTES))
                 c->max_bytes = c->args.max_bytes;
         c->output_mode = true;
-        c->contiguous = true;
         c->deadline = now_monotonic_usec() + c->args.wait_usec;
         return mcp_call_wait(c, output_read);
 }
