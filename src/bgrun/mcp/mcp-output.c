@@ -134,9 +134,12 @@ size_t mcp_output_range_end(const uint8_t *data, size_t n) {
                 start--;
         if (start == 0)
                 return n;
-        uint8_t lead = data[start - 1];
-        size_t len = lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
-        return n - (start - 1) < len ? start - 1 ?: n : n;
+        size_t lead_at = start - 1, have = n - lead_at;
+        uint8_t lead = data[lead_at];
+        size_t need = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
+        if (have >= need)
+                return n;                     /* the last character is whole */
+        return lead_at > 0 ? lead_at : n;     /* cut, unless it is all there is */
 }
 
 int mcp_output_format(const OutputChunks *c, size_t limit, char **ret, size_t *ret_len) {
