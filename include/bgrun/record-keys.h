@@ -35,7 +35,9 @@
         X(LIMITS_UNENFORCED, "limits_unenforced", "as") \
         X(CPU_USAGE_USEC, "cpu_usage_usec", "t")      \
         X(MEMORY_PEAK, "memory_peak", "t")            \
-        X(BIND_TO_CALLER, "bind_to_caller", "b")
+        X(BIND_TO_CALLER, "bind_to_caller", "b")      \
+        X(REQUEST_ID, "request_id", "s")              \
+        X(ARGV, "argv", "as")
 
 /* The record's "limits" dictionary holds the limits the job was launched
  * with, named and typed as Launch's options (the rows of the option table,

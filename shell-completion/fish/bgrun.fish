@@ -121,6 +121,7 @@ complete -c bgrun -n '__bgrun_verb_is run' -l open-stdin -d 'Keep the input open
 complete -c bgrun -n '__bgrun_verb_is run' -l tty -d 'Run on a terminal attached to this one'
 complete -c bgrun -n '__bgrun_verb_is run' -l wait -d "Stream the output, exit with the job's status"
 complete -c bgrun -n '__bgrun_verb_is run' -l strict-limits -d 'Refuse the job if a limit cannot be enforced'
+complete -c bgrun -n '__bgrun_verb_is run' -l request-id -r -d 'Launch at most once under this ID'
 complete -c bgrun -n '__bgrun_verb_is run' -s q -l quiet -d 'Do not say which job runs'
 complete -c bgrun -n '__bgrun_verb_is run status show logs kill list ls wait reap' -l json -d 'Print JSON'
 

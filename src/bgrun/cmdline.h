@@ -44,6 +44,7 @@ typedef enum OptionFlag {
         OPTION_ENV_ALLOW = 1 << 25,  /* run --env-allow NAME */
         OPTION_KEEP_JOBS = 1 << 26,    /* mcp */
         OPTION_OUTPUT_LIMIT = 1 << 27, /* mcp */
+        OPTION_REQUEST_ID = 1 << 28,   /* run --request-id ID */
 } OptionFlag;
 
 /* The verbs, as the option table names those that take an option; an
@@ -123,6 +124,7 @@ struct Args {
         uint64_t call_timeout_usec; /* --call-timeout, BGRUN_CALL_TIMEOUT; 0: the default */
         bool keep_jobs;          /* mcp --keep-jobs */
         size_t output_limit;     /* mcp --output-limit; 0: the default */
+        const char *request_id;  /* run --request-id: a pointer into argv */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

@@ -10,6 +10,7 @@
 #include "build-config.h"
 #include "log.h"
 #include "macro.h"
+#include "launch-options.h"
 #include "options.h"
 #include "parse-util.h"
 #include "strv.h"
@@ -144,6 +145,13 @@ static int parse_status(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_request_id(Args *args, const char *value, bool short_form) {
+        if (!launch_request_id_is_valid(value))
+                return log_usage_error("Invalid --request-id '%s' (1 to 128 letters, digits and ._:@-).", value);
+        args->request_id = value;
+        return 1;
+}
+
 static int parse_env_allow(Args *args, const char *value, bool short_form) {
         if (!value[0] || strchr(value, '='))
                 return log_usage_error("--env-allow takes a variable's NAME, not '%s'.", value);
@@ -205,6 +213,7 @@ const Option options[] = {
         VALUE("env-allow", 0, OPTION_ENV_ALLOW, VERB_RUN, parse_env_allow),
         SWITCH("keep-jobs", 0, OPTION_KEEP_JOBS, VERB_MCP, keep_jobs),
         VALUE("output-limit", 0, OPTION_OUTPUT_LIMIT, VERB_MCP, parse_output_limit),
+        VALUE("request-id", 0, OPTION_REQUEST_ID, VERB_RUN, parse_request_id),
 };
 
 const size_t n_options = ELEMENTSOF(options);

@@ -22,49 +22,13 @@
 #include "time-util.h"
 #include "verbs.h"
 #include "deadline.h"
-
-/* A word the shell reads as itself: no quoting needed. */
-static bool word_is_plain(const char *w) {
-        if (!*w)
-                return false;
-        for (const char *p = w; *p; p++)
-                if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-", *p))
-                        return false;
-        return true;
-}
+#include "shell-words.h"
 
 /* One word after --: a shell command line, as it is. Several: an argv,
- * each word quoted for /bin/sh (single quotes, ' as '\''), so the job runs
- * exactly those words. */
+ * each word quoted for /bin/sh, so that the shell runs exactly those words
+ * (how a bgrund without Argv is given them). */
 char *command_from_words(char *const *words) {
-        size_t len = 1, n = 0;
-        char *s, *p;
-
-        for (char *const *w = words; *w; w++, n++)
-                len += 4 * strlen(*w) + 3;
-        if (n == 1)
-                return strdup(words[0]);
-
-        s = p = malloc(len);
-        if (!s)
-                return NULL;
-        for (char *const *w = words; *w; w++) {
-                if (w != words)
-                        *p++ = ' ';
-                if (word_is_plain(*w)) {
-                        p = stpcpy(p, *w);
-                        continue;
-                }
-                *p++ = '\'';
-                for (const char *c = *w; *c; c++)
-                        if (*c == '\'')
-                                p = stpcpy(p, "'\\''");
-                        else
-                                *p++ = *c;
-                *p++ = '\'';
-        }
-        *p = '\0';
-        return s;
+        return words[0] && !words[1] ? strdup(words[0]) : shell_quote_words(words);
 }
 
 static int get_directory(const char *directory, char **ret) {
@@ -130,17 +94,49 @@ static int build_environment(const Args *args, const char ***ret) {
         return 0;
 }
 
-/* Launch's call for args: COMMAND, where, the environment, the options. */
-static int new_launch_call(sd_bus *bus, const Args *args, bool with_deadline, sd_bus_message **ret) {
+/* Options a bgrund one release older does not know: left out when it says
+ * so (it created nothing), with what that means for the run. */
+static const struct {
+        LaunchOption option;
+        const char *without; /* what leaving it out means */
+} newer_options[] = {
+        { LAUNCH_OPTION_LAUNCH_DEADLINE_USEC, "the job may still start if this run gives up waiting for it" },
+        { LAUNCH_OPTION_REQUEST_ID, "running this line again may start the job again" },
+        { LAUNCH_OPTION_ARGV, "its words go to /bin/sh, quoted" },
+        { LAUNCH_OPTION_BIND_TO_CALLER, "the job is not bound to this bgrun and outlives it" },
+};
+
+/* Which of newer_options the error names as unknown: its bit, or 0. */
+static unsigned unknown_newer_option(const sd_bus_error *error) {
+        if (!sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS) || !error->message)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(newer_options); i++) {
+                char quoted[64];
+                snprintf(quoted, sizeof quoted, "Unknown option '%s'", launch_options[newer_options[i].option].name);
+                if (strstr(error->message, quoted))
+                        return 1U << newer_options[i].option;
+        }
+        return 0;
+}
+
+/* Launch's call for args: COMMAND, where, the environment, the options,
+ * but those in leave_out (bits of LaunchOption). */
+static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *command = NULL, *directory = NULL;
         _cleanup_free_ const char **env = NULL;
         LaunchArgs launch = args->launch;
         int r;
 
-        command = command_from_words(args->words + 1);
+        /* Several words: a program and its arguments, exactly (Argv). */
+        bool argv = args->words[1] && args->words[2] && !(leave_out & (1U << LAUNCH_OPTION_ARGV));
+        command = argv ? strdup("") : command_from_words(args->words + 1);
         if (!command)
                 return log_oom();
+        if (argv)
+                launch_args_set(&launch, LAUNCH_OPTION_ARGV, (LaunchValue) { .strv = args->words + 1 });
+        if (args->request_id)
+                launch_args_set(&launch, LAUNCH_OPTION_REQUEST_ID, (LaunchValue) { .str = args->request_id });
 
         /* Another host has none of our directories: its "/" unless -C says. */
         if (bus_target_is_remote(&args->target) && !args->directory) {
@@ -168,7 +164,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, bool with_deadline, sd
         /* Past the call deadline this run has given up: the job must not
          * start later behind its back. */
         uint64_t deadline = call_deadline_usec();
-        if (with_deadline && deadline < UINT64_MAX / 4)
+        if (deadline < UINT64_MAX / 4)
                 launch_args_set(&launch, LAUNCH_OPTION_LAUNCH_DEADLINE_USEC,
                                 (LaunchValue) { .u64 = now_realtime_usec() + deadline });
         unsigned short rows = 0, columns = 0;
@@ -179,6 +175,8 @@ static int new_launch_call(sd_bus *bus, const Args *args, bool with_deadline, sd
                         launch_args_set(&launch, LAUNCH_OPTION_TTY_COLUMNS, (LaunchValue) { .u64 = columns });
                 }
         }
+
+        launch.set &= ~leave_out;
 
         r = manager_new_call(bus, "Launch", &m, "sss", command, args->session ?: "", directory);
         if (r < 0)
@@ -260,7 +258,8 @@ int verb_run(sd_bus *bus, const Args *args) {
         const char *id, *path;
         int r;
 
-        r = new_launch_call(bus, args, true, &m);
+        unsigned leave_out = 0;
+        r = new_launch_call(bus, args, leave_out, &m);
         if (r < 0)
                 return r;
 
@@ -273,15 +272,17 @@ int verb_run(sd_bus *bus, const Args *args) {
 
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, &reply);
-        /* An older bgrund refuses the deadline as unknown, having created
-         * nothing: it gets none. */
-        if (r < 0 && sd_bus_error_has_name(&error, BGRUN_ERROR_INVALID_ARGS) && error.message &&
-            strstr(error.message, "'LaunchDeadlineUSec'")) {
-                log_warning("This bgrund does not know LaunchDeadlineUSec (an older version): the job may still "
-                            "start if this run gives up waiting for it.");
+        /* An older bgrund refuses what it does not know, having created
+         * nothing: it gets a call without it, once for each. */
+        for (unsigned bit; r < 0 && (bit = unknown_newer_option(&error)) && !(leave_out & bit);) {
+                for (size_t i = 0; i < ELEMENTSOF(newer_options); i++)
+                        if (bit == 1U << newer_options[i].option)
+                                log_warning("This bgrund does not know %s (an older version): %s.",
+                                            launch_options[newer_options[i].option].name, newer_options[i].without);
+                leave_out |= bit;
                 sd_bus_error_free(&error);
                 m = sd_bus_message_unref(m);
-                r = new_launch_call(bus, args, false, &m);
+                r = new_launch_call(bus, args, leave_out, &m);
                 if (r < 0)
                         return r;
                 r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, &reply);

@@ -10,8 +10,9 @@
 
 static const char run_details[] =
         "Start COMMAND as a background job of bgrund and print its ID. One word after\n"
-        "-- is a shell command line ('make && make test'); several words are an argv,\n"
-        "quoted so that the job runs exactly those words.\n"
+        "-- is a shell command line ('make && make test'); several words are a program\n"
+        "and its arguments, run exactly as given with no shell (a shell builtin such as\n"
+        "cd or exit needs the one-word form).\n"
         "\n"
         "The job gets this environment, except: variables whose names contain KEY,\n"
         "SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, AUTH, COOKIE or PRIVATE, or end in\n"
@@ -50,6 +51,9 @@ static const char run_details[] =
         "                            nothing (for a program with no terminal)\n"
         "     --tty                  Run the job on a terminal; with --wait attach this one\n"
         "                            to it (raw mode; ^] three times within 1s detaches)\n"
+        "     --request-id=ID        Launch at most once: running the same line again with\n"
+        "                            this ID (a retry, a restarted script) answers the\n"
+        "                            first's job and starts nothing (RequestId=)\n"
         "  -q --quiet                No 'Running as job ID' line with --wait\n"
         "     --json                 Print the record as JSON\n"
         "\n"

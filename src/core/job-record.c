@@ -95,13 +95,12 @@ void job_spec_done(JobSpec *s) {
         free(s->session_id);
         free(s->command);
         free(s->cwd);
-        free(s->user);
         free(s->home);
         free(s->shell);
         free(s->unit);
         free(s->caller);
         free(s->groups);
-        strv_free(s->environment);
+        launch_options_free_fields(s); /* user, environment, … */
         *s = (JobSpec) {};
 }
 

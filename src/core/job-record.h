@@ -88,6 +88,8 @@ typedef struct JobSpec {
         uint64_t launch_deadline_usec; /* CLOCK_REALTIME µs: the command is let run only before it; 0 none */
         bool bind_to_caller;      /* stopped when the connection that launched it closes */
         char *caller;             /* that connection's unique name, with bind_to_caller */
+        char *request_id;         /* RequestId: launched at most once per owner and id; NULL none */
+        char **argv;              /* Argv: run exactly, no shell (command shows it quoted); NULL: command */
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's

@@ -76,8 +76,18 @@ static void set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
         }
 }
 
+/* A row kept as a char * (STRING, TOKEN), as a char ** (ENV, ARGV), or as
+ * a number of some C type (the rest). */
+static bool is_string(const LaunchOptionInfo *o) {
+        return o->type == LAUNCH_VALUE_STRING || o->type == LAUNCH_VALUE_TOKEN;
+}
+
+static bool is_strv(const LaunchOptionInfo *o) {
+        return o->type == LAUNCH_VALUE_ENV || o->type == LAUNCH_VALUE_ARGV;
+}
+
 static bool is_number(const LaunchOptionInfo *o) {
-        return o->type != LAUNCH_VALUE_STRING && o->type != LAUNCH_VALUE_ENV;
+        return !is_string(o) && !is_strv(o);
 }
 
 void launch_options_defaults(JobSpec *s) {
@@ -91,23 +101,34 @@ void launch_options_init(LaunchOptions *o) {
         launch_options_defaults(&o->spec);
 }
 
-void launch_options_done(LaunchOptions *o) {
+void launch_options_free_fields(JobSpec *s) {
         for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *info = &launch_options[i];
-                if (info->type == LAUNCH_VALUE_STRING)
-                        free(*FIELD(&o->spec, info, char *));
-                else if (info->type == LAUNCH_VALUE_ENV)
-                        strv_free(*FIELD(&o->spec, info, char **));
+                if (is_string(info))
+                        free(TAKE_PTR(*FIELD(s, info, char *)));
+                else if (is_strv(info))
+                        strv_free(TAKE_PTR(*FIELD(s, info, char **)));
         }
+}
+
+void launch_options_done(LaunchOptions *o) {
+        launch_options_free_fields(&o->spec);
         *o = (LaunchOptions) {};
+}
+
+bool launch_request_id_is_valid(const char *s) {
+        size_t n = strlen(s);
+        if (n < 1 || n > LAUNCH_REQUEST_ID_MAX)
+                return false;
+        return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@-") == n;
 }
 
 LaunchValue launch_option_get(LaunchOption i, const JobSpec *s) {
         const LaunchOptionInfo *o = &launch_options[i];
         LaunchValue v = { .signature = o->signature };
-        if (o->type == LAUNCH_VALUE_STRING)
+        if (is_string(o))
                 v.str = *CFIELD(s, o, char *) ?: "";
-        else if (o->type == LAUNCH_VALUE_ENV)
+        else if (is_strv(o))
                 v.strv = *CFIELD(s, o, char **);
         else if (o->type == LAUNCH_VALUE_STDIN)
                 v.str = job_stdin_to_string(*CFIELD(s, o, JobStdin));
@@ -170,6 +191,31 @@ static int check_environment(const LaunchOptionInfo *o, char *const *strv, char 
         return 0;
 }
 
+static int check_argv(const LaunchOptionInfo *o, char *const *strv, char **ret_error) {
+        size_t n = 0, bytes = 0;
+        for (char *const *e = strv; e && *e; e++, n++)
+                bytes += strlen(*e) + 1;
+        if (n == 0 || !strv[0][0])
+                return invalid(ret_error, "%s must begin with the program to run (a name or a path)", o->name);
+        if (n > o->max || bytes > LAUNCH_ARRAY_MAX_BYTES)
+                return invalid(ret_error, "%s is too large (%zu words, %zu bytes; at most %" PRIu64 " and %d)", o->name,
+                               n, bytes, o->max, LAUNCH_ARRAY_MAX_BYTES);
+        return 0;
+}
+
+static int copy_strv(char *const *strv, char ***ret) {
+        size_t n = strv_length(strv);
+        _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
+        if (!copy)
+                return -ENOMEM;
+        for (size_t k = 0; k < n; k++)
+                if (!(copy[k] = strdup(strv[k])))
+                        return -ENOMEM;
+        strv_free(*ret);
+        *ret = TAKE_PTR(copy);
+        return 0;
+}
+
 /* Whether the number v is within row o's bounds, or a message why not. */
 static int check_number(const LaunchOptionInfo *o, uint64_t v, char **ret_error) {
         switch (o->type) {
@@ -222,21 +268,27 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
                 *FIELD(&o->spec, info, char *) = copy;
                 break;
         }
-        case LAUNCH_VALUE_ENV: {
-                r = check_environment(info, v->strv, ret_error);
-                if (r < 0)
-                        return r;
-                size_t n = strv_length(v->strv);
-                _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
+        case LAUNCH_VALUE_TOKEN: {
+                if (!launch_request_id_is_valid(v->str))
+                        return invalid(ret_error, "Option %s must be %" PRIu64 " to %" PRIu64
+                                       " bytes of letters, digits and ._:@-", info->name, info->min, info->max);
+                char *copy = strdup(v->str);
                 if (!copy)
                         return -ENOMEM;
-                for (size_t k = 0; k < n; k++)
-                        if (!(copy[k] = strdup(v->strv[k])))
-                                return -ENOMEM;
-                strv_free(*FIELD(&o->spec, info, char **));
-                *FIELD(&o->spec, info, char **) = TAKE_PTR(copy);
+                free(*FIELD(&o->spec, info, char *));
+                *FIELD(&o->spec, info, char *) = copy;
                 break;
         }
+        case LAUNCH_VALUE_ENV:
+        case LAUNCH_VALUE_ARGV:
+                r = info->type == LAUNCH_VALUE_ENV ? check_environment(info, v->strv, ret_error)
+                                                   : check_argv(info, v->strv, ret_error);
+                if (r < 0)
+                        return r;
+                r = copy_strv(v->strv, FIELD(&o->spec, info, char **));
+                if (r < 0)
+                        return r;
+                break;
         case LAUNCH_VALUE_STDIN: {
                 /* A caller asks for a pipe or nothing; a terminal is Tty=. */
                 int m = job_stdin_from_string(v->str);
@@ -259,7 +311,7 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
 }
 
 int launch_options_array_max(int i, size_t *ret_entries, size_t *ret_bytes) {
-        if (i < 0 || i >= _LAUNCH_OPTION_MAX || launch_options[i].type != LAUNCH_VALUE_ENV)
+        if (i < 0 || i >= _LAUNCH_OPTION_MAX || !is_strv(&launch_options[i]))
                 return -EINVAL;
         *ret_entries = (size_t) launch_options[i].max;
         *ret_bytes = LAUNCH_ARRAY_MAX_BYTES;
@@ -305,7 +357,15 @@ int launch_options_to_json(const JobSpec *s, json_object *obj) {
                 case LAUNCH_VALUE_STRING:
                         r = json_add_str(obj, o->json_key, *CFIELD(s, o, char *));
                         break;
+                case LAUNCH_VALUE_TOKEN:
+                        /* Only when given, so that an older bgrund reads the rest. */
+                        if (*CFIELD(s, o, char *))
+                                r = json_add_str(obj, o->json_key, *CFIELD(s, o, char *));
+                        break;
+                case LAUNCH_VALUE_ARGV:
                 case LAUNCH_VALUE_ENV: {
+                        if (o->type == LAUNCH_VALUE_ARGV && !*CFIELD(s, o, char **))
+                                break;
                         json_object *a = json_object_new_array();
                         r = json_add(obj, o->json_key, a);
                         for (char **e = *CFIELD(s, o, char **); r >= 0 && e && *e; e++)
@@ -407,9 +467,21 @@ int launch_options_from_json(json_object *obj, JobSpec *s) {
                 case LAUNCH_VALUE_STRING:
                         r = json_get_str(obj, o->json_key, FIELD(s, o, char *));
                         break;
+                case LAUNCH_VALUE_TOKEN:
+                        r = json_get_str(obj, o->json_key, FIELD(s, o, char *));
+                        if (r >= 0 && !launch_request_id_is_valid(*FIELD(s, o, char *)))
+                                r = -EBADMSG;
+                        break;
                 case LAUNCH_VALUE_ENV:
                         r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
                         break;
+                case LAUNCH_VALUE_ARGV: {
+                        r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
+                        char **l = *FIELD(s, o, char **);
+                        if (r >= 0 && (!l[0] || !l[0][0] || strv_length(l) > o->max))
+                                r = -EBADMSG;
+                        break;
+                }
                 default:
                         r = number_from_json(obj, o, &v);
                         if (r >= 0)

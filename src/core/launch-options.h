@@ -29,7 +29,9 @@ typedef enum LaunchValueType {
         LAUNCH_VALUE_U16,    /* uint16_t, "q" */
         LAUNCH_VALUE_BOOL,   /* bool, "b" */
         LAUNCH_VALUE_STRING, /* char *, "s" */
+        LAUNCH_VALUE_TOKEN,  /* char *, "s": min..max bytes of [A-Za-z0-9._:@-] */
         LAUNCH_VALUE_ENV,    /* char **, "as": NAME=VALUE entries */
+        LAUNCH_VALUE_ARGV,   /* char **, "as": a program (not empty) and its arguments */
         LAUNCH_VALUE_STDIN,  /* JobStdin, "s": "null" or "pipe" (spec.json also "tty") */
         LAUNCH_VALUE_TTY,    /* JobStdin, "b": true makes it JOB_STDIN_TTY */
 } LaunchValueType;
@@ -56,6 +58,10 @@ typedef enum LaunchText {
  * from spec.json is its default or within the bounds. Stop's own options
  * (Signal, GraceUSec) are the rows STOP_SIGNAL and STOP_GRACE_USEC. */
 #define LAUNCH_ARRAY_MAX_BYTES (128 * 1024)
+/* Argv's words, at most (a constant: the supervisor's child sizes its stack by it). */
+#define LAUNCH_ARGV_MAX_WORDS 8192
+/* A RequestId's bytes, at most (a constant: callers keep one in a buffer). */
+#define LAUNCH_REQUEST_ID_MAX 128
 
 #define LAUNCH_OPTION_TABLE(X)                                                                                  \
         /* enum suffix           D-Bus name            sig   spec.json key             JobSpec field           \
@@ -89,7 +95,11 @@ typedef enum LaunchText {
         X(ENFORCE_LIMITS,         "EnforceLimits",      "b",  "enforce_limits",         enforce_limits,         \
           BOOL,   0,              0,   1,                 0,                      NONE)                       \
         X(LAUNCH_DEADLINE_USEC,   "LaunchDeadlineUSec", "t",  "launch_deadline_usec",   launch_deadline_usec,   \
-          U64,    0,              1,   UINT64_MAX,        0,                      NONE)
+          U64,    0,              1,   UINT64_MAX,        0,                      NONE)          \
+        X(REQUEST_ID,             "RequestId",          "s",  "request_id",             request_id,             \
+          TOKEN,  0,              1,   LAUNCH_REQUEST_ID_MAX, 0,                  NONE)                       \
+        X(ARGV,                   "Argv",               "as", "argv",                   argv,                   \
+          ARGV,   0,              1,   LAUNCH_ARGV_MAX_WORDS, 0,                  NONE)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
@@ -116,6 +126,9 @@ const LaunchOptionInfo *launch_option_by_name(const char *name);
 #define LAUNCH_ENVIRONMENT_MAX_ENTRIES ((size_t) launch_options[LAUNCH_OPTION_ENVIRONMENT].max)
 #define LAUNCH_USER_NAME_MAX ((size_t) launch_options[LAUNCH_OPTION_USER].max)
 
+/* Whether s is a RequestId: 1..LAUNCH_REQUEST_ID_MAX bytes of [A-Za-z0-9._:@-]. */
+bool launch_request_id_is_valid(const char *s);
+
 /* What the job's standard input is, as spec.json and the record name it. */
 const char *job_stdin_to_string(JobStdin s);
 int job_stdin_from_string(const char *s);
@@ -132,6 +145,9 @@ typedef struct LaunchOptions {
 
 void launch_options_init(LaunchOptions *o);
 void launch_options_done(LaunchOptions *o);
+/* Free the options' fields of s (its strings and lists), leaving them NULL:
+ * job_spec_done() frees a spec's options through this. */
+void launch_options_free_fields(JobSpec *s);
 static inline bool launch_options_given(const LaunchOptions *o, LaunchOption i) {
         return o->seen & (1U << i);
 }

@@ -9,6 +9,8 @@
  *        job only): nothing of the command ran, nothing of it is left, no
  *        result was published, and the supervisor exits; bgrund answers
  *        the Launch InvalidArgs and removes the job
+ *   'P'  as 'C', for Argv's program: not found in the job's PATH, or not
+ *        one its user may execute (execvp(3)'s search, as that user)
  *   'L'  + one byte of JobLimit bits: the job asked EnforceLimits and these
  *        limits have no controller in its cgroup; as for 'C', nothing ran
  *        and the job goes, the Launch answered LimitNotEnforced
@@ -16,6 +18,7 @@
  * written. */
 #define SUPERVISOR_READY 'R'
 #define SUPERVISOR_CWD_REFUSED 'C'
+#define SUPERVISOR_PROGRAM_REFUSED 'P'
 #define SUPERVISOR_LIMITS_REFUSED 'L'
 
 /* How bgrund talks to a running job's supervisor, which needs no live

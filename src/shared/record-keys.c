@@ -24,5 +24,5 @@ bool record_key_is_counter(RecordKey k) {
 }
 
 bool record_key_is_optional(RecordKey k) {
-        return k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK;
+        return k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK || k == RECORD_KEY_ARGV;
 }

@@ -35,8 +35,9 @@ extern const KeyInfo kill_keys[_KILL_KEY_MAX];
 extern const KeyInfo reap_keys[_REAP_KEY_MAX];
 
 /* Whether a record key may be absent from a record (a figure the kernel
- * does not keep for the job: memory_peak, cpu_usage_usec); as a property
- * it then reads UINT64_MAX, as systemd's counters do. */
+ * does not keep for the job: memory_peak, cpu_usage_usec, which as
+ * properties then read UINT64_MAX, as systemd's counters do; argv of a job
+ * launched without Argv, as a property an empty list). */
 bool record_key_is_optional(RecordKey k);
 
 /* Whether a record key is a counter that changes all the time (output_bytes):

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <signal.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -8,6 +10,7 @@
 #include <linux/keyctl.h>
 
 #include "exec-child.h"
+#include "launch-options.h"
 #include "macro.h"
 #include "privilege.h"
 
@@ -18,8 +21,8 @@
  * the child execs and would find the allocator mid-change or a lock held by
  * a program that is gone. */
 
-static _Noreturn void report_as(int report_fd, int error, bool cwd_refused, const char *step) {
-        ExecFailure f = { .error = error, .cwd_refused = cwd_refused };
+static _Noreturn void report_as(int report_fd, int error, ExecRefusal refused, const char *step) {
+        ExecFailure f = { .error = error, .refused = refused };
         /* Cut to fit, as snprintf() would (the struct is zeroed: the last
          * byte stays the terminator). */
         for (size_t i = 0; i + 1 < sizeof f.step && step[i]; i++)
@@ -29,7 +32,79 @@ static _Noreturn void report_as(int report_fd, int error, bool cwd_refused, cons
 }
 
 static _Noreturn void report(int report_fd, int error, const char *step) {
-        report_as(report_fd, error, false, step);
+        report_as(report_fd, error, EXEC_NOT_REFUSED, step);
+}
+
+/* The value of name in env (NULL-terminated NAME=VALUE), or NULL. */
+static const char *env_value(char *const *env, const char *name) {
+        size_t n = strlen(name);
+        for (char *const *e = env; *e; e++)
+                if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+                        return *e + n + 1;
+        return NULL;
+}
+
+/* execve(path), and for a file the kernel cannot execute (no #! line) the
+ * shell with it, as execvp(3) does. Returns only on failure, with errno. */
+static void exec_file(const char *path, char *const *argv, char *const *env) {
+        execve(path, argv, env);
+        if (errno != ENOEXEC)
+                return;
+        size_t n = 0;
+        while (argv[n] && n < LAUNCH_ARGV_MAX_WORDS)
+                n++;
+        char *sh_argv[LAUNCH_ARGV_MAX_WORDS + 2]; /* on the stack (64 KiB): no allocation here */
+        sh_argv[0] = (char *) "sh";
+        sh_argv[1] = (char *) path;
+        for (size_t i = 1; i <= n; i++)
+                sh_argv[i + 1] = argv[i];
+        execve("/bin/sh", sh_argv, env);
+        errno = ENOEXEC;
+}
+
+/* Argv: the program by its path, or searched in the job's own PATH (not
+ * ours) as execvp(3) searches. Not found, or found nowhere executable by
+ * the job's user: refused, as a cwd it cannot enter is. */
+static _Noreturn void exec_argv(char *const *argv, char *const *env, int report_fd) {
+        const char *file = argv[0];
+        if (strchr(file, '/')) {
+                exec_file(file, argv, env);
+                int e = errno;
+                report_as(report_fd, -e, e == ENOENT || e == EACCES || e == ENOTDIR || e == ENOEXEC
+                                  ? EXEC_REFUSED_PROGRAM : EXEC_NOT_REFUSED, EXEC_CHILD_STEP_PROGRAM);
+        }
+        const char *path = env_value(env, "PATH") ?: "/bin:/usr/bin";
+        size_t file_len = strlen(file);
+        bool denied = false;
+        char buf[PATH_MAX];
+        for (const char *p = path;; p++) {
+                const char *end = strchrnul(p, ':');
+                size_t dir_len = (size_t) (end - p);
+                /* An empty entry is the working directory, as for execvp. */
+                if (dir_len + 1 + file_len < sizeof buf) {
+                        if (dir_len > 0) {
+                                memcpy(buf, p, dir_len);
+                                buf[dir_len] = '/';
+                                memcpy(buf + dir_len + 1, file, file_len + 1);
+                        } else
+                                memcpy(buf, file, file_len + 1);
+                        exec_file(buf, argv, env);
+                        switch (errno) {
+                        case EACCES:
+                                denied = true;
+                                break;
+                        case ENOENT: case ENOTDIR: case ESTALE: case ELOOP: case ENAMETOOLONG: case ENODEV:
+                        case ETIMEDOUT:
+                                break;
+                        default: /* found, and failed to run: not the caller's input */
+                                report(report_fd, negative_errno(), "execute the program");
+                        }
+                }
+                if (!*end)
+                        break;
+                p = end;
+        }
+        report_as(report_fd, denied ? -EACCES : -ENOENT, EXEC_REFUSED_PROGRAM, EXEC_CHILD_STEP_PROGRAM);
 }
 
 /* In the forked child. Every step that fails is reported by name; the
@@ -81,8 +156,10 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
          * check and use; and never in bgrund, whose one loop a lookup that
          * hangs (a FUSE mount that never answers) would hold for everyone. */
         if (chdir(spec->cwd) < 0)
-                report_as(report_fd, negative_errno(), true, EXEC_CHILD_STEP_CWD);
+                report_as(report_fd, negative_errno(), EXEC_REFUSED_CWD, EXEC_CHILD_STEP_CWD);
 
+        if (spec->argv)
+                exec_argv(spec->argv, x->env, report_fd);
         char sh[] = "sh", dash_c[] = "-c";
         char *argv[] = { sh, dash_c, spec->command, NULL };
         execve("/bin/sh", argv, x->env);

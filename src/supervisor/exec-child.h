@@ -18,20 +18,28 @@ typedef struct ExecChild {
         char **env;
 } ExecChild;
 
+/* A failure that is the caller's input, not the supervisor's: checked by
+ * the command's own process as the job's user (any error of the step: every
+ * way of failing gets the same answer). */
+typedef enum ExecRefusal {
+        EXEC_NOT_REFUSED,
+        EXEC_REFUSED_CWD,     /* its user cannot enter cwd */
+        EXEC_REFUSED_PROGRAM, /* Argv's program is not in its PATH, or not one its user may execute */
+} ExecRefusal;
+
 /* Why the child could not exec, as it reports it over the pipe. */
 typedef struct ExecFailure {
         int error;
-        /* The step was entering cwd as the job's user: bad input, not a
-         * failure of the supervisor (any error: every way of failing gets
-         * the same answer). */
-        bool cwd_refused;
+        ExecRefusal refused;
         char step[48];
 } ExecFailure;
 
 #define EXEC_CHILD_STEP_CWD "change to the working directory"
+#define EXEC_CHILD_STEP_PROGRAM "find the program"
 
 /* Fork the child that enters the containment, becomes the job's owner and
- * execs `/bin/sh -c COMMAND`. In the parent: its pid, and the read end of
+ * execs `/bin/sh -c COMMAND` (or, with Argv, the program found in the
+ * job's PATH as execvp(3) finds it). In the parent: its pid, and the read end of
  * the close-on-exec pipe on which it reports a failure before exec. On
  * failure *ret_step says what failed. */
 int exec_child_fork(const ExecChild *x, pid_t *ret_pid, int *ret_report_fd, const char **ret_step);

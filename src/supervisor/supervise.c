@@ -38,19 +38,23 @@ static int fail_setup(Supervisor *s, int error, const char *step) {
         return publish_setup_failure(s->dir_fd, &s->spec, error, step);
 }
 
-/* The job's user cannot enter its cwd: bad input, which leaves no record,
+/* The job's user cannot enter its cwd, or has no program of Argv's name in
+ * its PATH: bad input, which leaves no record,
  * as if Launch had refused it before anything was made. The child that
  * tried forked nothing and is reaped, so nothing of the job is left; bgrund,
  * told over the readiness pipe, removes the job once we are gone. With
  * nobody to tell (no readiness pipe, bgrund gone) a failed record is what
  * is left. The path stays out of the log, as every job's cwd does. */
-static int refuse_cwd(Supervisor *s, int error) {
+static int refuse_input(Supervisor *s, const ExecFailure *f) {
+        bool cwd = f->refused == EXEC_REFUSED_CWD;
         s->containment.ops->cleanup(&s->containment);
-        if (s->ready_fd < 0 || write(s->ready_fd, &(char) { SUPERVISOR_CWD_REFUSED }, 1) != 1)
-                return fail_setup(s, error, EXEC_CHILD_STEP_CWD);
+        char c = cwd ? SUPERVISOR_CWD_REFUSED : SUPERVISOR_PROGRAM_REFUSED;
+        if (s->ready_fd < 0 || write(s->ready_fd, &c, 1) != 1)
+                return fail_setup(s, f->error, f->step);
         s->ready_fd = safe_close(s->ready_fd);
-        log_info("Job %s: its user cannot enter its working directory; nothing was run", s->spec.id);
-        return error;
+        log_info("Job %s: %s; nothing was run", s->spec.id,
+                 cwd ? "its user cannot enter its working directory" : "its program is not found in its PATH");
+        return f->error;
 }
 
 /* EnforceLimits and a limit its cgroup cannot enforce: refused before
@@ -74,7 +78,7 @@ static int check_limits(Supervisor *s) {
 }
 
 /* Fork the command and wait until it exec'd. Any failure is published
- * (nothing of the command ran then), but a cwd its user cannot enter. */
+ * (nothing of the command ran then), but what is the caller's input. */
 static int start_command(Supervisor *s) {
         PayloadContainment *c = &s->containment;
         const char *step;
@@ -128,8 +132,8 @@ static int start_command(Supervisor *s) {
                 /* It never exec'd, so it forked nothing, and it exits
                  * after reporting: reaping it is the whole teardown. */
                 (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
-                if (f.cwd_refused)
-                        return refuse_cwd(s, f.error);
+                if (f.refused != EXEC_NOT_REFUSED)
+                        return refuse_input(s, &f);
                 return fail_setup(s, f.error, f.step);
         }
         return 0;

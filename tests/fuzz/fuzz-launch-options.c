@@ -103,6 +103,15 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
                 return model_environment_ok(v->strv);
         case LAUNCH_OPTION_USER:
                 return v->str[0] && strlen(v->str) <= LAUNCH_USER_NAME_MAX;
+        case LAUNCH_OPTION_REQUEST_ID:
+                return v->str[0] && strlen(v->str) <= 128 &&
+                       strspn(v->str, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:@-") == strlen(v->str);
+        case LAUNCH_OPTION_ARGV: {
+                size_t n = 0, bytes = 0;
+                for (; v->strv[n]; n++)
+                        bytes += strlen(v->strv[n]) + 1;
+                return n >= 1 && v->strv[0][0] && n <= LAUNCH_ARGV_MAX_WORDS && bytes <= LAUNCH_ARRAY_MAX_BYTES;
+        }
         default:
                 return true;
         }
@@ -164,6 +173,19 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_LAUNCH_DEADLINE_USEC:
                 FUZZ_CHECK(o->spec.launch_deadline_usec == v->u64, "LaunchDeadlineUSec");
                 break;
+        case LAUNCH_OPTION_REQUEST_ID:
+                FUZZ_CHECK(o->spec.request_id && o->spec.request_id != v->str && strcmp(o->spec.request_id, v->str) == 0,
+                           "RequestId");
+                break;
+        case LAUNCH_OPTION_ARGV: {
+                FUZZ_CHECK(o->spec.argv && o->spec.argv != v->strv, "Argv not copied");
+                size_t k = 0;
+                for (; v->strv[k]; k++)
+                        FUZZ_CHECK(o->spec.argv[k] && strcmp(o->spec.argv[k], v->strv[k]) == 0 && o->spec.argv[k] != v->strv[k],
+                                   "Argv word %zu", k);
+                FUZZ_CHECK(!o->spec.argv[k], "Argv longer than given");
+                break;
+        }
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -179,7 +201,8 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
                x->stop_signal == y->stop_signal && x->stop_grace_usec == y->stop_grace_usec &&
                x->stdin_mode == y->stdin_mode && x->tty_rows == y->tty_rows && x->tty_columns == y->tty_columns &&
                x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits &&
-               x->launch_deadline_usec == y->launch_deadline_usec;
+               x->launch_deadline_usec == y->launch_deadline_usec && x->request_id == y->request_id &&
+               x->argv == y->argv;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

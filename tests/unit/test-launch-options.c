@@ -77,6 +77,12 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_BIND_TO_CALLER), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_ENFORCE_LIMITS), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_LAUNCH_DEADLINE_USEC), u64(1700000000000000));
+        set_ok(name(LAUNCH_OPTION_REQUEST_ID), str("deploy-42"));
+        char *words[] = { "git", "push", NULL };
+        set_ok(name(LAUNCH_OPTION_ARGV), (LaunchValue) { .signature = "as", .strv = words });
+        cr_assert_str_eq(o.spec.request_id, "deploy-42");
+        cr_assert_str_eq(o.spec.argv[1], "push");
+        cr_assert_neq(o.spec.argv[0], words[0]);
         cr_assert_eq(o.spec.stdin_mode, JOB_STDIN_TTY, "Tty=true after Stdin=pipe (launch_options_check() refuses both)");
         cr_assert(o.spec.bind_to_caller && o.spec.enforce_limits);
         cr_assert_eq(o.spec.tty_rows, 50);
@@ -279,7 +285,8 @@ Test(launch_options, every_row_is_consistent) {
         static const char *const signature_of[] = {
                 [LAUNCH_VALUE_U64] = "t", [LAUNCH_VALUE_SIGNAL] = "i", [LAUNCH_VALUE_U16] = "q",
                 [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
-                [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b",
+                [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b", [LAUNCH_VALUE_TOKEN] = "s",
+                [LAUNCH_VALUE_ARGV] = "as",
         };
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *r = &launch_options[i];
@@ -327,6 +334,9 @@ Test(launch_options, spec_json_keeps_every_option) {
         s.tty_rows = 10000;
         s.tty_columns = 1;
         s.bind_to_caller = s.enforce_limits = true;
+        char *words[] = { "printf", "%s|", "a b", NULL };
+        s.request_id = (char *) "agent-7:call@3.x";
+        s.argv = words;
         _cleanup_free_ char *json = NULL;
         cr_assert_eq(job_spec_to_json(&s, &json), 0);
         _cleanup_(job_spec_done) JobSpec t = {};
@@ -339,6 +349,51 @@ Test(launch_options, spec_json_keeps_every_option) {
                 cr_assert_eq(strv_length(a.strv), strv_length(b.strv), "%s", n);
         }
         cr_assert_str_eq(t.environment[0], "A=1");
+        cr_assert_str_eq(t.argv[2], "a b");
+}
+
+/* RequestId is a token of bounded length; Argv names a program. A refused
+ * value leaves the options as they were. */
+Test(launch_options, request_id_and_argv_are_checked) {
+        static const struct { const char *id; bool ok; } ids[] = {
+                { "a", true }, { "run-1:2@host.x_y", true }, { "", false }, { "a b", false },
+                { "a/b", false }, { "é", false },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(ids); k++) {
+                _cleanup_(launch_options_done) LaunchOptions opts;
+                launch_options_init(&opts);
+                _cleanup_free_ char *message = NULL;
+                LaunchValue v = { .signature = "s", .str = ids[k].id };
+                int r = launch_options_set(&opts, "RequestId", &v, &message);
+                cr_assert_eq(r, ids[k].ok ? 0 : -EINVAL, "'%s'", ids[k].id);
+                cr_assert_eq(opts.spec.request_id != NULL, ids[k].ok);
+                if (!ids[k].ok)
+                        cr_assert_not_null(strstr(message, "RequestId"));
+        }
+        char long_id[130];
+        memset(long_id, 'x', 129);
+        long_id[129] = 0;
+        cr_assert(!launch_request_id_is_valid(long_id));
+        long_id[128] = 0;
+        cr_assert(launch_request_id_is_valid(long_id));
+
+        char *none[] = { NULL }, *empty_program[] = { "", "x", NULL }, *ok[] = { "ls", "", NULL };
+        char **cases[] = { none, empty_program };
+        for (size_t k = 0; k < ELEMENTSOF(cases); k++) {
+                _cleanup_(launch_options_done) LaunchOptions opts;
+                launch_options_init(&opts);
+                _cleanup_free_ char *message = NULL;
+                LaunchValue v = { .signature = "as", .strv = cases[k] };
+                cr_assert_eq(launch_options_set(&opts, "Argv", &v, &message), -EINVAL);
+                cr_assert_null(opts.spec.argv);
+                cr_assert_not_null(strstr(message, "program"));
+        }
+        _cleanup_(launch_options_done) LaunchOptions opts;
+        launch_options_init(&opts);
+        _cleanup_free_ char *message = NULL;
+        cr_assert_eq(launch_options_set(&opts, "Argv", &(LaunchValue) { .signature = "as", .strv = ok }, &message), 0);
+        cr_assert_str_eq(opts.spec.argv[0], "ls");
+        cr_assert_str_eq(opts.spec.argv[1], "");
 }
 
 /* A value no Launch could have given is damage, and one that could not be

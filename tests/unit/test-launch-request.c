@@ -18,7 +18,6 @@ static void expect_refused(const LaunchRequest *req, const char *why) {
 }
 
 Test(launch_request, bounds_of_the_arguments) {
-        expect_refused(&(LaunchRequest) { .command = "", .session = "", .cwd = "/" }, "empty");
         expect_refused(&(LaunchRequest) { .command = "true", .session = "", .cwd = "tmp" }, "cwd 'tmp' is not an absolute path");
         char session[258];
         memset(session, 's', sizeof session - 1);
@@ -28,6 +27,28 @@ Test(launch_request, bounds_of_the_arguments) {
         _cleanup_free_ char *message = NULL;
         cr_assert_eq(launch_request_check(&(LaunchRequest) { .command = "true", .session = "", .cwd = "/" }, &message), 0);
         cr_assert_null(message);
+}
+
+/* A shell command line, or "" with Argv; the record shows Argv's words as
+ * a command line the shell reads back as those words. */
+Test(launch_request, the_command_or_argv) {
+        LaunchRequest empty = { .command = "", .session = "", .cwd = "/" }, line = { .command = "ls", .session = "", .cwd = "/" };
+        _cleanup_(launch_options_done) LaunchOptions o;
+        launch_options_init(&o);
+        _cleanup_free_ char *m1 = NULL, *m2 = NULL;
+        cr_assert_eq(launch_request_command(&empty, &o, &m1), -EINVAL);
+        cr_assert(strstr(m1, "empty"), "%s", m1);
+        cr_assert_eq(launch_request_command(&line, &o, &m1), 0);
+
+        char *words[] = { "printf", "%s|", "a b", "$HOME", "*", "it's", NULL };
+        cr_assert_eq(launch_options_set(&o, "Argv", &(LaunchValue) { .signature = "as", .strv = words }, &m2), 0);
+        cr_assert_eq(launch_request_command(&line, &o, &m2), -EINVAL);
+        cr_assert(strstr(m2, "Argv"), "%s", m2);
+        _cleanup_(job_spec_done) JobSpec spec = {};
+        _cleanup_free_ char *m3 = NULL;
+        cr_assert_eq(launch_request_spec(NULL, &empty, &o, &spec, &m3), 0);
+        cr_assert_str_eq(spec.command, "printf '%s|' 'a b' '$HOME' '*' 'it'\\''s'");
+        cr_assert_str_eq(spec.argv[5], "it's");
 }
 
 Test(launch_request, an_unknown_user_is_refused) {

@@ -88,7 +88,7 @@ static int start_in(const char *cwd, uid_t uid, gid_t gid, gid_t *groups, size_t
 static void assert_refused(const char *cwd, gid_t *groups, size_t n_groups, int error) {
         ExecFailure f = {};
         cr_assert_eq(start_in(cwd, USER_UID, USER_UID, groups, n_groups, &f), 1, "%s was entered", cwd);
-        cr_assert(f.cwd_refused, "%s: a failure to %s was not told as the cwd's", cwd, f.step);
+        cr_assert_eq(f.refused, EXEC_REFUSED_CWD, "%s: a failure to %s was not told as the cwd's", cwd, f.step);
         cr_assert_eq(f.error, error, "%s: %s", cwd, strerror(-f.error));
         cr_assert_str_eq(f.step, EXEC_CHILD_STEP_CWD);
 }
@@ -97,7 +97,7 @@ Test(supervisor_cwd, a_missing_directory_is_refused_as_the_cwd_s) {
         /* As whoever runs the test: dropping to oneself needs no root. */
         ExecFailure f = {};
         cr_assert_eq(start_in(at("nonexistent"), geteuid(), getegid(), NULL, 0, &f), 1);
-        cr_assert(f.cwd_refused);
+        cr_assert_eq(f.refused, EXEC_REFUSED_CWD);
         cr_assert_eq(f.error, -ENOENT);
 }
 

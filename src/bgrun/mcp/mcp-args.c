@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "launch-options.h"
 #include "macro.h"
 #include "mcp-args.h"
 
@@ -42,6 +43,7 @@ static const struct {
         [MCP_ARG_EOF] = { "eof", TYPE_BOOL },
         [MCP_ARG_GRACE_SEC] = { "grace_sec", TYPE_SECONDS },
         [MCP_ARG_SIGNAL] = { "signal", TYPE_SIGNAL },
+        [MCP_ARG_REQUEST_ID] = { "request_id", TYPE_STRING },
 };
 
 const char *mcp_arg_name(McpArg a) {
@@ -162,7 +164,10 @@ static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
                   : arg == MCP_ARG_COMMAND ? &a->command
                   : arg == MCP_ARG_CWD     ? &a->cwd
                   : arg == MCP_ARG_SESSION ? &a->session
+                  : arg == MCP_ARG_REQUEST_ID ? &a->request_id
                                            : &a->text) = s;
+                if (arg == MCP_ARG_REQUEST_ID && !launch_request_id_is_valid(s))
+                        return fail(ret_error, "Argument '%s' must be 1 to 128 letters, digits and ._:@-.", name);
                 return 0;
         case TYPE_STRV:
                 return read_strv(v, name, a, ret_error);

@@ -27,6 +27,7 @@ typedef enum McpArg {
         MCP_ARG_EOF,
         MCP_ARG_GRACE_SEC,
         MCP_ARG_SIGNAL,
+        MCP_ARG_REQUEST_ID,
         _MCP_ARG_MAX,
 } McpArg;
 
@@ -37,7 +38,7 @@ typedef enum McpArg {
 
 typedef struct McpArgs {
         unsigned seen;            /* MCP_ARG_BIT()s of the arguments given */
-        const char *id, *command, *cwd, *session, *text;
+        const char *id, *command, *cwd, *session, *text, *request_id;
         const char **argv;        /* NULL-terminated, strings borrowed; the array is ours */
         json_object *env;         /* borrowed; an object whose values are all strings */
         bool stdin_pipe, tty, eof;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "bgrun/bus-api.h"
 #include "bus-json.h"
@@ -202,9 +203,31 @@ int mcp_new_call(McpCall *c, const char *method, sd_bus_message **ret) {
         return 0;
 }
 
-/* What is certain when bgrund did not answer method in time: never "try
- * again" where doing it twice could do it twice. */
-static const char *timeout_truth(const char *method) {
+int mcp_run_request_id(McpCall *c) {
+        if (c->args.request_id) {
+                snprintf(c->run_request_id, sizeof c->run_request_id, "%s", c->args.request_id);
+                return 0;
+        }
+        uint8_t bits[16];
+        ssize_t n = getrandom(bits, sizeof bits, 0);
+        if (n != (ssize_t) sizeof bits)
+                return n < 0 ? -errno : -EIO;
+        char *p = stpcpy(c->run_request_id, "mcp-");
+        for (size_t i = 0; i < sizeof bits; i++)
+                p += sprintf(p, "%02x", bits[i]);
+        return 0;
+}
+
+/* What is certain when bgrund did not answer c's method in time: never
+ * "try again" where doing it twice could do it twice. Written to buf. */
+static const char *timeout_truth(const McpCall *c, char *buf, size_t len) {
+        const char *method = c->method;
+        if (streq(method, "Launch") && c->run_request_id[0]) {
+                snprintf(buf, len, "The job may have started or not (request_id \"%s\"): a run with request_id \"%s\" "
+                         "answers that job if it started, and starts it once if it did not.",
+                         c->run_request_id, c->run_request_id);
+                return buf;
+        }
         if (streq(method, "Launch"))
                 return "The job may have started or not: look for it with list before running the command again.";
         if (streq(method, "Kill") || streq(method, "Stop"))
@@ -218,7 +241,7 @@ static const char *timeout_truth(const char *method) {
 static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
         const char *id = c->job_id ?: c->args.id ?: "";
         const char *msg = e && e->message && e->message[0] ? e->message : strerror(r < 0 ? -r : EIO);
-        char deadline[FORMAT_DURATION_MAX];
+        char deadline[FORMAT_DURATION_MAX], truth[512];
 
         if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
                 return mcp_call_fail(c, "No job %s: it never existed, belongs to someone else, or was forgotten. "
@@ -243,7 +266,7 @@ static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
                 return mcp_call_fail(c, "bgrund did not answer %s within the call deadline (%s): it may be "
                                      "overloaded or stuck. %s", c->method,
                                      format_duration(deadline, sizeof deadline, c->server->call_timeout_usec),
-                                     timeout_truth(c->method));
+                                     timeout_truth(c, truth, sizeof truth));
         if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 return mcp_call_fail(c, "bgrund is not running (%s). It has to be started by an administrator "
                                      "(systemctl start bgrund.service, or systemctl --user for bgrun mcp --user).",

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "launch-options.h"
 #include "macro.h"
 #include "mcp-args.h"
 #include "mcp-schema.h"
@@ -56,6 +57,7 @@ struct McpCall {
         double progress_sent;
 
         /* What the tool gathered. */
+        char run_request_id[LAUNCH_REQUEST_ID_MAX + 1]; /* run: the RequestId it launched with */
         char *job_id;
         json_object *record;           /* the latest record of the job */
         json_object *answer;           /* a Stop's answer, while its record is awaited */
@@ -71,6 +73,10 @@ struct McpCall {
         McpStep after_output;          /* what the read output goes to */
         McpStep after_wait;            /* what the end of a wait goes to */
 };
+
+/* run: c->run_request_id, the call's request_id or a new one of 128 random
+ * bits ("mcp-" and 32 hex digits). */
+int mcp_run_request_id(McpCall *c);
 
 /* What a tool waits when its call does not say (the schema's defaults). */
 #define RUN_WAIT_DEFAULT_USEC (10 * USEC_PER_SEC)

@@ -21,7 +21,8 @@
         "\"exit_code\":{\"type\":\"integer\",\"description\":\"-1 while running or when a signal ended it\"}," \
         "\"signal\":{\"type\":\"integer\"},\"timed_out\":{\"type\":\"boolean\"},"                          \
         "\"output_truncated\":{\"type\":\"boolean\",\"description\":\"Bytes were left out of output (see its marker line)\"}," \
-        "\"contained\":{\"type\":\"boolean\"},\"mechanism\":{\"type\":\"string\"}},"                      \
+        "\"contained\":{\"type\":\"boolean\"},\"mechanism\":{\"type\":\"string\"},"                       \
+        "\"request_id\":{\"type\":\"string\",\"description\":\"What this run was launched with: a run with it answers this job\"}}," \
         "\"required\":[\"id\",\"status\",\"exit_code\",\"signal\",\"timed_out\",\"output\",\"output_truncated\"," \
         "\"next_offset\",\"contained\",\"mechanism\"]}"
 
@@ -59,11 +60,14 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "\"stdin\":{\"type\":\"boolean\",\"description\":\"Keep the job's input open for write_input\"},"
                         "\"tty\":{\"type\":\"boolean\",\"description\":\"Run on a terminal (for programs that need one)\"},"
                         "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":10,"
-                        "\"description\":\"Seconds to wait for the end before answering with the output so far; 0: answer at once\"}"
+                        "\"description\":\"Seconds to wait for the end before answering with the output so far; 0: answer at once\"},"
+                        "\"request_id\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:@-]{1,128}$\","
+                        "\"description\":\"Launch at most once: a run with the request_id of an earlier run answers "
+                        "that run's job and starts nothing (default: a new id, in the result)\"}"
                         "},\"additionalProperties\":false}",
                 .output_schema = RUN_RESULT,
                 .allowed = B(COMMAND) | B(ARGV) | B(CWD) | B(ENV) | B(SESSION) | B(TIMEOUT_SEC) | B(STDIN) | B(TTY) |
-                        B(WAIT_SEC),
+                        B(WAIT_SEC) | B(REQUEST_ID),
         },
         [MCP_TOOL_OUTPUT] = {
                 .name = "output",

@@ -224,6 +224,9 @@ static int answer_with_output(McpCall *c, json_object *st, bool with_outcome) {
                         r = json_add_bool(structured, "contained", contained);
                 if (r >= 0)
                         r = json_add_str(structured, "mechanism", mechanism ?: "");
+                const char *request_id = dict_get_string(c->record, &record_keys[RECORD_KEY_REQUEST_ID]);
+                if (r >= 0 && request_id && request_id[0])
+                        r = json_add_str(structured, "request_id", request_id);
         }
         if (r < 0)
                 return mcp_call_fail(c, "Out of memory.");
@@ -335,6 +338,23 @@ static int append_options(McpCall *c, sd_bus_message *m, const char *const *env)
                 if (r >= 0)
                         r = sd_bus_message_close_container(m);
         }
+        /* At most once: the model's request_id, or one of our own, which
+         * a timed-out run's answer names. */
+        if (r >= 0)
+                r = sd_bus_message_append(m, "{sv}", "RequestId", "s", c->run_request_id);
+        if (r >= 0 && c->args.argv) {
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", "Argv");
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'v', "as");
+                if (r >= 0)
+                        r = sd_bus_message_append_strv(m, (char **) c->args.argv);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
         if (r >= 0 && c->args.stdin_pipe && !c->args.tty)
                 r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
         if (r >= 0 && c->args.tty)
@@ -372,9 +392,13 @@ int mcp_tool_run(McpCall *c) {
         _cleanup_free_ const char **env = NULL;
         int r;
 
-        command = c->args.command ? strdup(c->args.command) : command_from_words((char *const *) c->args.argv);
+        /* argv goes as Argv: the words exactly, no shell. */
+        command = strdup(c->args.command ?: "");
         if (!command)
                 return mcp_call_fail(c, "Out of memory.");
+        r = mcp_run_request_id(c);
+        if (r < 0)
+                return mcp_call_fail(c, "Cannot make a request id: %s", strerror(-r));
         r = absolute_cwd(c, &cwd);
         if (r < 0)
                 return mcp_call_fail(c, "Cannot tell the working directory: %s", strerror(-r));

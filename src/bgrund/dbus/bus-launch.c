@@ -26,6 +26,26 @@ static int refused(sd_bus_error *error, int r, const char *message) {
         return message ? sd_bus_error_set_errnof(error, r, "%s", message) : r;
 }
 
+/* A Launch of a RequestId that req's owner launched job j with: its answer,
+ * once j runs if it is starting, and nothing started. */
+static int answer_same_request(BusService *s, sd_bus_message *m, const LaunchRequest *req, const LaunchOptions *o,
+                               Job *j, sd_bus_error *error) {
+        JobView v;
+        int r = job_view(j, &v);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot read the record of job %s: %m", j->id);
+        _cleanup_free_ char *message = NULL;
+        r = launch_request_same(req, o, j->id, v.spec, &message);
+        if (r < 0)
+                return refused(error, r, message);
+        if (job_is_starting(j)) {
+                r = pending_call_add(s, j, PENDING_LAUNCH_SAME, m, 0, error);
+                return r < 0 ? r : 1;
+        }
+        char path[BUS_JOB_PATH_MAX];
+        return sd_bus_reply_method_return(m, "so", j->id, bus_job_path(j->id, path));
+}
+
 int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         LaunchRequest req = {};
@@ -51,6 +71,11 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (launch_options_given(&o, LAUNCH_OPTION_USER) && req.uid != 0)
                 return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED,
                                          "Request authority denied: only root may run a job as another user");
+        /* At most once: a RequestId its owner launched a job with answers
+         * that job, before any limit or deadline is looked at. */
+        Job *same = o.spec.request_id ? runtime_find_request(s->runtime, req.uid, o.spec.request_id) : NULL;
+        if (same)
+                return answer_same_request(s, m, &req, &o, same, error);
 
         r = launch_request_spec(s->runtime, &req, &o, &spec, &message);
         if (r < 0)

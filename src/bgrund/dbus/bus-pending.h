@@ -15,6 +15,8 @@
 
 typedef enum PendingKind {
         PENDING_LAUNCH,
+        PENDING_LAUNCH_SAME,  /* a Launch of the RequestId a starting job was launched with: answered
+                               * as its Launch is, or, if it never started, launched anew */
         PENDING_WAIT,
         PENDING_KILL,
         PENDING_KILL_SESSION, /* one of the jobs a KillSession call waits on */

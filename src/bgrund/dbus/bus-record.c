@@ -50,6 +50,13 @@ static int append_bind_to_caller(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "b", v->spec->bind_to_caller);
 }
 
+static int append_request_id(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", v->spec->request_id ?: "");
+}
+static int append_argv(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append_strv(m, v->spec->argv);
+}
+
 static int append_stdin(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", job_stdin_to_string(v->spec->stdin_mode));
 }
@@ -179,6 +186,8 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_PARENT] = append_parent,
         [RECORD_KEY_STDIN] = append_stdin,
         [RECORD_KEY_BIND_TO_CALLER] = append_bind_to_caller,
+        [RECORD_KEY_REQUEST_ID] = append_request_id,
+        [RECORD_KEY_ARGV] = append_argv,
         [RECORD_KEY_USER] = append_user,
         [RECORD_KEY_LIMITS] = append_limits,
         [RECORD_KEY_LIMITS_UNENFORCED] = append_limits_unenforced,
@@ -190,6 +199,7 @@ bool bus_record_key_absent(RecordKey k, const JobView *v) {
         switch (k) {
         case RECORD_KEY_CPU_USAGE_USEC: return !v->usage.cpu_known;
         case RECORD_KEY_MEMORY_PEAK: return !v->usage.memory_peak_known;
+        case RECORD_KEY_ARGV: return !v->spec->argv; /* a job of a shell command line */
         default: return false;
         }
 }

@@ -10,6 +10,7 @@
 #include "bus-client.h"
 #include "bus-input.h"
 #include "bus-job.h"
+#include "bus-launch.h"
 #include "bus-manager.h"
 #include "bus-pending.h"
 #include "bus-peer.h"
@@ -19,11 +20,6 @@
 #include "record-keys.h"
 #include "bus-service.h"
 #include "log.h"
-
-const char *bus_job_path(const char *id, char buf[static BUS_JOB_PATH_MAX]) {
-        snprintf(buf, BUS_JOB_PATH_MAX, BGRUN_JOB_PATH_PREFIX "/%s", id);
-        return buf;
-}
 
 static void answer_launch(Job *j, sd_bus_message *call, void *userdata) {
         char path[BUS_JOB_PATH_MAX];
@@ -38,42 +34,68 @@ static void answer_kill(Job *j, sd_bus_message *call, void *userdata) {
         (void) bus_reply_kill(j, call, j->status == JOB_KILLED);
 }
 
-/* A Forget held until the job's end: done once the end is fully told
- * (the lifecycle still uses the job after its notification). */
-typedef struct HeldForget {
-        Runtime *runtime;
+/* A call about job id finished once what the lifecycle does now is done
+ * (it still uses the job after its notification): in the next turn of the
+ * loop. */
+typedef struct HeldCall {
+        BusService *service;
         sd_bus_message *call;
         char id[JOB_ID_MAX];
-} HeldForget;
+        void (*finish)(struct HeldCall *h);
+} HeldCall;
 
-static int on_held_forget(sd_event_source *src, void *userdata) {
-        HeldForget *f = userdata;
-        Job *j = runtime_find_job(f->runtime, f->id);
-        int r = j ? job_forget(j) : 0; /* gone: another Forget came first */
-        if (r < 0)
-                (void) sd_bus_reply_method_errnof(f->call, r, "Cannot remove job %s: %m", f->id);
-        else
-                (void) sd_bus_reply_method_return(f->call, "");
-        sd_bus_message_unref(f->call);
-        free(f);
+static int on_held_call(sd_event_source *src, void *userdata) {
+        HeldCall *h = userdata;
+        h->finish(h);
+        sd_bus_message_unref(h->call);
+        free(h);
         sd_event_source_disable_unref(src);
         return 0;
 }
 
+static void hold_call(BusService *s, Job *j, sd_bus_message *call, void (*finish)(HeldCall *h)) {
+        HeldCall *h = calloc(1, sizeof(HeldCall));
+        if (h) {
+                *h = (HeldCall) { .service = s, .call = sd_bus_message_ref(call), .finish = finish };
+                strcpy(h->id, j->id);
+        }
+        if (!h || sd_event_add_defer(s->runtime->event, NULL, on_held_call, h) < 0) {
+                (void) sd_bus_reply_method_errnof(call, ENOMEM, "Cannot answer the call about job %s: %m", j->id);
+                if (h)
+                        sd_bus_message_unref(h->call);
+                free(h);
+        }
+}
+
+/* A Forget held until the job's end: done once the end is fully told. */
+static void finish_forget(HeldCall *h) {
+        Job *j = runtime_find_job(h->service->runtime, h->id);
+        int r = j ? job_forget(j) : 0; /* gone: another Forget came first */
+        if (r < 0)
+                (void) sd_bus_reply_method_errnof(h->call, r, "Cannot remove job %s: %m", h->id);
+        else
+                (void) sd_bus_reply_method_return(h->call, "");
+}
+
 static void answer_forget(Job *j, sd_bus_message *call, void *userdata) {
-        BusService *s = userdata;
-        HeldForget *f = calloc(1, sizeof(HeldForget));
-        if (!f) {
-                (void) sd_bus_reply_method_errnof(call, ENOMEM, "Cannot remove job %s: %m", j->id);
-                return;
-        }
-        *f = (HeldForget) { .runtime = s->runtime, .call = sd_bus_message_ref(call) };
-        strcpy(f->id, j->id);
-        if (sd_event_add_defer(s->runtime->event, NULL, on_held_forget, f) < 0) {
-                (void) sd_bus_reply_method_errnof(call, ENOMEM, "Cannot remove job %s: %m", j->id);
-                sd_bus_message_unref(f->call);
-                free(f);
-        }
+        hold_call(userdata, j, call, finish_forget);
+}
+
+/* A Launch that waited on the first Launch of its RequestId, which failed
+ * and left no record: served as a Launch of its own, from the start. */
+static void finish_launch_again(HeldCall *h) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = sd_bus_message_rewind(h->call, true);
+        if (r >= 0)
+                r = bus_method_launch(h->call, h->service, &error);
+        if (sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_error(h->call, &error);
+        else if (r < 0)
+                (void) sd_bus_reply_method_errnof(h->call, r, "Cannot launch the job: %m");
+}
+
+static void launch_again(Job *j, sd_bus_message *call, void *userdata) {
+        hold_call(userdata, j, call, finish_launch_again);
 }
 
 typedef struct Refusal {
@@ -172,6 +194,7 @@ static void on_job_new(void *userdata, Job *j) {
 
 static void on_job_running(void *userdata, Job *j) {
         pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH_SAME, answer_launch, NULL);
 }
 
 /* Kill and Stop answer now; the status changed (a wall-clock limit's
@@ -193,6 +216,7 @@ static void on_job_ended(void *userdata, Job *j) {
 
         /* A job that failed during setup still exists: Launch names it. */
         pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
+        pending_calls_answer(userdata, j, PENDING_LAUNCH_SAME, answer_launch, NULL);
         emit(s, j, path, "org.freedesktop.DBus.Properties", "PropertiesChanged", build_job_properties_changed);
         emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
         pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
@@ -213,6 +237,7 @@ static void on_job_discarded(void *userdata, Job *j, int error, const char *mess
         pending_calls_answer(userdata, j, PENDING_WAIT, refuse_never_started, NULL);
         pending_kill_session_job_ended(userdata, j);
         pending_calls_answer(userdata, j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
+        pending_calls_answer(userdata, j, PENDING_LAUNCH_SAME, launch_again, userdata);
 }
 
 static void on_job_freed(void *userdata, Job *j) {

@@ -8,6 +8,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include "bus-job-path.h"
 #include "bus-polkit.h"
 #include "macro.h"
 #include "runtime.h"
@@ -51,7 +52,3 @@ int bus_service_start(BusService *s);
 /* Register the Manager and the job objects on bus (the bus connection, or
  * one peer-to-peer connection). */
 int bus_service_add_objects(BusService *s, sd_bus *bus);
-
-/* The object path of job id: BGRUN_JOB_PATH_PREFIX "/<id>". */
-#define BUS_JOB_PATH_MAX (sizeof("/org/bgrun/Runtime1/job/") + JOB_ID_MAX)
-const char *bus_job_path(const char *id, char buf[static BUS_JOB_PATH_MAX]);

@@ -56,9 +56,17 @@ static void refused_done(Job *j, bool exited) {
         _cleanup_free_ char *message = NULL;
         if (j->live->refused_limits) /* EnforceLimits */
                 return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
+        const JobSpec *spec = &j->live->spec;
+        if (j->live->refused_program) {
+                /* The name as asked, at most 256 bytes of it: the caller's own. */
+                if (asprintf(&message, "Argv: program '%.256s' is not found in the job's PATH or is not executable by user %s",
+                             spec->argv[0], spec->user) < 0)
+                        message = NULL;
+                return job_start_refused(j, -EINVAL, message ?: "Argv: the program is not found in the job's PATH");
+        }
         /* Worded as bgrund's own check of cwd was, for every way of failing. */
-        if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter",
-                     j->live->spec.cwd, j->live->spec.user) < 0)
+        if (asprintf(&message, "cwd '%s' does not exist or is not a directory that user %s can enter", spec->cwd,
+                     spec->user) < 0)
                 message = NULL;
         job_start_refused(j, -EINVAL, message ?: "cwd does not exist or is not a directory that its user can enter");
 }
@@ -73,7 +81,7 @@ static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* The supervisor refused the job (SUPERVISOR_CWD_REFUSED): it ran nothing
+/* The supervisor refused the job (SUPERVISOR_*_REFUSED): it ran nothing
  * and exits; the job goes once it is gone, so that nothing of it outlives
  * the Launch's answer. */
 static void await_refusing_supervisor(Job *j) {
@@ -101,8 +109,10 @@ static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
         if (n == 2 && c[0] == SUPERVISOR_LIMITS_REFUSED) {
                 j->live->refused_limits = (unsigned char) c[1] ?: ~0U;
                 await_refusing_supervisor(j);
-        } else if (n == 1 && c[0] == SUPERVISOR_CWD_REFUSED)
+        } else if (n == 1 && (c[0] == SUPERVISOR_CWD_REFUSED || c[0] == SUPERVISOR_PROGRAM_REFUSED)) {
+                j->live->refused_program = c[0] == SUPERVISOR_PROGRAM_REFUSED && j->live->spec.argv;
                 await_refusing_supervisor(j);
+        }
         else if (n == 1)
                 job_started(j);
         else

@@ -7,12 +7,24 @@
 #include "job.h"
 #include "job-table.h"
 
-static size_t hash_id(const char *id, size_t n_buckets) {
-        /* FNV-1a; ids are random already, this just folds them. */
+/* FNV-1a of the owner (for requests) and the key string; ids are random
+ * already, a RequestId is the caller's, and the chains grow with the table
+ * either way. */
+static size_t hash_key(uid_t owner, const char *s, size_t n_buckets) {
         uint64_t h = 1469598103934665603ULL;
-        for (const char *p = id; *p; p++)
+        for (unsigned i = 0; i < sizeof owner; i++)
+                h = (h ^ ((owner >> (8 * i)) & 0xff)) * 1099511628211ULL;
+        for (const char *p = s; *p; p++)
                 h = (h ^ (unsigned char) *p) * 1099511628211ULL;
         return (size_t) (h & (n_buckets - 1));
+}
+
+static Job **link_of(const JobTable *t, Job *j) {
+        return t->key == JOB_KEY_ID ? &j->table_next : &j->request_next;
+}
+
+static size_t bucket_of(const JobTable *t, const Job *j, size_t n_buckets) {
+        return t->key == JOB_KEY_ID ? hash_key(0, j->id, n_buckets) : hash_key(j->owner, j->request_id, n_buckets);
 }
 
 static int grow(JobTable *t) {
@@ -22,9 +34,9 @@ static int grow(JobTable *t) {
                 return -ENOMEM;
         for (size_t i = 0; i < t->n_buckets; i++)
                 for (Job *j = t->buckets[i], *next; j; j = next) {
-                        next = j->table_next;
-                        size_t h = hash_id(j->id, n);
-                        j->table_next = b[h];
+                        next = *link_of(t, j);
+                        size_t h = bucket_of(t, j, n);
+                        *link_of(t, j) = b[h];
                         b[h] = j;
                 }
         free(t->buckets);
@@ -34,46 +46,55 @@ static int grow(JobTable *t) {
 }
 
 int job_table_put(JobTable *t, Job *j) {
+        if (t->key == JOB_KEY_REQUEST && !j->request_id)
+                return -EINVAL;
         if (t->n_jobs + 1 > t->n_buckets) {
                 int r = grow(t);
                 if (r < 0)
                         return r;
         }
-        if (job_table_get(t, j->id))
+        if (t->key == JOB_KEY_ID ? job_table_get(t, j->id) : job_table_get_request(t, j->owner, j->request_id))
                 return -EEXIST;
-        size_t h = hash_id(j->id, t->n_buckets);
-        j->table_next = t->buckets[h];
+        size_t h = bucket_of(t, j, t->n_buckets);
+        *link_of(t, j) = t->buckets[h];
         t->buckets[h] = j;
         t->n_jobs++;
         return 0;
 }
 
 Job *job_table_get(const JobTable *t, const char *id) {
-        if (!t->n_buckets)
+        if (!t->n_buckets || t->key != JOB_KEY_ID)
                 return NULL;
-        for (Job *j = t->buckets[hash_id(id, t->n_buckets)]; j; j = j->table_next)
+        for (Job *j = t->buckets[hash_key(0, id, t->n_buckets)]; j; j = j->table_next)
                 if (strcmp(j->id, id) == 0)
                         return j;
         return NULL;
 }
 
-Job *job_table_remove(JobTable *t, const char *id) {
-        if (!t->n_buckets)
+Job *job_table_get_request(const JobTable *t, uid_t owner, const char *request_id) {
+        if (!t->n_buckets || t->key != JOB_KEY_REQUEST)
                 return NULL;
-        for (Job **p = &t->buckets[hash_id(id, t->n_buckets)]; *p; p = &(*p)->table_next)
-                if (strcmp((*p)->id, id) == 0) {
-                        Job *j = *p;
-                        *p = j->table_next;
-                        j->table_next = NULL;
-                        t->n_jobs--;
+        for (Job *j = t->buckets[hash_key(owner, request_id, t->n_buckets)]; j; j = j->request_next)
+                if (j->owner == owner && strcmp(j->request_id, request_id) == 0)
                         return j;
-                }
         return NULL;
+}
+
+void job_table_remove(JobTable *t, Job *j) {
+        if (!t->n_buckets || (t->key == JOB_KEY_REQUEST && !j->request_id))
+                return;
+        for (Job **p = &t->buckets[bucket_of(t, j, t->n_buckets)]; *p; p = link_of(t, *p))
+                if (*p == j) {
+                        *p = *link_of(t, j);
+                        *link_of(t, j) = NULL;
+                        t->n_jobs--;
+                        return;
+                }
 }
 
 void job_table_clear(JobTable *t) {
         free(t->buckets);
-        *t = (JobTable) {};
+        *t = (JobTable) { .key = t->key };
 }
 
 Job *job_table_first(const JobTable *t, size_t *bucket) {
@@ -84,8 +105,9 @@ Job *job_table_first(const JobTable *t, size_t *bucket) {
 }
 
 Job *job_table_next(const JobTable *t, size_t *bucket, Job *j) {
-        if (j->table_next)
-                return j->table_next;
+        Job *next = *link_of(t, j);
+        if (next)
+                return next;
         for ((*bucket)++; *bucket < t->n_buckets; (*bucket)++)
                 if (t->buckets[*bucket])
                         return t->buckets[*bucket];

@@ -28,9 +28,11 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
         strcpy(j->parent_id, spec->parent);
         j->session_id = strdup(spec->session_id);
         j->command_head = utf8_strndup(spec->command, JOB_COMMAND_HEAD_MAX);
-        if (!j->session_id || !j->command_head) {
+        j->request_id = spec->request_id ? strdup(spec->request_id) : NULL;
+        if (!j->session_id || !j->command_head || (spec->request_id && !j->request_id)) {
                 free(j->session_id);
                 free(j->command_head);
+                free(j->request_id);
                 return NULL;
         }
         return TAKE_PTR(j);
@@ -89,6 +91,7 @@ Job *job_free(Job *j) {
         job_release_live_state(j);
         free(j->session_id);
         free(j->command_head);
+        free(j->request_id);
         free(j);
         return NULL;
 }

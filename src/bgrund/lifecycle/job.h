@@ -61,6 +61,7 @@ typedef struct JobLive {
         pid_t spawned_pid;
         int go_fd;                      /* a held supervisor's go pipe */
         unsigned refused_limits;        /* JobLimit bits it refused the job for (EnforceLimits) */
+        bool refused_program;           /* it refused the job for Argv's program, not found */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
@@ -105,7 +106,8 @@ typedef struct JobLive {
  * enough for listings and the per-owner limits without reading the store. */
 struct Job {
         Runtime *runtime;
-        Job *table_next;                /* job-table.c's chain */
+        Job *table_next;                /* job-table.c's chains: by id, */
+        Job *request_next;              /* and by owner and RequestId */
         Job *all_next, *all_prev;       /* every job, oldest first (listings) */
         Job *owner_next, *owner_prev;   /* its owner's, oldest first */
         Job *ended_next, *ended_prev;   /* ended ones, in the order they ended (retention) */
@@ -125,6 +127,7 @@ struct Job {
                                          * it wrote) and its record's: what OutputMaxBytesPerUser= counts */
         char *session_id;
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
+        char *request_id;               /* its RequestId (at most 128 bytes), NULL for none */
         JobLive *live;                  /* NULL once ended */
         struct CallerBound *caller_bound; /* BindToCaller: its entry in caller-binding.c's table */
 };

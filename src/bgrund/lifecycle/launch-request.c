@@ -11,6 +11,7 @@
 #include "launch-request.h"
 #include "macro.h"
 #include "privilege.h"
+#include "shell-words.h"
 #include "time-util.h"
 
 /* The kernel's MAX_ARG_STRLEN (128 KiB with the NUL): sh -c cannot take more. */
@@ -34,8 +35,7 @@ static int refuse(int r, char **ret_message, const char *format, ...) {
 
 int launch_request_check(const LaunchRequest *req, char **ret_message) {
         size_t len = strlen(req->command);
-        if (len == 0)
-                return refuse(-EINVAL, ret_message, "The command is empty");
+        /* An empty one is Argv's (launch_request_spec() checks which). */
         if (len > COMMAND_MAX)
                 return refuse(-EINVAL, ret_message, "The command is %zu bytes long; at most %d bytes are allowed", len,
                               COMMAND_MAX);
@@ -102,13 +102,44 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
         return 0;
 }
 
+int launch_request_command(const LaunchRequest *req, const LaunchOptions *o, char **ret_message) {
+        bool argv = o->spec.argv;
+        if (!argv && !req->command[0])
+                return refuse(-EINVAL, ret_message, "The command is empty (a shell command line, or \"\" with Argv)");
+        if (argv && req->command[0])
+                return refuse(-EINVAL, ret_message, "The command must be \"\" with Argv: Argv is the command");
+        return 0;
+}
+
+static bool strv_equal(char *const *a, char *const *b) {
+        for (; a && b && *a && *b; a++, b++)
+                if (!streq(*a, *b))
+                        return false;
+        return (!a || !*a) && (!b || !*b);
+}
+
+int launch_request_same(const LaunchRequest *req, const LaunchOptions *o, const char *job_id, const JobSpec *found,
+                        char **ret_message) {
+        const JobSpec *asked = &o->spec;
+        bool same = !asked->argv == !found->argv &&
+                    (asked->argv ? strv_equal(asked->argv, found->argv) : streq(req->command, found->command));
+        if (same)
+                return 0;
+        return refuse(-EINVAL, ret_message,
+                      "RequestId '%s' launched job %s with another %s; nothing was started (a new request needs a new RequestId)",
+                      asked->request_id, job_id, asked->argv || found->argv ? "Argv" : "command");
+}
+
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message) {
+        int r = launch_request_command(req, o, ret_message);
+        if (r < 0)
+                return r;
         /* The options' fields are the spec's: taken whole, defaults and all. */
         job_spec_done(spec);
         *spec = TAKE_STRUCT(o->spec);
         *o = (LaunchOptions) {};
-        int r = launch_request_runtime(rt ? &rt->config.limits : NULL, spec->max_runtime_usec, &spec->max_runtime_usec,
-                                       ret_message);
+        r = launch_request_runtime(rt ? &rt->config.limits : NULL, spec->max_runtime_usec, &spec->max_runtime_usec,
+                                   ret_message);
         if (r < 0)
                 return r;
         /* A caller that gave up before bgrund read its call: nothing runs
@@ -123,7 +154,9 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
                 return r;
         spec->owner = req->uid;
         spec->session_id = strdup(req->session);
-        spec->command = strdup(req->command);
+        /* With Argv, the command a record and a listing show: its words,
+         * as the shell would need them written. */
+        spec->command = spec->argv ? shell_quote_words(spec->argv) : strdup(req->command);
         spec->cwd = strdup(req->cwd);
         if (!spec->session_id || !spec->command || !spec->cwd)
                 return -ENOMEM;

@@ -32,6 +32,16 @@ int launch_request_check(const LaunchRequest *req, char **ret_message);
  * (*ret 0); more than MaxRuntimeSec= is LAUNCH_REQUEST_OVER_LIMIT. */
 int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint64_t *ret, char **ret_message);
 
+/* The command's rule: a shell command line, or "" with Argv (InvalidArgs
+ * otherwise). */
+int launch_request_command(const LaunchRequest *req, const LaunchOptions *o, char **ret_message);
+
+/* A Launch of RequestId that found job, whose spec is found: 0 when it asks
+ * for the same command (the same shell command line, or the same Argv), or
+ * -EINVAL naming the job (then nothing is started). */
+int launch_request_same(const LaunchRequest *req, const LaunchOptions *o, const char *job_id, const JobSpec *found,
+                        char **ret_message);
+
 /* The spec of req with options o (which it takes, leaving o empty): the user
  * (User=, or the caller's uid) with its groups, and the parent job when the
  * caller runs inside one of its own, and its wall-clock limit under rt's

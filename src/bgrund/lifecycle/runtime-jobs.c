@@ -25,6 +25,10 @@ Job *runtime_find_job(Runtime *rt, const char *id) {
         return job_table_get(&rt->jobs, id);
 }
 
+Job *runtime_find_request(Runtime *rt, uid_t owner, const char *request_id) {
+        return job_table_get_request(&rt->requests, owner, request_id);
+}
+
 Job *runtime_job_of_process(Runtime *rt, pid_t pid, uid_t owner) {
         _cleanup_free_ char *cgroup = NULL;
         if (cgroup_path_of_pid(pid, &cgroup) < 0)
@@ -61,6 +65,17 @@ int runtime_add_job(Runtime *rt, Job *j) {
                 r = job_table_put(&rt->jobs, j);
         if (r < 0)
                 return r;
+        if (j->request_id) {
+                r = job_table_put(&rt->requests, j);
+                /* Two records of one RequestId (the store holds only what
+                 * Launch made, so never): the later is not found by it. */
+                if (r == -EEXIST)
+                        free(TAKE_PTR(j->request_id));
+                else if (r < 0) {
+                        job_table_remove(&rt->jobs, j);
+                        return r;
+                }
+        }
         j->account = o;
         /* A parent is launched before its children, and loaded before them. */
         Job *p = j->parent_id[0] ? job_table_get(&rt->jobs, j->parent_id) : NULL;
@@ -82,7 +97,8 @@ int runtime_add_job(Runtime *rt, Job *j) {
 void runtime_remove_job(Runtime *rt, Job *j) {
         Owner *o = j->account;
         assert(o);
-        (void) job_table_remove(&rt->jobs, j->id);
+        job_table_remove(&rt->jobs, j);
+        job_table_remove(&rt->requests, j);
         if (j->parent)
                 LIST_REMOVE_F(sibling, j->parent->children, j);
         for (Job *c = j->children; c; c = c->sibling_next)

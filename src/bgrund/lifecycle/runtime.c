@@ -49,6 +49,7 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
         if (!rt)
                 return -ENOMEM;
         rt->jobs_fd = -EBADF;
+        rt->requests.key = JOB_KEY_REQUEST;
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
@@ -95,6 +96,7 @@ Runtime *runtime_free(Runtime *rt) {
                 job_free(j);
         }
         job_table_clear(&rt->jobs);
+        job_table_clear(&rt->requests);
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);

@@ -68,7 +68,8 @@ struct Runtime {
          * jobs go through that user's systemd manager, in its bgrun.slice. */
         bool user_instance;
         int jobs_fd;
-        JobTable jobs;
+        JobTable jobs;                      /* by id */
+        JobTable requests;                  /* those launched with a RequestId, by owner and it */
         QUEUE(Job) all;                     /* every job, oldest first */
         QUEUE(Job) ended;                   /* ended jobs, in the order they ended */
         OwnerTable owners;
@@ -119,6 +120,10 @@ int runtime_reap(Runtime *rt, ReapCounts *ret);
 int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret);
 
 Job *runtime_find_job(Runtime *rt, const char *id);
+
+/* The job owner launched with RequestId request_id, while its record is
+ * kept (ended ones too); NULL for none. O(1). */
+Job *runtime_find_request(Runtime *rt, uid_t owner, const char *request_id);
 
 /* The live job of owner whose containment holds process pid: a job launched
  * from inside it is its child. NULL for none. */
