@@ -11,7 +11,7 @@ every Wait before it was handled, and a refused one was answered (refusals
 come at once; an accepted Wait is answered only when the job ends).
     sharing-waiters.py JOB [--connections N] [--noreply K] [--normal M]
                            [--extra] [--rounds R] [--rss-pid PID] [--hold]
-                           [--close-at-once]
+                           [--close-at-once] [--wait-output]
 --extra   after the barrier, one more ordinary Wait (bgrund's Wait number
           K+M+1 on that connection), awaited for 10 s
 --rounds  open, fill and close the connections R times
@@ -19,6 +19,8 @@ come at once; an accepted Wait is answered only when the job ends).
 --hold    keep the last round's connections open until stdin closes
 --close-at-once  send the Waits and close the connection at once, without
           the barrier: bgrund meets them from a connection already gone
+--wait-output  the calls are WaitOutput (from offset 0, for an hour), on a
+          job that writes nothing, instead of Wait
 Prints one JSON line per round: for each connection (in the order they were
 filled, one after another) the number of ordinary Waits answered before the
 barrier, the distinct error names and messages of those answers, and what
@@ -31,7 +33,13 @@ DEST, PATH, IFACE = "org.bgrun.Runtime1", "/org/bgrun/Runtime1", "org.bgrun.Runt
 HOUR_USEC = 3600 * 1000000
 
 
+WAIT_OUTPUT = False
+
+
 def wait_call(job, flags=MessageFlag.NONE):
+    if WAIT_OUTPUT:
+        return Message(destination=DEST, path=PATH, interface=IFACE, member="WaitOutput", signature="stut",
+                       body=[job, 0, 16, HOUR_USEC], flags=flags)
     return Message(destination=DEST, path=PATH, interface=IFACE, member="Wait", signature="st",
                    body=[job, HOUR_USEC], flags=flags)
 
@@ -104,7 +112,10 @@ async def main():
     p.add_argument("--rss-pid", type=int)
     p.add_argument("--hold", action="store_true")
     p.add_argument("--close-at-once", action="store_true")
+    p.add_argument("--wait-output", action="store_true")
     args = p.parse_args()
+    global WAIT_OUTPUT
+    WAIT_OUTPUT = args.wait_output
 
     for r in range(args.rounds):
         buses, results = [], []

@@ -160,3 +160,65 @@ test_argv_finds_the_program_in_the_jobs_own_path_or_refuses() {
 	assert_contains "$out" "no-such-program-here"
 	rm -rf "$dir"
 }
+
+# The watches bgrund's inotify instance holds now (WaitOutput's).
+inotify_watches() {
+	local pid fd n=0
+	pid=$(bgrund_pid)
+	for fd in /proc/"$pid"/fd/*; do
+		[[ $(readlink "$fd") == anon_inode:inotify ]] || continue
+		n=$((n + $(grep -c '^inotify wd:' "/proc/$pid/fdinfo/${fd##*/}")))
+	done
+	echo "$n"
+}
+
+test_wait_output_answers_when_output_arrives() {
+	local id start out ms
+	id=$(bgrun run -q -- 'echo one; sleep 2; echo two; sleep 300') || fail "run"
+	wait_until 10 test "$(jget "$id" .output_bytes)" = 4 || fail "no first line"
+	# Output past the offset: at once, as ReadOutput.
+	out=$(busctl call "${M[@]}" WaitOutput stut "$id" 0 100 30000000)
+	assert_eq "aytb 4 111 110 101 10 4 false" "$out" "WaitOutput with output past its offset"
+	# Nothing past it yet: answered once "two" is written, long before the timeout.
+	start=$(date +%s%N)
+	out=$(busctl --timeout=60 call "${M[@]}" WaitOutput stut "$id" 4 100 30000000)
+	ms=$((($(date +%s%N) - start) / 1000000))
+	assert_eq "aytb 4 116 119 111 10 8 false" "$out" "WaitOutput's answer when output came"
+	assert_le "$ms" 15000 "ms until WaitOutput answered (its timeout: 30 s)"
+	assert_eq 0 "$(inotify_watches)" "watches left once it answered"
+	# Nothing comes: answered empty at its timeout.
+	out=$(busctl call "${M[@]}" WaitOutput stut "$id" 8 100 300000)
+	assert_eq "aytb 0 8 false" "$out" "WaitOutput at its timeout"
+	assert_eq 0 "$(inotify_watches)" "watches left after a timeout"
+	# The job's end answers a waiting one, complete once all was read.
+	busctl --timeout=60 call "${M[@]}" WaitOutput stut "$id" 8 100 30000000 >wait.out &
+	local waiter=$!
+	wait_until 10 test "$(inotify_watches)" = 1 || fail "no watch while WaitOutput waits"
+	bgrun kill "$id" >/dev/null || fail "kill"
+	wait "$waiter"
+	assert_eq "aytb 0 8 true" "$(cat wait.out)" "WaitOutput when the job ended"
+	assert_eq 0 "$(inotify_watches)" "watches left after the end"
+	# An ended job's answers at once.
+	assert_eq "aytb 4 116 119 111 10 8 true" "$(busctl call "${M[@]}" WaitOutput stut "$id" 4 100 30000000)"
+	# Bounded like Wait: a caller that goes leaves no watch behind.
+	id=$(bgrun run -q -- 'sleep 300') || fail "run"
+	timeout 2 busctl --timeout=60 call "${M[@]}" WaitOutput stut "$id" 0 100 30000000 >/dev/null
+	wait_until 10 test "$(inotify_watches)" = 0 || fail "a watch outlived its caller"
+	bgrun kill "$id" >/dev/null
+}
+
+# WaitOutput is a waiting call like Wait: 128 held on a connection, the
+# 129th refused, and a connection that goes takes its waits and their
+# watch with it.
+test_wait_output_is_bounded_per_connection_and_leaves_no_watch() {
+	setup_users
+	local job out
+	job=$(as_user alice "$BGRUN" run -q -C /home/alice -- 'sleep 300') || fail "alice cannot launch"
+	on_exit "as_user alice $BGRUN kill $job >/dev/null 2>&1"
+	out=$(as_user alice /usr/bin/python3 "$TESTS_DIR/sharing-waiters.py" "$job" --wait-output --noreply 1 --normal 127 \
+		--extra) || fail "waiters failed: $out"
+	assert_eq 0 "$(jq '.connections[0].answered' <<<"$out")" "WaitOutputs answered while nothing was written"
+	assert_contains "$(jq -r '.connections[0].extra' <<<"$out")" "This connection has 128 calls waiting" "the 129th"
+	wait_until 10 test "$(inotify_watches)" = 0 || fail "watches left after the connection closed: $(inotify_watches)"
+	pid_alive "$(bgrund_pid)" || fail "bgrund"
+}

@@ -5,6 +5,7 @@
 #include "bus-record.h"
 #include "bus-service.h"
 #include "list.h"
+#include "output-watch.h"
 #include "runtime.h"
 
 /* A KillSession call, shared by one PendingCall on each of its jobs. */
@@ -110,6 +111,8 @@ static void pending_call_free_full(PendingCall *p, bool release_client) {
                 session_kill_unref(p->session_kill, c);
         else
                 bus_client_count_pending(c, -1);
+        if (p->kind == PENDING_OUTPUT)
+                output_watch_remove(c->service->runtime, p->job);
         sd_event_source_disable_unref(p->timer);
         sd_bus_message_unref(p->call);
         free(p);
@@ -199,10 +202,15 @@ int pending_call_add_full(BusService *s, Job *j, PendingKind kind, sd_bus_messag
 }
 
 void pending_calls_answer(BusService *s, Job *j, PendingKind kind, PendingAnswer answer, void *userdata) {
+        pending_calls_answer_ready(s, j, kind, NULL, answer, userdata);
+}
+
+void pending_calls_answer_ready(BusService *s, Job *j, PendingKind kind, bool (*ready)(Job *j, sd_bus_message *call),
+                                PendingAnswer answer, void *userdata) {
         PendingJob *e = pending_job_find(s, j);
         for (PendingCall *p = e ? e->calls.head : NULL, *next; p; p = next) {
                 next = p->job_next;
-                if (p->kind != kind)
+                if (p->kind != kind || (ready && !ready(j, p->call)))
                         continue;
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(p->call);
                 pending_call_free(p);

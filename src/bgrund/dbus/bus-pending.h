@@ -22,6 +22,8 @@ typedef enum PendingKind {
         PENDING_KILL_SESSION, /* one of the jobs a KillSession call waits on */
         PENDING_INPUT,        /* WriteInput, ResizeTty: until the job's supervisor answers */
         PENDING_FORGET,       /* Forget of a job killed but not final yet: until it is */
+        PENDING_OUTPUT,       /* WaitOutput: until output past its offset, the job's end, or its timeout;
+                               * each holds one waiter of the job's output watch (output-watch.h) */
 } PendingKind;
 
 typedef struct BusService BusService;
@@ -55,6 +57,9 @@ void pending_kill_session_job_ended(BusService *s, Job *j);
 
 /* Answer each call of one kind held on j, oldest first, taking it off first. */
 void pending_calls_answer(BusService *s, Job *j, PendingKind kind, PendingAnswer answer, void *userdata);
+/* The same for those calls of kind that ready() says may answer now. */
+void pending_calls_answer_ready(BusService *s, Job *j, PendingKind kind, bool (*ready)(Job *j, sd_bus_message *call),
+                                PendingAnswer answer, void *userdata);
 
 /* Drop every pending call of j unanswered (j is going). */
 void pending_calls_drop(BusService *s, Job *j);

@@ -12,6 +12,7 @@
 #include "bus-job.h"
 #include "bus-launch.h"
 #include "bus-manager.h"
+#include "bus-output.h"
 #include "bus-pending.h"
 #include "bus-peer.h"
 #include "bus-polkit.h"
@@ -221,9 +222,14 @@ static void on_job_ended(void *userdata, Job *j) {
         emit(s, j, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE, "JobRemoved", build_job_removed);
         pending_calls_answer(userdata, j, PENDING_KILL, answer_kill, NULL);
         pending_calls_answer(userdata, j, PENDING_WAIT, answer_wait, NULL);
+        bus_output_ended(userdata, j);
         pending_kill_session_job_ended(userdata, j);
         pending_calls_answer(userdata, j, PENDING_FORGET, answer_forget, userdata);
         bus_input_ready(userdata, j);
+}
+
+static void on_output_grew(void *userdata, Job *j) {
+        bus_output_grew(userdata, j);
 }
 
 static void on_input_ready(void *userdata, Job *j) {
@@ -235,6 +241,7 @@ static void on_job_discarded(void *userdata, Job *j, int error, const char *mess
         /* Kill or Wait calls made while it was starting: it never existed. */
         pending_calls_answer(userdata, j, PENDING_KILL, refuse_never_started, NULL);
         pending_calls_answer(userdata, j, PENDING_WAIT, refuse_never_started, NULL);
+        pending_calls_answer(userdata, j, PENDING_OUTPUT, refuse_never_started, NULL);
         pending_kill_session_job_ended(userdata, j);
         pending_calls_answer(userdata, j, PENDING_LAUNCH, refuse_launch, &(Refusal) { error, message });
         pending_calls_answer(userdata, j, PENDING_LAUNCH_SAME, launch_again, userdata);
@@ -258,6 +265,7 @@ static const JobNotifier bus_notifier = {
         .job_ended = on_job_ended,
         .job_discarded = on_job_discarded,
         .input_ready = on_input_ready,
+        .output_grew = on_output_grew,
         .running_jobs_changed = on_running_jobs_changed,
         .job_freed = on_job_freed,
 };

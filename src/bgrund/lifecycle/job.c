@@ -14,6 +14,7 @@
 #include "job-private.h"
 #include "log.h"
 #include "macro.h"
+#include "output-watch.h"
 #include "runtime.h"
 #include "utf8.h"
 
@@ -89,6 +90,8 @@ Job *job_free(Job *j) {
         if (rt && rt->notifier && rt->notifier->job_freed)
                 rt->notifier->job_freed(rt->notifier_data, j);
         job_release_live_state(j);
+        if (rt)
+                output_watch_drop(rt, j);
         free(j->session_id);
         free(j->command_head);
         free(j->request_id);

@@ -130,6 +130,7 @@ struct Job {
         char *request_id;               /* its RequestId (at most 128 bytes), NULL for none */
         JobLive *live;                  /* NULL once ended */
         struct CallerBound *caller_bound; /* BindToCaller: its entry in caller-binding.c's table */
+        struct OutputWatch *output_watch; /* while a WaitOutput waits on it: output-watch.c's entry */
 };
 
 /* A job's full record, borrowed: from memory for live jobs, from disk

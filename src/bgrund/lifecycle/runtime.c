@@ -19,6 +19,7 @@
 #include "log.h"
 #include "macro.h"
 #include "reaper.h"
+#include "output-watch.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
 #include "supervisor-process.h"
@@ -97,6 +98,7 @@ Runtime *runtime_free(Runtime *rt) {
         }
         job_table_clear(&rt->jobs);
         job_table_clear(&rt->requests);
+        output_watches_free(rt);
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);

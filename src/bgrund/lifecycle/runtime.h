@@ -41,6 +41,8 @@ typedef struct JobNotifier {
         /* Its input can be written now, or it is known that it cannot be
          * (job-input.c: its supervisor answered, or the connection failed). */
         void (*input_ready)(void *userdata, Job *j);
+        /* Its output may have grown: it is watched (output-watch.h). */
+        void (*output_grew)(void *userdata, Job *j);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
         /* It is about to be freed: nothing may keep it past this call. */
@@ -82,6 +84,7 @@ struct Runtime {
         struct SupervisorPool *supervisor_pool; /* supervisors started ahead of time */
         uint64_t nofile_soft;               /* RLIMIT_NOFILE as bgrund got it: the commands' */
         RecordCache cache;
+        struct OutputWatches *output_watches; /* for WaitOutput (output-watch.c), made at its first use */
 
         const JobNotifier *notifier;
         void *notifier_data;
