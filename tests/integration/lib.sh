@@ -116,6 +116,17 @@ with_config() {
 	systemctl restart bgrund.service || fail "bgrund did not restart with: $*"
 }
 
+# The watches bgrund's inotify instance holds now (WaitOutput's).
+inotify_watches() {
+	local pid fd n=0
+	pid=$(bgrund_pid)
+	for fd in /proc/"$pid"/fd/*; do
+		[[ $(readlink "$fd") == anon_inode:inotify ]] || continue
+		n=$((n + $(grep -c '^inotify wd:' "/proc/$pid/fdinfo/${fd##*/}")))
+	done
+	echo "$n"
+}
+
 grant_of() { cat "/var/lib/bgrun/jobs/$1/grant.json"; }
 
 # The pids in cgroup DIR and every cgroup below it (none if it is gone).

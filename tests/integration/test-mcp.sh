@@ -252,6 +252,41 @@ test_mcp_tools_keep_their_deadline_against_a_stopped_bgrund() {
 	[[ $run_text != *"Try again"* ]] || fail "a run not answered in time must not say to try again: $run_text"
 }
 
+# Issue #32 row 1: a run not answered in time (bgrund stopped) is an
+# isError naming its request_id; a run with it runs the command once.
+test_mcp_a_run_not_answered_in_time_runs_once_with_its_request_id() {
+	local mark=/run/bgrun-test-mcp-once
+	rm -f "$mark"
+	on_exit "kill -CONT $(bgrund_pid); rm -f $mark"
+	MCP_TEST_MARK=$mark MCP_TEST_BGRUND=$(bgrund_pid) run_scenario once bgrun --call-timeout 3s mcp >/dev/null
+	assert_eq 1 "$(wc -l <"$mark")" "times the command ran"
+}
+
+# Waiting reads hold WaitOutput calls, at most 32 at a time (the rest look
+# at the record), and every one answers when its job writes.
+test_mcp_waiting_reads_use_at_most_32_wait_outputs() {
+	local out ids=() i n
+	out=$(mktemp)
+	for i in $(seq 40); do
+		ids+=("$(bgrun run -q -s mcp-reads -- 'sleep 3; echo line')") || fail "run"
+	done
+	on_exit "bgrun kill -s mcp-reads >/dev/null 2>&1; rm -f $out"
+	{
+		for i in $(seq 40); do
+			echo '{"jsonrpc":"2.0","id":'"$i"',"method":"tools/call","params":{"name":"output","arguments":{"id":"'"${ids[$((i - 1))]}"'","offset":0,"wait_sec":30}}}'
+		done
+		sleep 8
+	} | bgrun mcp >"$out" 2>/dev/null &
+	local server=$!
+	sleep 1.5
+	n=$(inotify_watches)
+	assert_le "$n" 32 "WaitOutput watches while 40 reads wait"
+	[[ $n -ge 1 ]] || fail "no WaitOutput held while 40 reads waited"
+	wait "$server"
+	assert_eq 40 "$(jq -s '[.[] | select(.result.structuredContent.output == "line\n")] | length' "$out")" \
+		"reads answered with the line: $(head -c 600 "$out")"
+}
+
 test_mcp_closed_stdout_ends_the_server_and_its_jobs() {
 	local session=mcp-closed$$ id
 	{

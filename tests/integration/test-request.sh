@@ -161,17 +161,6 @@ test_argv_finds_the_program_in_the_jobs_own_path_or_refuses() {
 	rm -rf "$dir"
 }
 
-# The watches bgrund's inotify instance holds now (WaitOutput's).
-inotify_watches() {
-	local pid fd n=0
-	pid=$(bgrund_pid)
-	for fd in /proc/"$pid"/fd/*; do
-		[[ $(readlink "$fd") == anon_inode:inotify ]] || continue
-		n=$((n + $(grep -c '^inotify wd:' "/proc/$pid/fdinfo/${fd##*/}")))
-	done
-	echo "$n"
-}
-
 test_wait_output_answers_when_output_arrives() {
 	local id start out ms
 	id=$(bgrun run -q -- 'echo one; sleep 2; echo two; sleep 300') || fail "run"

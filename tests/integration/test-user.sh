@@ -274,3 +274,27 @@ test_user_instance_kills_only_its_own_orphans() {
 		|| fail "bgrund --user killed a scope outside its bgrun.slice"
 	in_login alice 'systemctl --user stop bgrun-job-elsewhere1.scope'
 }
+
+# RequestId, Argv and WaitOutput on a user's own bgrund (issue #32).
+test_user_request_id_argv_and_wait_output() {
+	hold_login alice
+	local out
+	# shellcheck disable=SC2016
+	out=$(in_login alice '
+		a=$(ubgrun run -q --request-id u-1 -- "echo ran >> \$HOME/once") || exit 1
+		b=$(ubgrun run -q --request-id u-1 -- "echo ran >> \$HOME/once") || exit 1
+		ubgrun wait "$a" >/dev/null
+		[[ $a == "$b" ]] || { echo "two jobs: $a $b"; exit 1; }
+		echo "LINES $(wc -l <"$HOME/once")"
+		id=$(ubgrun run -q -- printf "%s|" "a b" "\$HOME") || exit 1
+		ubgrun wait "$id" >/dev/null
+		echo "OUT $(ubgrun logs "$id")"
+		id=$(ubgrun run -q -- sh -c "sleep 1; echo late; sleep 300") || exit 1
+		echo "WAITED $(busctl --user --timeout=60 call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager WaitOutput stut "$id" 0 100 30000000)"
+		ubgrun kill "$id" >/dev/null
+	' 2>&1) || fail "in alice's login: $out"
+	assert_contains "$out" "LINES 1" "a second run with the request id ran nothing"
+	# shellcheck disable=SC2016
+	assert_contains "$out" 'OUT a b|$HOME|' "Argv on the user's instance"
+	assert_contains "$out" "WAITED aytb 5 108 97 116 101 10 5 false" "WaitOutput on the user's instance"
+}

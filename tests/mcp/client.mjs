@@ -316,6 +316,35 @@ const scenarios = {
     }
   },
 
+  // A run bgrund did not answer in time (stopped): the isError names its
+  // request_id and tells no retry; a run with it runs the command once.
+  async once() {
+    const mark = process.env.MCP_TEST_MARK, pid = process.env.MCP_TEST_BGRUND;
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("kill", ["-STOP", pid]);
+    let t0 = Date.now(), r;
+    try {
+      r = await call("run", { command: `echo ran >> ${mark}`, wait_sec: 0 });
+    } finally {
+      execFileSync("kill", ["-CONT", pid]);
+    }
+    const ms = Date.now() - t0, text = r.content?.[0]?.text ?? "";
+    check(r.isError && ms <= 4000, `an isError within the 3 s deadline + 1 s (${ms} ms)`, text);
+    const rid = /request_id "([^"]+)"/.exec(text)?.[1];
+    check(/^mcp-[0-9a-f]{32}$/.test(rid ?? "") && !/try again/i.test(text), "it names its request_id, no retry", text);
+    const again = await call("run", { command: `echo ran >> ${mark}`, request_id: rid, wait_sec: 10 });
+    check(!again.isError && again.structuredContent.status === "exited" && again.structuredContent.request_id === rid,
+      "a run with that request_id", again.structuredContent ?? again.content);
+    const third = await call("run", { command: `echo ran >> ${mark}`, request_id: rid, wait_sec: 10 });
+    check(third.structuredContent?.id === again.structuredContent.id, "another answers the same job", third.structuredContent);
+    const other = await call("run", { command: "echo other", request_id: rid, wait_sec: 0 });
+    check(other.isError && /another command/.test(other.content?.[0]?.text), "another command under it is refused",
+      other.content);
+    // Argv, exactly, with no shell.
+    const words = await call("run", { argv: ["printf", "%s|", "a b", "$HOME", "*"], wait_sec: 10 });
+    check(words.structuredContent?.output === "a b|$HOME|*|", "argv runs the words exactly", words.structuredContent);
+  },
+
   // One run of true, timed, many times: the benchmark's row.
   async bench() {
     const n = Number(process.env.MCP_BENCH_N ?? 30);

@@ -26,6 +26,7 @@
 static const unsigned lane_max[_MCP_LANE_MAX] = {
         [MCP_LANE_PROMPT] = MCP_LANE_PROMPT_MAX,
         [MCP_LANE_WAIT] = MCP_LANE_WAIT_MAX,
+        [MCP_LANE_OUTPUT] = MCP_LANE_OUTPUT_MAX,
 };
 
 static void queue_remove(McpServer *s, McpCall *c) {
@@ -281,8 +282,9 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
         c->slot = sd_bus_slot_unref(c->slot);
         lane_freed(c->server, c->lane);
         e = sd_bus_message_get_error(m);
-        if (e)
+        if (e && !c->step_takes_errors)
                 return fail_bus_error(c, e, -sd_bus_message_get_errno(m)), 0;
+        c->step_takes_errors = false;
         (void) c->step(c, m);
         return 0;
 }
@@ -300,13 +302,21 @@ static int send_now(McpCall *c, sd_bus_message *m, uint64_t timeout) {
         return 0;
 }
 
+bool mcp_lane_has_room(const McpServer *s, McpLane lane) {
+        return s->in_flight[lane] < lane_max[lane] && !s->queued[lane].head;
+}
+
 int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step) {
+        return mcp_call_bus_lane(c, m, timeout, step, c->waiting ? MCP_LANE_WAIT : MCP_LANE_PROMPT);
+}
+
+int mcp_call_bus_lane(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step, McpLane lane) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = m;
         McpServer *s = c->server;
 
         snprintf(c->method, sizeof c->method, "%s", sd_bus_message_get_member(m) ?: "?");
         c->step = step;
-        c->lane = c->waiting ? MCP_LANE_WAIT : MCP_LANE_PROMPT;
+        c->lane = lane;
         if (s->in_flight[c->lane] < lane_max[c->lane] && !s->queued[c->lane].head)
                 return send_now(c, msg, timeout);
         /* No room: in line behind the lane's others, in order. */

@@ -36,6 +36,7 @@ struct McpCall {
         sd_bus_slot *slot;             /* the bus call in flight */
         char method[32];               /* its name, for messages (the message is gone by then) */
         McpStep step;                  /* what its answer goes to */
+        bool step_takes_errors;        /* ... an error answer too (else the call fails with it) */
         McpLane lane;                  /* of the call in flight or queued */
         sd_bus_message *queued;        /* a call waiting for room in its lane */
         uint64_t queued_timeout;
@@ -103,6 +104,10 @@ McpCall *mcp_call_find(McpServer *s, json_object *request_id);
  * a failure becomes the tool's error result. timeout 0: the server's call
  * deadline, counted from when it is sent. */
 int mcp_call_bus(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step);
+/* The same in the lane given. */
+int mcp_call_bus_lane(McpCall *c, sd_bus_message *m, uint64_t timeout, McpStep step, McpLane lane);
+/* Whether a call sent in lane now goes out at once. */
+bool mcp_lane_has_room(const McpServer *s, McpLane lane);
 /* A new call of method on bgrund's Manager. */
 int mcp_new_call(McpCall *c, const char *method, sd_bus_message **ret);
 

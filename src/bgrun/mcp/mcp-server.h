@@ -33,14 +33,16 @@ typedef struct McpWatch McpWatch;
  * may have in flight and queues the rest: the calls of waits never take
  * the room of a kill, a stop or a status. Together with the Stops of the
  * end (32 at a time, while calls given up on may still be pending at the
- * daemon) they stay under that 128. */
+ * daemon) they stay within that 128. */
 typedef enum McpLane {
         MCP_LANE_PROMPT, /* every call but a wait's */
         MCP_LANE_WAIT,   /* a wait's: the record looked at again */
+        MCP_LANE_OUTPUT, /* a waiting read's WaitOutput (the contract: at most 32 at a time) */
         _MCP_LANE_MAX,
 } McpLane;
-#define MCP_LANE_PROMPT_MAX 48U
-#define MCP_LANE_WAIT_MAX 32U
+#define MCP_LANE_PROMPT_MAX 40U
+#define MCP_LANE_WAIT_MAX 24U
+#define MCP_LANE_OUTPUT_MAX 32U
 /* What a client that sends and never reads makes the server hold is
  * counted as it is used: the answers queued for stdout, and for each call
  * under way its request line and the most its answer takes (output tools:
@@ -63,6 +65,7 @@ typedef struct McpServer {
         char *session;
         uint64_t call_timeout_usec;   /* each call to bgrund: BGRUN_CALL_TIMEOUT, default 30 s */
         bool bind_jobs;               /* send BindToCaller */
+        bool no_wait_output;          /* bgrund has no WaitOutput (older): waiting reads poll */
 
         LineReader reader;
         size_t line_bytes;            /* of the line being handled */

@@ -2,9 +2,12 @@
 /* The waits of bgrun mcp hold no call to bgrund: the server subscribes once
  * and follows bgrund's JobRemoved, which comes when a job's record is
  * final. A waiting tool call keeps a timer (its deadline; more often for
- * progress, or in output mode for the output's growth) and asks for the
+ * progress) and asks for the
  * record only when something may have changed: at its start, at that
- * timer, and at its job's JobRemoved. So a thousand waits cost bgrund
+ * timer, and at its job's JobRemoved. In output mode (the output tool's
+ * wait_sec) it holds one WaitOutput instead, which bgrund answers when the
+ * output grows (polling the record only when 32 are in flight already, or
+ * bgrund is one without WaitOutput). So a thousand waits cost bgrund
  * nothing while they wait, and hold none of the room the bus daemon gives
  * this connection for calls in flight.
  *
@@ -124,11 +127,41 @@ static int on_wait_timer(sd_event_source *source, uint64_t usec, void *userdata)
         return look_again(c);
 }
 
-/* The next time c looks without being told: its deadline, or sooner. */
+/* A waiting read's WaitOutput answered: output came, the job ended, or
+ * its timeout (the next look) passed; the record says which. */
+static int on_output_waited(McpCall *c, sd_bus_message *reply) {
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        /* A bgrund one release older: waiting reads poll from now on. */
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_METHOD))
+                c->server->no_wait_output = true;
+        return look_again(c);
+}
+
+/* In output mode, one WaitOutput instead of polling the record for the
+ * output's growth: bgrund answers when it comes. Not when the output lane
+ * is full (at most MCP_LANE_OUTPUT_MAX at a time) or bgrund has none. */
+static int wait_for_output(McpCall *c, uint64_t at) {
+        McpServer *s = c->server;
+        if (!c->output_mode || s->no_wait_output || !mcp_lane_has_room(s, MCP_LANE_OUTPUT))
+                return 0;
+        uint64_t now = now_monotonic_usec();
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = mcp_new_call(c, "WaitOutput", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "stut", c->job_id, c->offset, 0, at > now ? at - now : 1);
+        if (r < 0)
+                return mcp_call_fail(c, "Failed to build the WaitOutput call: %s", strerror(-r));
+        c->step_takes_errors = true;
+        r = mcp_call_bus_lane(c, TAKE_PTR(m), (at > now ? at - now : 0) + s->call_timeout_usec, on_output_waited,
+                              MCP_LANE_OUTPUT);
+        return r < 0 ? r : 1;
+}
+
+/* The next time c looks without being told: its deadline, or sooner.
+ * < 0 only when no timer could be armed (c is not answered then). */
 static int arm(McpCall *c) {
         uint64_t now = now_monotonic_usec(), at = c->deadline;
-        if (c->output_mode)
-                at = MIN(at, now + OUTPUT_POLL_USEC);
         if (c->progress_token)
                 at = MIN(at, now + PROGRESS_INTERVAL_USEC);
         /* The subscription lost (bgrund restarting, or refusing it): no end
@@ -136,6 +169,12 @@ static int arm(McpCall *c) {
         if (!c->server->watch || !c->server->watch->subscribed)
                 at = MIN(at, now + UNSUBSCRIBED_POLL_USEC);
         c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
+        /* < 0: c was answered with the failure already, and is gone. */
+        int r = wait_for_output(c, at);
+        if (r != 0)
+                return 0;
+        if (c->output_mode)
+                at = MIN(at, now + OUTPUT_POLL_USEC);
         return sd_event_add_time(c->server->event, &c->wait_timer, CLOCK_MONOTONIC, at, USEC_PER_MSEC, on_wait_timer,
                                  c);
 }
@@ -175,7 +214,11 @@ static int look_again(McpCall *c) {
 
 int mcp_wait_follow(McpCall *c) {
         McpServer *s = c->server;
-        if (!s->watch || !s->watch->subscribed || !c->job_id)
+        /* A waiting read needs no subscription: its WaitOutput answers at
+         * the job's end too (and arm() looks at the record now and then
+         * while there is none). */
+        bool subscribed = s->watch && s->watch->subscribed;
+        if (!c->job_id || (!subscribed && !c->output_mode))
                 return -EAGAIN;
         c->following = true;
         LIST_PREPEND_F(waiter, s->waiters, c);
