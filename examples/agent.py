@@ -1,14 +1,26 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Run one command through bgrund, the way an agent runtime would: launch it,
-stream its output as it comes, stop it when cancelled, and read its record.
-Uses dbus-next (asyncio; Debian's python3-dbus-next) and nothing of bgrun.
+"""Run one command through bgrund, the way an agent runtime would: launch it
+at most once, bound to this process, stream its output as it comes, stop it
+when cancelled, and read its record. Uses dbus-next (asyncio; Debian's
+python3-dbus-next) and nothing of bgrun.
 
     agent.py [--user | --address ADDRESS] [-s SESSION] [-t SECONDS]
-             [-E NAME=VALUE]... [--grace SECONDS] -- COMMAND | WORD...
+             [-E NAME=VALUE]... [--grace SECONDS] [--request-id ID]
+             -- COMMAND | WORD...
 
-One word after -- is a shell command line, as it is; several are an argv,
-each quoted for /bin/sh (shlex.join), as bgrun run has them.
+One word after -- is a shell command line, as it is; several are a program
+and its arguments, sent as Argv and run exactly, with no shell.
+
+What an agent runtime should copy:
+- RequestId: the launch happens at most once. A retry with the same id (after
+  a timeout, or a restart of the runtime) answers the first launch's job and
+  starts nothing. Without --request-id a new one is made and printed.
+- LaunchDeadlineUSec: a launch bgrund could not start before the call's own
+  deadline never starts later, behind the back of a caller that gave up.
+- BindToCaller: the job is stopped when this process's connection goes, even
+  when it is killed with SIGKILL.
+- WaitOutput: the output is read as it comes, without polling.
 
 The job's output goes to stdout as it comes; its record goes to stderr as
 one JSON line at the end. SIGINT or SIGTERM cancels the run: the job is
@@ -19,9 +31,10 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
 import signal
 import sys
+import time
+import uuid
 
 from dbus_next import BusType, Variant
 from dbus_next.aio import MessageBus
@@ -31,6 +44,9 @@ BUS_NAME = "org.bgrun.Runtime1"
 MANAGER_PATH = "/org/bgrun/Runtime1"
 MANAGER_INTERFACE = "org.bgrun.Runtime1.Manager"
 USEC = 1_000_000
+# How long a Launch may take before this caller gives up on it: the job
+# must not start after that (LaunchDeadlineUSec).
+CALL_TIMEOUT_SEC = 25
 
 
 def plain(value):
@@ -60,15 +76,22 @@ async def manager(bus):
 async def follow_output(mgr, job_id, out, progress):
     """Copy the job's output to out as it comes, until the job has ended and
     all of it was read. progress["offset"] is where the next read starts, so
-    that a follower that was cancelled can be picked up where it stopped."""
+    that a follower that was cancelled can be picked up where it stopped.
+    WaitOutput answers when output arrives or the job ends (or, with nothing,
+    after its timeout); a bgrund without it is polled with ReadOutput."""
+    wait = hasattr(mgr, "call_wait_output")
     while True:
-        data, progress["offset"], complete = await mgr.call_read_output(job_id, progress["offset"], 64 * 1024)
+        if wait:
+            data, progress["offset"], complete = await mgr.call_wait_output(
+                job_id, progress["offset"], 64 * 1024, 10 * USEC)
+        else:
+            data, progress["offset"], complete = await mgr.call_read_output(job_id, progress["offset"], 64 * 1024)
         if data:
             out.write(data)
             out.flush()
         if complete:
             return
-        if not data:
+        if not data and not wait:
             await asyncio.sleep(0.1)  # nothing new yet: ask again shortly
 
 
@@ -104,6 +127,7 @@ async def main():
     parser.add_argument("-t", "--timeout", type=float, help="wall-clock limit in seconds")
     parser.add_argument("-E", "--setenv", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--grace", type=float, default=5.0, help="seconds a stop waits before killing")
+    parser.add_argument("--request-id", help="launch at most once under this id (default: a new one)")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
 
@@ -116,9 +140,16 @@ async def main():
         options["MaxRuntimeUSec"] = Variant("t", int(args.timeout * USEC))
     if args.setenv:
         options["Environment"] = Variant("as", args.setenv)
-    command = args.command[0] if len(args.command) == 1 else shlex.join(args.command)
+    request_id = args.request_id or f"agent-{uuid.uuid4().hex}"
+    options["RequestId"] = Variant("s", request_id)
+    options["LaunchDeadlineUSec"] = Variant("t", int((time.time() + CALL_TIMEOUT_SEC) * USEC))
+    options["BindToCaller"] = Variant("b", True)
+    command = args.command[0]
+    if len(args.command) > 1:
+        command = ""
+        options["Argv"] = Variant("as", args.command)
     job_id, _ = await mgr.call_launch(command, args.session, os.getcwd(), options)
-    print(f"agent.py: running as job {job_id}", file=sys.stderr, flush=True)
+    print(f"agent.py: running as job {job_id} (request id {request_id})", file=sys.stderr, flush=True)
 
     # Cancelling the task that follows the output is how a runtime stops a
     # tool call; here SIGINT and SIGTERM do it.

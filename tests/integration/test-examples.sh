@@ -29,13 +29,38 @@ test_agent_py_runs_a_job_and_reads_its_record() {
 	bgrun forget "$id"
 }
 
-# Several words after -- are an argv, quoted as bgrun run quotes them; one
-# is a shell command line (issue #25).
+# Several words after -- are a program and its words, sent as Argv and run
+# exactly with no shell; one is a shell command line (issues #25, #32).
 test_agent_py_runs_several_words_as_an_argv() {
 	need_dbus_next
 	out=$("$EXAMPLES_DIR/agent.py" -- printf '%s\n' 'two words' "it's" 2>err) || fail "agent.py: $(cat err)"
 	assert_eq $'two words\nit\'s' "$out" "printf's output, each word as given"
 	bgrun forget "$(tail -1 err | jq -r .id)"
+	# shellcheck disable=SC2016
+	out=$("$EXAMPLES_DIR/agent.py" -- printf '%s|' 'a b' '$HOME' '*' 2>err) || fail "agent.py: $(cat err)"
+	# shellcheck disable=SC2016
+	assert_eq 'a b|$HOME|*|' "$out" "Argv's words, with no shell"
+	assert_eq 5 "$(tail -1 err | jq '.argv | length')" "the record's argv"
+}
+
+# Issue #32 row 7: agent.py binds its job, so a SIGKILL of it leaves no job
+# running; and a second run with its request id starts nothing.
+test_agent_py_killed_leaves_no_job_and_a_retry_runs_once() {
+	need_dbus_next
+	"$EXAMPLES_DIR/agent.py" -- 'echo ready; sleep 300' >out 2>err &
+	local agent=$! id
+	wait_until 15 grep -qx ready out || { kill "$agent"; fail "no output streamed: $(cat out err)"; }
+	id=$(sed -n 's/^agent.py: running as job \([^ ]*\).*/\1/p' err)
+	kill -KILL "$agent"
+	wait "$agent" 2>/dev/null
+	wait_until 15 test "$(job_status "$id")" = killed || fail "the job is $(job_status "$id") after agent.py was killed"
+	local f=/run/bgrun-test-agent-once
+	rm -f "$f"
+	"$EXAMPLES_DIR/agent.py" --request-id agent-once -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py: $(cat err)"
+	"$EXAMPLES_DIR/agent.py" --request-id agent-once -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py again: $(cat err)"
+	assert_eq 1 "$(wc -l <"$f")" "times the command ran"
+	assert_eq agent-once "$(tail -1 err | jq -r .request_id)" "the record's request_id"
+	rm -f "$f"
 }
 
 # --address reaches bgrund --listen's socket as well as a bus: dbus-next says
@@ -64,7 +89,7 @@ agent_cancelled() {
 		'trap "echo stopping; exit 0" TERM; echo ready; sleep 300 & wait' >out 2>err &
 	local agent=$!
 	wait_until 15 grep -qx ready out || { kill "$agent"; fail "no output streamed: $(cat out err)"; }
-	id=$(sed -n 's/^agent.py: running as job //p' err)
+	id=$(sed -n 's/^agent.py: running as job \([^ ]*\).*/\1/p' err)
 	[[ -n $id ]] || { kill "$agent"; fail "agent.py did not name its job: $(cat err)"; }
 	assert_eq running "$(job_status "$id")" "the job while its output is streamed"
 	kill -INT "$agent"
