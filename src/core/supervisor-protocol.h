@@ -11,6 +11,8 @@
  *        the Launch InvalidArgs and removes the job
  *   'P'  as 'C', for Argv's program: not found in the job's PATH, or not
  *        one its user may execute (execvp(3)'s search, as that user)
+ *   'D'  as 'C', for LaunchDeadlineUSec: it passed before the command could
+ *        be executed (looked at last, just before the exec)
  *   'L'  + one byte of JobLimit bits: the job asked EnforceLimits and these
  *        limits have no controller in its cgroup; as for 'C', nothing ran
  *        and the job goes, the Launch answered LimitNotEnforced
@@ -19,6 +21,7 @@
 #define SUPERVISOR_READY 'R'
 #define SUPERVISOR_CWD_REFUSED 'C'
 #define SUPERVISOR_PROGRAM_REFUSED 'P'
+#define SUPERVISOR_DEADLINE_PASSED 'D'
 #define SUPERVISOR_LIMITS_REFUSED 'L'
 
 /* How bgrund talks to a running job's supervisor, which needs no live

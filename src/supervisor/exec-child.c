@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <linux/keyctl.h>
 
 #include "exec-child.h"
@@ -157,6 +158,13 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
          * hangs (a FUSE mount that never answers) would hold for everyone. */
         if (chdir(spec->cwd) < 0)
                 report_as(report_fd, negative_errno(), EXEC_REFUSED_CWD, EXEC_CHILD_STEP_CWD);
+        /* The last look at the caller's deadline, after everything that can
+         * wait (bgrund's checked it before letting us go; cwd's lookup may
+         * have hung since): a caller that gave up never has it run. */
+        struct timespec now;
+        if (spec->launch_deadline_usec > 0 && clock_gettime(CLOCK_REALTIME, &now) >= 0 &&
+            (uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000 >= spec->launch_deadline_usec)
+                report_as(report_fd, -ETIME, EXEC_REFUSED_DEADLINE, EXEC_CHILD_STEP_DEADLINE);
 
         if (spec->argv)
                 exec_argv(spec->argv, x->env, report_fd);

@@ -25,6 +25,7 @@ typedef enum ExecRefusal {
         EXEC_NOT_REFUSED,
         EXEC_REFUSED_CWD,     /* its user cannot enter cwd */
         EXEC_REFUSED_PROGRAM, /* Argv's program is not in its PATH, or not one its user may execute */
+        EXEC_REFUSED_DEADLINE, /* LaunchDeadlineUSec passed before the command could be executed */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */
@@ -36,6 +37,7 @@ typedef struct ExecFailure {
 
 #define EXEC_CHILD_STEP_CWD "change to the working directory"
 #define EXEC_CHILD_STEP_PROGRAM "find the program"
+#define EXEC_CHILD_STEP_DEADLINE "start before LaunchDeadlineUSec"
 
 /* Fork the child that enters the containment, becomes the job's owner and
  * execs `/bin/sh -c COMMAND` (or, with Argv, the program found in the

@@ -39,21 +39,23 @@ static int fail_setup(Supervisor *s, int error, const char *step) {
 }
 
 /* The job's user cannot enter its cwd, or has no program of Argv's name in
- * its PATH: bad input, which leaves no record,
+ * its PATH, or its caller's deadline passed: nothing ran, which leaves no record,
  * as if Launch had refused it before anything was made. The child that
  * tried forked nothing and is reaped, so nothing of the job is left; bgrund,
  * told over the readiness pipe, removes the job once we are gone. With
  * nobody to tell (no readiness pipe, bgrund gone) a failed record is what
  * is left. The path stays out of the log, as every job's cwd does. */
 static int refuse_input(Supervisor *s, const ExecFailure *f) {
-        bool cwd = f->refused == EXEC_REFUSED_CWD;
+        static const struct { char message; const char *why; } refusals[] = {
+                [EXEC_REFUSED_CWD] = { SUPERVISOR_CWD_REFUSED, "its user cannot enter its working directory" },
+                [EXEC_REFUSED_PROGRAM] = { SUPERVISOR_PROGRAM_REFUSED, "its program is not found in its PATH" },
+                [EXEC_REFUSED_DEADLINE] = { SUPERVISOR_DEADLINE_PASSED, "its LaunchDeadlineUSec passed" },
+        };
         s->containment.ops->cleanup(&s->containment);
-        char c = cwd ? SUPERVISOR_CWD_REFUSED : SUPERVISOR_PROGRAM_REFUSED;
-        if (s->ready_fd < 0 || write(s->ready_fd, &c, 1) != 1)
+        if (s->ready_fd < 0 || write(s->ready_fd, &refusals[f->refused].message, 1) != 1)
                 return fail_setup(s, f->error, f->step);
         s->ready_fd = safe_close(s->ready_fd);
-        log_info("Job %s: %s; nothing was run", s->spec.id,
-                 cwd ? "its user cannot enter its working directory" : "its program is not found in its PATH");
+        log_info("Job %s: %s; nothing was run", s->spec.id, refusals[f->refused].why);
         return f->error;
 }
 

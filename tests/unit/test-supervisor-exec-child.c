@@ -139,3 +139,55 @@ Test(supervisor_exec_child_root, a_missing_directory_is_reported_by_step) {
         cr_assert_str_eq(f.step, "change to the working directory");
         cr_assert_eq(wait_exit_status(pid), 127);
 }
+
+/* Argv: the program found in the job's own PATH, its words exactly; one
+ * not found is refused as the caller's input. */
+Test(supervisor_exec_child_root, argv_runs_from_the_jobs_path_exactly) {
+        cr_assert_eq(write_file_atomic_at(dir_fd, "tool", "#!/bin/sh\nprintf '%s|' \"$@\"\n", 28, 0755, 0), 0);
+        char path_var[128];
+        snprintf(path_var, sizeof path_var, "PATH=/nonexistent:%s", dir);
+        char *env[] = { path_var, NULL };
+        char *words[] = { "tool", "a b", "$HOME", "*", "", NULL };
+        gid_t groups[] = { 0 };
+        JobSpec spec = { .command = sh_true, .cwd = tmp, .argv = words, .uid = 0, .gid = 0, .groups = groups,
+                         .n_groups = 1 };
+        _cleanup_close_ int report_fd = -EBADF;
+        pid_t pid = run(&spec, env, &report_fd);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 0, "failed to %s: %s", f.step, strerror(-f.error));
+        cr_assert_eq(wait_exit_status(pid), 0);
+        _cleanup_free_ char *out = NULL;
+        size_t len;
+        cr_assert_eq(read_file_at(dir_fd, "output", 4096, &out, &len), 0);
+        cr_assert_str_eq(out, "a b|$HOME|*||");
+
+        char *missing[] = { "bgrun-no-such-program", NULL };
+        spec.argv = missing;
+        safe_close(report_fd);
+        pid = run(&spec, env, &report_fd);
+        cr_assert_eq(exec_child_wait(report_fd, &f), 1);
+        cr_assert_eq(f.refused, EXEC_REFUSED_PROGRAM);
+        cr_assert_eq(f.error, -ENOENT);
+        cr_assert_eq(wait_exit_status(pid), 127);
+}
+
+/* LaunchDeadlineUSec is looked at last, just before the exec: past it,
+ * nothing runs and the refusal says so. */
+Test(supervisor_exec_child_root, a_passed_deadline_runs_nothing) {
+        char cmd[] = "echo ran";
+        gid_t groups[] = { 0 };
+        char *env[] = { NULL };
+        JobSpec spec = { .command = cmd, .cwd = tmp, .uid = 0, .gid = 0, .groups = groups, .n_groups = 1,
+                         .launch_deadline_usec = 1 };
+        _cleanup_close_ int report_fd = -EBADF;
+        pid_t pid = run(&spec, env, &report_fd);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 1);
+        cr_assert_eq(f.refused, EXEC_REFUSED_DEADLINE);
+        cr_assert_eq(f.error, -ETIME);
+        cr_assert_eq(wait_exit_status(pid), 127);
+        _cleanup_free_ char *out = NULL;
+        size_t len;
+        int r = read_file_at(dir_fd, "output", 4096, &out, &len);
+        cr_assert(r == -ENOENT || (r == 0 && len == 0), "the command ran: %s", out);
+}

@@ -57,7 +57,10 @@ static void refused_done(Job *j, bool exited) {
         if (j->live->refused_limits) /* EnforceLimits */
                 return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
         const JobSpec *spec = &j->live->spec;
-        if (j->live->refused_program) {
+        if (j->live->refusal == SUPERVISOR_DEADLINE_PASSED)
+                return job_start_refused(j, LAUNCH_DEADLINE_PASSED,
+                                         "LaunchDeadlineUSec passed before the command could be started; nothing ran");
+        if (j->live->refusal == SUPERVISOR_PROGRAM_REFUSED && spec->argv) {
                 /* The name as asked, at most 256 bytes of it: the caller's own. */
                 if (asprintf(&message, "Argv: program '%.256s' is not found in the job's PATH or is not executable by user %s",
                              spec->argv[0], spec->user) < 0)
@@ -109,8 +112,9 @@ static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
         if (n == 2 && c[0] == SUPERVISOR_LIMITS_REFUSED) {
                 j->live->refused_limits = (unsigned char) c[1] ?: ~0U;
                 await_refusing_supervisor(j);
-        } else if (n == 1 && (c[0] == SUPERVISOR_CWD_REFUSED || c[0] == SUPERVISOR_PROGRAM_REFUSED)) {
-                j->live->refused_program = c[0] == SUPERVISOR_PROGRAM_REFUSED && j->live->spec.argv;
+        } else if (n == 1 && (c[0] == SUPERVISOR_CWD_REFUSED || c[0] == SUPERVISOR_PROGRAM_REFUSED ||
+                              c[0] == SUPERVISOR_DEADLINE_PASSED)) {
+                j->live->refusal = c[0];
                 await_refusing_supervisor(j);
         }
         else if (n == 1)

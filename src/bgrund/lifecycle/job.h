@@ -61,7 +61,7 @@ typedef struct JobLive {
         pid_t spawned_pid;
         int go_fd;                      /* a held supervisor's go pipe */
         unsigned refused_limits;        /* JobLimit bits it refused the job for (EnforceLimits) */
-        bool refused_program;           /* it refused the job for Argv's program, not found */
+        char refusal;                   /* what it refused the job for (SUPERVISOR_*_REFUSED), 0 none */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
