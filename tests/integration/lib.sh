@@ -68,6 +68,19 @@ wait_until() {
 	return 1
 }
 
+# wait_until_eq SECONDS EXPECTED COMMAND...: until COMMAND's output is
+# EXPECTED, asked anew each time (wait_until test "$(...)" = X would test
+# the one value the shell expanded before waiting).
+wait_until_eq() {
+	local timeout=$1 expected=$2 i
+	shift 2
+	for ((i = 0; i < timeout * 20; i++)); do
+		[[ $("$@" 2>/dev/null) == "$expected" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # jget ID FILTER: a field of the job's record through the CLI's --json.
 jget() {
 	bgrun status "$1" --json | jq -r "$2"

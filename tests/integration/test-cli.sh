@@ -111,7 +111,7 @@ interrupt_run() {
 	wait_until 10 grep -q 'Running as job' err || fail "no job started: $(cat err)"
 	ID=$(cli_job_from err)
 	kill_at_exit "$ID"
-	wait_until 10 test "$(job_status "$ID")" = running || fail "job $ID not running"
+	wait_until_eq 10 running job_status "$ID" || fail "job $ID not running"
 	sleep 0.3
 	kill -"$sig" "$pid"
 	wait "$pid"
@@ -166,7 +166,7 @@ test_second_interrupt_kills_at_once() {
 	wait_until 10 grep -q 'Running as job' err || fail "no job started"
 	id=$(cli_job_from err)
 	kill_at_exit "$id"
-	wait_until 10 test "$(job_status "$id")" = running || fail "job not running"
+	wait_until_eq 10 running job_status "$id" || fail "job not running"
 	sleep 0.3
 	start=$(date +%s%N)
 	kill -INT "$pid"
@@ -570,7 +570,7 @@ test_tty_detach_leaves_the_job_running() {
 	tmux_wait clidetach "Running as job"
 	id=$(tmux capture-pane -p -t clidetach | sed -n 's/.*Running as job \([a-z0-9]*\).*/\1/p' | head -1)
 	kill_at_exit "$id"
-	wait_until 10 test "$(job_status "$id")" = running || fail "job $id not running"
+	wait_until_eq 10 running job_status "$id" || fail "job $id not running"
 	sleep 0.3
 	# Ctrl-C in raw mode is the job's, not bgrun's.
 	tmux send-keys -t clidetach C-c

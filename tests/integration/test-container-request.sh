@@ -12,8 +12,8 @@ test_request_id_argv_and_wait_output_through_the_socket() {
 	in_container
 	local a b id f=/run/bgrun-test-container-once out
 	rm -f "$f"
-	a=$(bgrun --address "$ADDRESS" run -q --request-id c-1 -- "echo ran >> $f") || fail "run"
-	b=$(bgrun --address "$ADDRESS" run -q --request-id c-1 -- "echo ran >> $f") || fail "run again"
+	a=$(bgrun --address "$ADDRESS" run -q --request-id c-$$ -- "echo ran >> $f") || fail "run"
+	b=$(bgrun --address "$ADDRESS" run -q --request-id c-$$ -- "echo ran >> $f") || fail "run again"
 	assert_eq "$a" "$b" "the second run with the request id"
 	bgrun --address "$ADDRESS" wait "$a" >/dev/null
 	assert_eq 1 "$(wc -l <"$f")" "times the command ran"

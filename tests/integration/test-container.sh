@@ -74,7 +74,7 @@ test_kill_takes_every_escapee_and_confirms_it() {
 		fail "the job's processes are not all in $cg: $(find "$cg" -name cgroup.procs -exec cat {} +)"
 	# A forked shell is in the cgroup before it has exec'd its sleep: count
 	# the sleeps until all four are there.
-	wait_until 5 test "$(sleepers_below "$cg/payload")" = 4
+	wait_until_eq 5 4 sleepers_below "$cg/payload"
 	assert_eq 4 "$(sleepers_below "$cg/payload")" "sleeps in the job's payload cgroup (setsid, double fork, TERM ignored, main)"
 	pids=$(all_procs_below "$cg/payload")
 	res=$(bgrun kill "$id" --json) || fail "kill failed"

@@ -53,13 +53,13 @@ test_agent_py_killed_leaves_no_job_and_a_retry_runs_once() {
 	id=$(sed -n 's/^agent.py: running as job \([^ ]*\).*/\1/p' err)
 	kill -KILL "$agent"
 	wait "$agent" 2>/dev/null
-	wait_until 15 test "$(job_status "$id")" = killed || fail "the job is $(job_status "$id") after agent.py was killed"
-	local f=/run/bgrun-test-agent-once
+	wait_until_eq 15 killed job_status "$id" || fail "the job is $(job_status "$id") after agent.py was killed"
+	local f=/run/bgrun-test-agent-once rid=agent-once-$$-$RANDOM
 	rm -f "$f"
-	"$EXAMPLES_DIR/agent.py" --request-id agent-once -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py: $(cat err)"
-	"$EXAMPLES_DIR/agent.py" --request-id agent-once -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py again: $(cat err)"
+	"$EXAMPLES_DIR/agent.py" --request-id "$rid" -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py: $(cat err)"
+	"$EXAMPLES_DIR/agent.py" --request-id "$rid" -- "echo ran >> $f" >/dev/null 2>err || fail "agent.py again: $(cat err)"
 	assert_eq 1 "$(wc -l <"$f")" "times the command ran"
-	assert_eq agent-once "$(tail -1 err | jq -r .request_id)" "the record's request_id"
+	assert_eq "$rid" "$(tail -1 err | jq -r .request_id)" "the record's request_id"
 	rm -f "$f"
 }
 

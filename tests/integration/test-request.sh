@@ -12,6 +12,8 @@ launch() {
 	busctl call "${M[@]}" Launch 'sssa{sv}' "$command" request-test / "$@" 2>&1 | sed -n 's/^so "\([^"]*\)".*/\1/p;/^Call failed/p'
 }
 
+lines_of() { wc -l <"$1"; }
+
 # A stopped bgrund must be continued whatever the test does.
 stop_bgrund() {
 	BGRUND=$(bgrund_pid)
@@ -23,28 +25,33 @@ stop_bgrund() {
 test_a_request_id_launches_once_per_owner_while_its_record_is_kept() {
 	local f=/run/bgrun-test-request-once a b c other
 	rm -f "$f"
-	a=$(launch "echo ran >> $f" 1 RequestId s deploy-1) && [[ $a != Call* ]] || fail "first Launch: $a"
+	a=$(launch "echo ran >> $f" 1 RequestId s deploy-$$) && [[ $a != Call* ]] || fail "first Launch: $a"
 	wait_until 10 test -s "$f" || fail "the job did not run"
 	bgrun wait "$a" >/dev/null || fail "wait"
-	b=$(launch "echo ran >> $f" 1 RequestId s deploy-1)
+	b=$(launch "echo ran >> $f" 1 RequestId s deploy-$$)
 	assert_eq "$a" "$b" "a second Launch with the RequestId answers the first's job"
 	assert_eq 1 "$(wc -l <"$f")" "lines the command wrote"
-	assert_eq deploy-1 "$(jget "$a" .request_id)" "the record's request_id"
-	grep -q '"request_id":"deploy-1"' "/var/lib/bgrun/jobs/$a/spec.json" || fail "request_id is not in spec.json"
+	assert_eq deploy-$$ "$(jget "$a" .request_id)" "the record's request_id"
+	grep -q "\"request_id\":\"deploy-$$\"" "/var/lib/bgrun/jobs/$a/spec.json" || fail "request_id is not in spec.json"
 	# Another command under the same id starts nothing and names the job.
-	c=$(launch "echo other >> $f" 1 RequestId s deploy-1)
-	assert_contains "$c" "RequestId 'deploy-1' launched job $a with another command" "another command under the id"
+	c=$(launch "echo other >> $f" 1 RequestId s deploy-$$)
+	assert_contains "$c" "RequestId 'deploy-$$' launched job $a with another command" "another command under the id"
 	assert_eq 1 "$(wc -l <"$f")" "lines after another command under the id"
+	# The promise outlives bgrund: a restarted one finds the id in the store.
+	systemctl restart bgrund.service || fail "restart"
+	b=$(launch "echo ran >> $f" 1 RequestId s deploy-$$)
+	assert_eq "$a" "$b" "a Launch with the RequestId after a restart of bgrund"
+	assert_eq 1 "$(wc -l <"$f")" "lines after the restart"
 	# Ids are per owner: another user's same id is its own job.
 	setup_users
-	other=$(as_user alice busctl call "${M[@]}" Launch 'sssa{sv}' true request-test / 1 RequestId s deploy-1 |
+	other=$(as_user alice busctl call "${M[@]}" Launch 'sssa{sv}' true request-test / 1 RequestId s deploy-$$ |
 		sed -n 's/^so "\([^"]*\)".*/\1/p')
 	[[ -n $other && $other != "$a" ]] || fail "another owner's Launch with the id: '$other'"
 	# Forgotten, the id launches anew.
 	bgrun forget "$a" >/dev/null || fail "forget"
-	b=$(launch "echo ran >> $f" 1 RequestId s deploy-1)
+	b=$(launch "echo ran >> $f" 1 RequestId s deploy-$$)
 	[[ -n $b && $b != "$a" && $b != Call* ]] || fail "a Launch after Forget: '$b'"
-	wait_until 10 test "$(wc -l <"$f")" = 2 || fail "the id did not launch anew after Forget"
+	wait_until_eq 10 2 lines_of "$f" || fail "the id did not launch anew after Forget"
 	# Bad ids are refused before anything.
 	assert_contains "$(launch true 1 RequestId s 'a b')" "Option RequestId must be"
 	assert_contains "$(launch true 1 RequestId s '')" "Option RequestId must be"
@@ -56,7 +63,7 @@ test_concurrent_launches_with_one_request_id_run_one_job() {
 	local f=/run/bgrun-test-request-concurrent out=/tmp/bgrun-test-request-answers
 	rm -f "$f" "$out".*
 	for i in 1 2 3 4 5 6; do
-		launch "echo ran >> $f; sleep 2" 1 RequestId s concurrent-1 >"$out.$i" &
+		launch "echo ran >> $f; sleep 2" 1 RequestId s concurrent-$$ >"$out.$i" &
 	done
 	wait
 	local ids
@@ -81,10 +88,10 @@ test_a_launch_waiting_on_a_failed_first_is_served_on_its_own() {
 	chmod 700 /run/bgrun-test-request-dir
 	stop_bgrund
 	as_user alice busctl call "${M[@]}" Launch 'sssa{sv}' "echo ran >> /tmp/alice-request" s \
-		/run/bgrun-test-request-dir 1 RequestId s retry-1 >/tmp/first.out 2>&1 &
+		/run/bgrun-test-request-dir 1 RequestId s retry-$$ >/tmp/first.out 2>&1 &
 	first=$!
 	as_user alice busctl call "${M[@]}" Launch 'sssa{sv}' "echo ran >> /tmp/alice-request" s \
-		/run/bgrun-test-request-dir 1 RequestId s retry-1 >/tmp/second.out 2>&1 &
+		/run/bgrun-test-request-dir 1 RequestId s retry-$$ >/tmp/second.out 2>&1 &
 	second=$!
 	sleep 1
 	kill -CONT "$BGRUND"
@@ -100,11 +107,11 @@ test_a_retried_run_with_a_request_id_runs_once() {
 	local f=/run/bgrun-test-request-cli id again
 	rm -f "$f"
 	stop_bgrund "rm -f $f"
-	timeout 60 bgrun --call-timeout 1s run --request-id cli-1 -s request-test -- "echo ran >> $f" >/dev/null 2>err
+	timeout 60 bgrun --call-timeout 1s run --request-id cli-$$ -s request-test -- "echo ran >> $f" >/dev/null 2>err
 	assert_eq 245 "$?" "run with bgrund stopped ($(cat err))"
 	kill -CONT "$BGRUND"
-	id=$(bgrun run -q --request-id cli-1 -s request-test -- "echo ran >> $f") || fail "the retry"
-	again=$(bgrun run -q --request-id cli-1 -s request-test -- "echo ran >> $f") || fail "a second retry"
+	id=$(bgrun run -q --request-id cli-$$ -s request-test -- "echo ran >> $f") || fail "the retry"
+	again=$(bgrun run -q --request-id cli-$$ -s request-test -- "echo ran >> $f") || fail "a second retry"
 	assert_eq "$id" "$again" "the second retry answers the job"
 	bgrun wait "$id" >/dev/null || fail "wait"
 	assert_eq 1 "$(wc -l <"$f")" "times the command ran"
@@ -164,7 +171,7 @@ test_argv_finds_the_program_in_the_jobs_own_path_or_refuses() {
 test_wait_output_answers_when_output_arrives() {
 	local id start out ms
 	id=$(bgrun run -q -- 'echo one; sleep 2; echo two; sleep 300') || fail "run"
-	wait_until 10 test "$(jget "$id" .output_bytes)" = 4 || fail "no first line"
+	wait_until_eq 10 4 jget "$id" .output_bytes || fail "no first line"
 	# Output past the offset: at once, as ReadOutput.
 	out=$(busctl call "${M[@]}" WaitOutput stut "$id" 0 100 30000000)
 	assert_eq "aytb 4 111 110 101 10 4 false" "$out" "WaitOutput with output past its offset"
@@ -182,7 +189,7 @@ test_wait_output_answers_when_output_arrives() {
 	# The job's end answers a waiting one, complete once all was read.
 	busctl --timeout=60 call "${M[@]}" WaitOutput stut "$id" 8 100 30000000 >wait.out &
 	local waiter=$!
-	wait_until 10 test "$(inotify_watches)" = 1 || fail "no watch while WaitOutput waits"
+	wait_until_eq 10 1 inotify_watches || fail "no watch while WaitOutput waits"
 	bgrun kill "$id" >/dev/null || fail "kill"
 	wait "$waiter"
 	assert_eq "aytb 0 8 true" "$(cat wait.out)" "WaitOutput when the job ended"
@@ -192,7 +199,7 @@ test_wait_output_answers_when_output_arrives() {
 	# Bounded like Wait: a caller that goes leaves no watch behind.
 	id=$(bgrun run -q -- 'sleep 300') || fail "run"
 	timeout 2 busctl --timeout=60 call "${M[@]}" WaitOutput stut "$id" 0 100 30000000 >/dev/null
-	wait_until 10 test "$(inotify_watches)" = 0 || fail "a watch outlived its caller"
+	wait_until_eq 10 0 inotify_watches || fail "a watch outlived its caller"
 	bgrun kill "$id" >/dev/null
 }
 
@@ -208,6 +215,6 @@ test_wait_output_is_bounded_per_connection_and_leaves_no_watch() {
 		--extra) || fail "waiters failed: $out"
 	assert_eq 0 "$(jq '.connections[0].answered' <<<"$out")" "WaitOutputs answered while nothing was written"
 	assert_contains "$(jq -r '.connections[0].extra' <<<"$out")" "This connection has 128 calls waiting" "the 129th"
-	wait_until 10 test "$(inotify_watches)" = 0 || fail "watches left after the connection closed: $(inotify_watches)"
+	wait_until_eq 10 0 inotify_watches || fail "watches left after the connection closed: $(inotify_watches)"
 	pid_alive "$(bgrund_pid)" || fail "bgrund"
 }

@@ -281,8 +281,9 @@ test_user_request_id_argv_and_wait_output() {
 	local out
 	# shellcheck disable=SC2016
 	out=$(in_login alice '
-		a=$(ubgrun run -q --request-id u-1 -- "echo ran >> \$HOME/once") || exit 1
-		b=$(ubgrun run -q --request-id u-1 -- "echo ran >> \$HOME/once") || exit 1
+		rm -f "$HOME/once"
+		a=$(ubgrun run -q --request-id u-$$ -- "echo ran >> \$HOME/once") || exit 1
+		b=$(ubgrun run -q --request-id u-$$ -- "echo ran >> \$HOME/once") || exit 1
 		ubgrun wait "$a" >/dev/null
 		[[ $a == "$b" ]] || { echo "two jobs: $a $b"; exit 1; }
 		echo "LINES $(wc -l <"$HOME/once")"
