@@ -13,6 +13,7 @@
 #define BGRUN_ERROR_INPUT_FULL "org.bgrun.Runtime1.Error.InputFull"
 #define BGRUN_ERROR_LIMIT_NOT_ENFORCED "org.bgrun.Runtime1.Error.LimitNotEnforced"
 #define BGRUN_ERROR_DEADLINE_PASSED "org.bgrun.Runtime1.Error.DeadlinePassed"
+#define BGRUN_ERROR_SANDBOX_NOT_AVAILABLE "org.bgrun.Runtime1.Error.SandboxNotAvailable"
 #define BGRUN_ERROR_INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
 
 #define BGRUN_BUS_NAME "org.bgrun.Runtime1"

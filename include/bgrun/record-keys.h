@@ -37,11 +37,17 @@
         X(MEMORY_PEAK, "memory_peak", "t")            \
         X(BIND_TO_CALLER, "bind_to_caller", "b")      \
         X(REQUEST_ID, "request_id", "s")              \
-        X(ARGV, "argv", "as")
+        X(ARGV, "argv", "as")                         \
+        X(SANDBOX, "sandbox", "a{sv}")
 
 /* The record's "limits" dictionary holds the limits the job was launched
  * with, named and typed as Launch's options (the rows of the option table,
  * src/core/launch-options.h, flagged LAUNCH_LIMIT); one not set is absent. */
+
+/* The record's "sandbox" dictionary holds the sandbox options as applied,
+ * named and typed as Launch's options (the rows flagged LAUNCH_SANDBOX),
+ * and "mechanisms" (as): how the kernel enforces them. Empty for a job
+ * launched without a sandbox. */
 
 /* The record's "containment" dictionary. */
 #define BGRUN_CONTAINMENT_KEYS(X)                     \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "strv.h"
 
@@ -52,4 +53,11 @@ int strv_consume(char ***l, size_t *n, char *value) {
         if (r < 0)
                 free(value);
         return r;
+}
+
+bool strv_equal(char *const *a, char *const *b) {
+        for (; a && b && *a && *b; a++, b++)
+                if (strcmp(*a, *b) != 0)
+                        return false;
+        return (!a || !*a) && (!b || !*b);
 }

@@ -3,11 +3,15 @@
 
 /* NULL-terminated lists of strings ("strv", as systemd calls them). */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
 
 size_t strv_length(char *const *l);
+
+/* Whether a and b hold the same strings in the same order (NULL: empty). */
+bool strv_equal(char *const *a, char *const *b);
 
 /* Free every string, then the list; NULL is fine. */
 void strv_free(char **l);

@@ -105,7 +105,8 @@ BgrunExit exit_code_for_error(const sd_bus_error *error, int r) {
         if (sd_bus_error_has_names(error, BGRUN_ERROR_LIMIT_EXCEEDED, BGRUN_ERROR_LIMIT_NOT_ENFORCED,
                                    BGRUN_ERROR_INPUT_FULL))
                 return BGRUN_EXIT_LIMIT;
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_CONTAINMENT_REFUSED))
+        /* A sandbox that cannot be had is containment that cannot be. */
+        if (sd_bus_error_has_names(error, BGRUN_ERROR_CONTAINMENT_REFUSED, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
                 return BGRUN_EXIT_CONTAINMENT_REFUSED;
         /* Its call deadline passed before bgrund could start it: as not answering in time. */
         if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
@@ -232,6 +233,8 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
         }
         if (code == BGRUN_EXIT_ACCESS_DENIED)
                 return call_failure(code, name, r, "Access denied: %s", access_denied_reason(text));
+        if (sd_bus_error_has_name(error, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
+                return call_failure(code, name, r, "Sandbox not available, nothing was run: %s", text);
         if (code == BGRUN_EXIT_CONTAINMENT_REFUSED)
                 return call_failure(code, name, r, "Containment refused, nothing was started: %s", text);
         if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bus-launch-value.h"
 #include "duration.h"
@@ -81,6 +82,16 @@ static int parse_user(const char *name, const char *value, LaunchValue *ret) {
         return 0;
 }
 
+static int parse_yes_no(const char *name, const char *value, LaunchValue *ret) {
+        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(value, yes[i]) == 0 || strcasecmp(value, no[i]) == 0) {
+                        ret->u64 = strcasecmp(value, yes[i]) == 0;
+                        return 0;
+                }
+        return log_usage_error("Invalid %s '%s' (yes or no).", name, value);
+}
+
 static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_DURATION] = parse_duration,
         [LAUNCH_TEXT_BYTES] = parse_bytes,
@@ -88,6 +99,7 @@ static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_CPU_QUOTA] = parse_cpu_quota,
         [LAUNCH_TEXT_SIGNAL] = parse_signal_name,
         [LAUNCH_TEXT_USER] = parse_user,
+        [LAUNCH_TEXT_BOOLEAN] = parse_yes_no,
 };
 
 /* The options -p sets: those the table gives a text. Environment is not

@@ -244,6 +244,9 @@ static void print_usage(json_object *rec) {
         if (json_object_object_get_ex(rec, "stdin", &v) && json_object_is_type(v, json_type_string) &&
             !streq(json_object_get_string(v), "null"))
                 print_label_string("Input", json_object_get_string(v));
+        if (json_object_object_get_ex(rec, "request_id", &v) && json_object_is_type(v, json_type_string) &&
+            json_object_get_string_len(v) > 0)
+                print_label_string("Request ID", json_object_get_string(v));
         if (json_object_object_get_ex(rec, "bind_to_caller", &v) && json_object_is_type(v, json_type_boolean) &&
             json_object_get_boolean(v))
                 print_label_string("Bound", "to the connection that launched it (stopped when it closes)");
@@ -258,6 +261,30 @@ static void print_usage(json_object *rec) {
                         first = false;
                 }
                 putchar('\n');
+        }
+        if (json_object_object_get_ex(rec, "sandbox", &v) && json_object_is_type(v, json_type_object) &&
+            json_object_object_length(v) > 0) {
+                bool first = true;
+                json_object *mechanisms = NULL;
+
+                printf(STATUS_LABEL, "Sandbox");
+                json_object_object_foreach(v, key, value) {
+                        if (streq(key, "mechanisms")) {
+                                mechanisms = value;
+                                continue;
+                        }
+                        printf("%s%s=", first ? "" : ", ", key);
+                        if (json_object_is_type(value, json_type_boolean))
+                                fputs(json_object_get_boolean(value) ? "yes" : "no", stdout);
+                        else
+                                print_cell(json_object_to_json_string(value), SIZE_MAX);
+                        first = false;
+                }
+                for (size_t i = 0; mechanisms && json_object_is_type(mechanisms, json_type_array) &&
+                                   i < json_object_array_length(mechanisms); i++)
+                        printf("%s%s", i == 0 ? " (" : ", ",
+                               json_object_get_string(json_object_array_get_idx(mechanisms, i)) ?: "");
+                puts(mechanisms && json_object_array_length(mechanisms) > 0 ? ")" : "");
         }
         if (json_object_object_get_ex(rec, "limits_unenforced", &v) && json_object_is_type(v, json_type_array) &&
             json_object_array_length(v) > 0) {

@@ -90,6 +90,8 @@ typedef struct JobSpec {
         char *caller;             /* that connection's unique name, with bind_to_caller */
         char *request_id;         /* RequestId: launched at most once per owner and id; NULL none */
         char **argv;              /* Argv: run exactly, no shell (command shows it quoted); NULL: command */
+        /* The sandbox (LAUNCH_SANDBOX rows), applied by the command's own process. */
+        bool private_network;     /* PrivateNetwork: a network namespace of its own, loopback only */
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's

@@ -325,6 +325,39 @@ int launch_options_too_large(int i, char **ret_error) {
                        entries, bytes);
 }
 
+const char *launch_sandbox_mechanism(LaunchOption i) {
+        switch (i) {
+        case LAUNCH_OPTION_PRIVATE_NETWORK: return "network-namespace";
+        default: return NULL;
+        }
+}
+
+bool launch_options_sandboxed(const JobSpec *s) {
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!(o->flags & LAUNCH_SANDBOX))
+                        continue;
+                if (is_number(o) ? number_of(o, s) != o->default_value
+                                 : is_string(o) ? *CFIELD(s, o, char *) != NULL : *CFIELD(s, o, char **) != NULL)
+                        return true;
+        }
+        return false;
+}
+
+bool launch_options_same_sandbox(const JobSpec *a, const JobSpec *b) {
+        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!(o->flags & LAUNCH_SANDBOX))
+                        continue;
+                bool same = is_number(o)   ? number_of(o, a) == number_of(o, b)
+                            : is_string(o) ? streq(*CFIELD(a, o, char *) ?: "", *CFIELD(b, o, char *) ?: "")
+                                           : strv_equal(*CFIELD(a, o, char **), *CFIELD(b, o, char **));
+                if (!same)
+                        return false;
+        }
+        return true;
+}
+
 int launch_options_check(const LaunchOptions *o, char **ret_error) {
         bool tty = o->spec.stdin_mode == JOB_STDIN_TTY;
         /* A terminal is the job's input already: a second one is a mistake. */

@@ -46,11 +46,14 @@ typedef enum LaunchText {
         LAUNCH_TEXT_CPU_QUOTA, /* 50%, 500ms */
         LAUNCH_TEXT_SIGNAL,    /* TERM, SIGINT, 2 */
         LAUNCH_TEXT_USER,      /* a user name */
+        LAUNCH_TEXT_BOOLEAN,   /* yes, no, true, false, 1, 0 */
 } LaunchText;
 
 /* Row flags. */
 #define LAUNCH_LIMIT 1U    /* in the record's "limits" (absent while 0 is its default and value: not set) */
 #define LAUNCH_REQUIRED 2U /* always in spec.json, and a spec without it is damaged; else written only when not its default */
+#define LAUNCH_SANDBOX 4U  /* a sandbox option: in the record's "sandbox" when not its default, and
+                            * compared by RequestId; applied by the command's own process (exec-child.c) */
 
 /* The bounds of a number are min..max; a string's length is at most max
  * bytes and at least min; an array has at most max entries and
@@ -99,7 +102,9 @@ typedef enum LaunchText {
         X(REQUEST_ID,             "RequestId",          "s",  "request_id",             request_id,             \
           TOKEN,  0,              1,   LAUNCH_REQUEST_ID_MAX, 0,                  NONE)                       \
         X(ARGV,                   "Argv",               "as", "argv",                   argv,                   \
-          ARGV,   0,              1,   LAUNCH_ARGV_MAX_WORDS, 0,                  NONE)
+          ARGV,   0,              1,   LAUNCH_ARGV_MAX_WORDS, 0,                  NONE)                   \
+        X(PRIVATE_NETWORK,        "PrivateNetwork",     "b",  "private_network",        private_network,        \
+          BOOL,   0,              0,   1,                 LAUNCH_SANDBOX,         BOOLEAN)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
@@ -181,6 +186,14 @@ int launch_options_too_large(int i, char **ret_error);
  * -EINVAL with a message for the caller in *ret_error (malloc'd) and leaves
  * o as it was. -ENOMEM otherwise. */
 int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *value, char **ret_error);
+
+/* Whether s asks for any sandbox option (a LAUNCH_SANDBOX row not at its default). */
+bool launch_options_sandboxed(const JobSpec *s);
+/* What enforces sandbox option i (a LAUNCH_SANDBOX row), as the record's
+ * sandbox.mechanisms names it. */
+const char *launch_sandbox_mechanism(LaunchOption i);
+/* Whether a and b ask for the same sandbox (RequestId's comparison). */
+bool launch_options_same_sandbox(const JobSpec *a, const JobSpec *b);
 
 /* The rules between options, once all were set: Tty= with Stdin=, a
  * terminal's size without Tty=true. -EINVAL with *ret_error as above. */

@@ -13,6 +13,9 @@
  *        one its user may execute (execvp(3)'s search, as that user)
  *   'D'  as 'C', for LaunchDeadlineUSec: it passed before the command could
  *        be executed (looked at last, just before the exec)
+ *   'S'  + one byte, the LaunchOption, + one byte, the errno: a sandbox
+ *        option cannot be enforced here (no namespace may be made); as 'C',
+ *        the Launch answered SandboxNotAvailable naming it
  *   'L'  + one byte of JobLimit bits: the job asked EnforceLimits and these
  *        limits have no controller in its cgroup; as for 'C', nothing ran
  *        and the job goes, the Launch answered LimitNotEnforced
@@ -22,6 +25,7 @@
 #define SUPERVISOR_CWD_REFUSED 'C'
 #define SUPERVISOR_PROGRAM_REFUSED 'P'
 #define SUPERVISOR_DEADLINE_PASSED 'D'
+#define SUPERVISOR_SANDBOX_REFUSED 'S'
 #define SUPERVISOR_LIMITS_REFUSED 'L'
 
 /* How bgrund talks to a running job's supervisor, which needs no live

@@ -26,12 +26,14 @@ typedef enum ExecRefusal {
         EXEC_REFUSED_CWD,     /* its user cannot enter cwd */
         EXEC_REFUSED_PROGRAM, /* Argv's program is not in its PATH, or not one its user may execute */
         EXEC_REFUSED_DEADLINE, /* LaunchDeadlineUSec passed before the command could be executed */
+        EXEC_REFUSED_SANDBOX, /* a sandbox option cannot be enforced here (ExecFailure.option says which) */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */
 typedef struct ExecFailure {
         int error;
         ExecRefusal refused;
+        int option;       /* EXEC_REFUSED_SANDBOX: the LaunchOption */
         char step[48];
 } ExecFailure;
 

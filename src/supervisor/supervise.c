@@ -50,9 +50,13 @@ static int refuse_input(Supervisor *s, const ExecFailure *f) {
                 [EXEC_REFUSED_CWD] = { SUPERVISOR_CWD_REFUSED, "its user cannot enter its working directory" },
                 [EXEC_REFUSED_PROGRAM] = { SUPERVISOR_PROGRAM_REFUSED, "its program is not found in its PATH" },
                 [EXEC_REFUSED_DEADLINE] = { SUPERVISOR_DEADLINE_PASSED, "its LaunchDeadlineUSec passed" },
+                [EXEC_REFUSED_SANDBOX] = { SUPERVISOR_SANDBOX_REFUSED, "its sandbox cannot be enforced here" },
         };
         s->containment.ops->cleanup(&s->containment);
-        if (s->ready_fd < 0 || write(s->ready_fd, &refusals[f->refused].message, 1) != 1)
+        /* A sandbox's refusal says which option, and the error's number. */
+        char message[3] = { refusals[f->refused].message, (char) f->option, (char) MIN(-f->error, 255) };
+        size_t n = f->refused == EXEC_REFUSED_SANDBOX ? 3 : 1;
+        if (s->ready_fd < 0 || write(s->ready_fd, message, n) != (ssize_t) n)
                 return fail_setup(s, f->error, f->step);
         s->ready_fd = safe_close(s->ready_fd);
         log_info("Job %s: %s; nothing was run", s->spec.id, refusals[f->refused].why);

@@ -469,6 +469,8 @@ METHODS = {
         "org.bgrun.Runtime1.Manager.Stop": lambda c: [c["job"], [("NoSuchOption", V("b", 0))]],
         "org.bgrun.Runtime1.Manager.KillSession": lambda c: ["cost-no-such-session"],
         "org.bgrun.Runtime1.Manager.ReadOutput": lambda c: [c["job"], 0, 4096],
+        # a timeout of 0: answered at once, as ReadOutput
+        "org.bgrun.Runtime1.Manager.WaitOutput": lambda c: [c["job"], 0, 4096, 0],
         "org.bgrun.Runtime1.Manager.OpenOutput": lambda c: [c["job"]],
         "org.bgrun.Runtime1.Manager.Wait": lambda c: [c["job"], 0],
         "org.bgrun.Runtime1.Manager.Forget": lambda c: [NO_JOB],
@@ -535,6 +537,9 @@ OPTIONS = {
     "BindToCaller": 1,
     "EnforceLimits": 1,
     "LaunchDeadlineUSec": 4102444800 * 1000000,  # 2100-01-01: a Launch that may run
+    "RequestId": "cost-request",
+    "Argv": ["true"],  # with the command "true": refused (Argv takes "")
+    "PrivateNetwork": 1,
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon

@@ -43,20 +43,20 @@ static void expect_usage_error(int r, const char *line) {
 
 static uint64_t number(LaunchOption i) {
         cr_assert(launch_args_is_set(&a, i), "%s not set", launch_options[i].name);
-        cr_assert_str_eq(a.values[i].signature, "t");
+        cr_assert_str_eq(a.values[i].signature, launch_options[i].signature);
         return a.values[i].u64;
 }
 
 Test(launch_args, unknown_property_lists_the_known_ones) {
         expect_usage_error(launch_args_parse_property(&a, "Foo=1"),
-                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec).");
+                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork).");
         cr_assert_eq(a.set, 0);
 }
 
 Test(launch_args, environment_is_not_a_property) {
         /* Launch takes it, but -E gives it. */
         expect_usage_error(launch_args_parse_property(&a, "Environment=A=1"),
-                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec).");
+                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork).");
 }
 
 Test(launch_args, property_without_value) {
@@ -78,6 +78,15 @@ Test(launch_args, memory_max) {
                            "Invalid MemoryMax '1X' (bytes, with optional K, M, G, T suffix, or 'infinity').");
         /* A refused value leaves the one before. */
         cr_assert_eq(number(LAUNCH_OPTION_MEMORY_MAX), UINT64_MAX);
+}
+
+Test(launch_args, private_network) {
+        cr_assert_eq(launch_args_parse_property(&a, "PrivateNetwork=yes"), 0);
+        cr_assert_eq(number(LAUNCH_OPTION_PRIVATE_NETWORK), 1);
+        cr_assert_eq(launch_args_parse_property(&a, "PrivateNetwork=False"), 0);
+        cr_assert_eq(number(LAUNCH_OPTION_PRIVATE_NETWORK), 0);
+        expect_usage_error(launch_args_parse_property(&a, "PrivateNetwork=maybe"),
+                           "Invalid PrivateNetwork 'maybe' (yes or no).");
 }
 
 Test(launch_args, tasks_max) {

@@ -249,6 +249,8 @@ static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
                                      "The tool list shows the jobs there are.", id);
         if (sd_bus_error_has_names(e, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED))
                 return mcp_call_fail(c, "Access denied: %s", access_denied_reason(msg));
+        if (sd_bus_error_has_name(e, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
+                return mcp_call_fail(c, "Sandbox not available, nothing was run: %s", msg);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_CONTAINMENT_REFUSED))
                 return mcp_call_fail(c, "Containment refused, nothing was started: %s", msg);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_JOB_NOT_FINISHED))

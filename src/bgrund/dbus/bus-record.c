@@ -153,6 +153,32 @@ static int append_limits(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+/* The sandbox as applied: the options not at their default, by the table's
+ * sandbox rows, and the mechanisms that enforce them, each named once. */
+static int append_sandbox(sd_bus_message *m, const JobView *v) {
+        const char *mechanisms[_LAUNCH_OPTION_MAX + 1] = {};
+        size_t n = 0;
+        int r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
+                const LaunchOptionInfo *o = &launch_options[i];
+                if (!(o->flags & LAUNCH_SANDBOX))
+                        continue;
+                LaunchValue value = launch_option_get(i, v->spec);
+                if ((value.str && !value.str[0]) || (streq(o->signature, "as") ? !value.strv : value.u64 == o->default_value))
+                        continue;
+                r = bus_append_launch_entry(m, o->name, &value);
+                const char *mech = launch_sandbox_mechanism(i);
+                bool named = false;
+                for (size_t k = 0; k < n; k++)
+                        named = named || streq(mechanisms[k], mech);
+                if (mech && !named)
+                        mechanisms[n++] = mech;
+        }
+        if (r >= 0 && n > 0)
+                r = bus_append_launch_entry(m, "mechanisms", &(LaunchValue) { .signature = "as", .strv = (char **) mechanisms });
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
 /* The result's, or, from an end from outside's confirmation on, the same
  * teardown from its slot. */
 static int append_teardown(sd_bus_message *m, const JobView *v) {
@@ -188,6 +214,7 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_BIND_TO_CALLER] = append_bind_to_caller,
         [RECORD_KEY_REQUEST_ID] = append_request_id,
         [RECORD_KEY_ARGV] = append_argv,
+        [RECORD_KEY_SANDBOX] = append_sandbox,
         [RECORD_KEY_USER] = append_user,
         [RECORD_KEY_LIMITS] = append_limits,
         [RECORD_KEY_LIMITS_UNENFORCED] = append_limits_unenforced,

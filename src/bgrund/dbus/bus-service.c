@@ -113,6 +113,8 @@ static void refuse_launch(Job *j, sd_bus_message *call, void *userdata) {
                 (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_DEADLINE_PASSED, "%s", f->message);
         else if (f->error == LAUNCH_LIMITS_NOT_ENFORCED)
                 (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_LIMIT_NOT_ENFORCED, "%s", f->message);
+        else if (f->error == LAUNCH_SANDBOX_NOT_AVAILABLE)
+                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE, "%s", f->message);
         else if (f->error == -EINVAL)
                 (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_INVALID_ARGS, "The job was refused (%s); nothing was run",
                                                   f->message);

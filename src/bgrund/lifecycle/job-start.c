@@ -20,6 +20,7 @@
 #include "job-private.h"
 #include "job-store.h"
 #include "job.h"
+#include "launch-options.h"
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
@@ -57,6 +58,15 @@ static void refused_done(Job *j, bool exited) {
         if (j->live->refused_limits) /* EnforceLimits */
                 return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
         const JobSpec *spec = &j->live->spec;
+        if (j->live->refusal == SUPERVISOR_SANDBOX_REFUSED) {
+                unsigned i = j->live->refused_option;
+                if (asprintf(&message, "%s cannot be enforced here: %s; nothing ran",
+                             i < _LAUNCH_OPTION_MAX ? launch_options[i].name : "A sandbox option",
+                             j->live->refused_errno == EPERM ? "bgrund may not make namespaces (Operation not permitted)"
+                                                             : strerror(j->live->refused_errno)) < 0)
+                        message = NULL;
+                return job_start_refused(j, LAUNCH_SANDBOX_NOT_AVAILABLE, message ?: "A sandbox option cannot be enforced here; nothing ran");
+        }
         if (j->live->refusal == SUPERVISOR_DEADLINE_PASSED)
                 return job_start_refused(j, LAUNCH_DEADLINE_PASSED,
                                          "LaunchDeadlineUSec passed before the command could be started; nothing ran");
@@ -105,7 +115,7 @@ static void await_refusing_supervisor(Job *j) {
 }
 
 /* n: what a read of the readiness pipe gave, c the bytes (one write). */
-static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
+static void ready_done(Job *j, ssize_t n, const char c[static 3]) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
         j->live->go_fd = safe_close(j->live->go_fd);
@@ -116,6 +126,11 @@ static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
                               c[0] == SUPERVISOR_DEADLINE_PASSED)) {
                 j->live->refusal = c[0];
                 await_refusing_supervisor(j);
+        } else if (n == 3 && c[0] == SUPERVISOR_SANDBOX_REFUSED) {
+                j->live->refusal = c[0];
+                j->live->refused_option = (unsigned char) c[1];
+                j->live->refused_errno = (unsigned char) c[2];
+                await_refusing_supervisor(j);
         }
         else if (n == 1)
                 job_started(j);
@@ -124,7 +139,7 @@ static void ready_done(Job *j, ssize_t n, const char c[static 2]) {
 }
 
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        char c[2] = {};
+        char c[3] = {};
         ssize_t n = read(fd, c, sizeof c);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return 0;
@@ -135,7 +150,7 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
 static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         /* Readiness that came in the same turn of the loop still counts. */
-        char c[2] = {};
+        char c[3] = {};
         ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), c, sizeof c);
         if (n >= 0) {
                 ready_done(j, n, c);

@@ -111,23 +111,18 @@ int launch_request_command(const LaunchRequest *req, const LaunchOptions *o, cha
         return 0;
 }
 
-static bool strv_equal(char *const *a, char *const *b) {
-        for (; a && b && *a && *b; a++, b++)
-                if (!streq(*a, *b))
-                        return false;
-        return (!a || !*a) && (!b || !*b);
-}
-
 int launch_request_same(const LaunchRequest *req, const LaunchOptions *o, const char *job_id, const JobSpec *found,
                         char **ret_message) {
         const JobSpec *asked = &o->spec;
-        bool same = !asked->argv == !found->argv &&
-                    (asked->argv ? strv_equal(asked->argv, found->argv) : streq(req->command, found->command));
-        if (same)
+        bool same_command = !asked->argv == !found->argv &&
+                            (asked->argv ? strv_equal(asked->argv, found->argv) : streq(req->command, found->command));
+        bool same_sandbox = launch_options_same_sandbox(asked, found);
+        if (same_command && same_sandbox)
                 return 0;
         return refuse(-EINVAL, ret_message,
                       "RequestId '%s' launched job %s with another %s; nothing was started (a new request needs a new RequestId)",
-                      asked->request_id, job_id, asked->argv || found->argv ? "Argv" : "command");
+                      asked->request_id, job_id,
+                      !same_command ? (asked->argv || found->argv ? "Argv" : "command") : "sandbox");
 }
 
 int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o, JobSpec *spec, char **ret_message) {

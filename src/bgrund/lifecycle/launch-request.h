@@ -37,7 +37,8 @@ int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint6
 int launch_request_command(const LaunchRequest *req, const LaunchOptions *o, char **ret_message);
 
 /* A Launch of RequestId that found job, whose spec is found: 0 when it asks
- * for the same command (the same shell command line, or the same Argv), or
+ * for the same command (the same shell command line, or the same Argv) in
+ * the same sandbox, or
  * -EINVAL naming the job (then nothing is started). */
 int launch_request_same(const LaunchRequest *req, const LaunchOptions *o, const char *job_id, const JobSpec *found,
                         char **ret_message);

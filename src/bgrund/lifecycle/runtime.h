@@ -99,7 +99,9 @@ struct Runtime {
 /* LaunchDeadlineUSec passed before the command could be let run: nothing ran. */
 #define LAUNCH_DEADLINE_PASSED (-ETIME)
 /* Told through job_discarded: EnforceLimits and a limit with no controller. */
-#define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
+#define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)
+/* Told through job_discarded: a sandbox option that cannot be enforced here. */
+#define LAUNCH_SANDBOX_NOT_AVAILABLE (-ENOPKG)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
                 bool user_instance);
