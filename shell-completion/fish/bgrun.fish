@@ -72,10 +72,12 @@ function __bgrun_properties
             echo (string replace -r '=.*' '' -- $token)=infinity
         case 'StopSignal=*'
             printf 'StopSignal=%s\n' TERM INT HUP QUIT KILL USR1 USR2 ALRM
+        case 'PrivateNetwork=*' 'PrivateTmp=*'
+            printf '%s\n' (string replace -r '=.*' '' -- $token)={yes,no}
         case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*' 'StopGraceUSec=*'
             __bgrun_durations
         case '*'
-            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User='
+            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp='
     end
 end
 

@@ -35,6 +35,7 @@ static const char run_details[] =
         "                              User=NAME (root only; that user's HOME, USER, LOGNAME\n"
         "                              and SHELL win over this environment's)\n"
         "                              PrivateNetwork=yes (a network of its own, loopback only)\n"
+        "                              PrivateTmp=yes (a /tmp, /var/tmp, /dev/shm of its own)\n"
         "     --clean-env            Pass none of this environment (only -E)\n"
         "     --env-allow=NAME       Pass NAME although the rules above drop it (repeatable)\n"
         "     --wait                 Stream the output and exit with the job's status\n"

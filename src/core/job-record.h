@@ -92,6 +92,7 @@ typedef struct JobSpec {
         char **argv;              /* Argv: run exactly, no shell (command shows it quoted); NULL: command */
         /* The sandbox (LAUNCH_SANDBOX rows), applied by the command's own process. */
         bool private_network;     /* PrivateNetwork: a network namespace of its own, loopback only */
+        bool private_tmp;         /* PrivateTmp: /tmp, /var/tmp and /dev/shm of its own, gone with it */
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's

@@ -328,6 +328,7 @@ int launch_options_too_large(int i, char **ret_error) {
 const char *launch_sandbox_mechanism(LaunchOption i) {
         switch (i) {
         case LAUNCH_OPTION_PRIVATE_NETWORK: return "network-namespace";
+        case LAUNCH_OPTION_PRIVATE_TMP: return "mount-namespace";
         default: return NULL;
         }
 }

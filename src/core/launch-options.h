@@ -104,6 +104,8 @@ typedef enum LaunchText {
         X(ARGV,                   "Argv",               "as", "argv",                   argv,                   \
           ARGV,   0,              1,   LAUNCH_ARGV_MAX_WORDS, 0,                  NONE)                   \
         X(PRIVATE_NETWORK,        "PrivateNetwork",     "b",  "private_network",        private_network,        \
+          BOOL,   0,              0,   1,                 LAUNCH_SANDBOX,         BOOLEAN)                    \
+        X(PRIVATE_TMP,            "PrivateTmp",         "b",  "private_tmp",            private_tmp,            \
           BOOL,   0,              0,   1,                 LAUNCH_SANDBOX,         BOOLEAN)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/keyctl.h>
@@ -24,8 +25,8 @@
  * the child execs and would find the allocator mid-change or a lock held by
  * a program that is gone. */
 
-static _Noreturn void report_as(int report_fd, int error, ExecRefusal refused, const char *step) {
-        ExecFailure f = { .error = error, .refused = refused };
+static _Noreturn void report_full(int report_fd, int error, ExecRefusal refused, int option, const char *step) {
+        ExecFailure f = { .error = error, .refused = refused, .option = option };
         /* Cut to fit, as snprintf() would (the struct is zeroed: the last
          * byte stays the terminator). */
         for (size_t i = 0; i + 1 < sizeof f.step && step[i]; i++)
@@ -34,12 +35,13 @@ static _Noreturn void report_as(int report_fd, int error, ExecRefusal refused, c
         _exit(127);
 }
 
+static _Noreturn void report_as(int report_fd, int error, ExecRefusal refused, const char *step) {
+        report_full(report_fd, error, refused, 0, step);
+}
+
+/* A sandbox option that cannot be enforced here: which, and why. */
 static _Noreturn void report_sandbox(int report_fd, int error, LaunchOption option, const char *step) {
-        ExecFailure f = { .error = error, .refused = EXEC_REFUSED_SANDBOX, .option = (int) option };
-        for (size_t i = 0; i + 1 < sizeof f.step && step[i]; i++)
-                f.step[i] = step[i];
-        (void) !write(report_fd, &f, sizeof f);
-        _exit(127);
+        report_full(report_fd, error, EXEC_REFUSED_SANDBOX, (int) option, step);
 }
 
 static _Noreturn void report(int report_fd, int error, const char *step) {
@@ -67,6 +69,26 @@ static int private_network(void) {
         }
         close(fd);
         return r;
+}
+
+/* PrivateTmp: /tmp, /var/tmp and /dev/shm of the job's own, gone with it. A
+ * mount namespace, as systemd's PrivateTmp= (a tmpfs on each rather than a
+ * directory of the host's /tmp: nothing to clean up, and its pages are
+ * charged to the job's cgroup). / is made a slave first, so no mount of the
+ * job's ever reaches the host, while the host's still reach the job. A
+ * directory the host lacks (a container without /var/tmp) has nothing to
+ * keep private and is left out. */
+static int private_tmp(void) {
+        static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+        if (unshare(CLONE_NEWNS) < 0)
+                return negative_errno();
+        if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+                return negative_errno();
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (mount("tmpfs", dirs[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&
+                    !(errno == ENOENT && i > 0))
+                        return negative_errno();
+        return 0;
 }
 
 /* The value of name in env (NULL-terminated NAME=VALUE), or NULL. */
@@ -187,6 +209,11 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
                 r = private_network();
                 if (r < 0)
                         report_sandbox(report_fd, r, LAUNCH_OPTION_PRIVATE_NETWORK, "make a network namespace");
+        }
+        if (spec->private_tmp) {
+                r = private_tmp();
+                if (r < 0)
+                        report_sandbox(report_fd, r, LAUNCH_OPTION_PRIVATE_TMP, "make a /tmp of its own");
         }
 
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);

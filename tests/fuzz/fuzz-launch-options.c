@@ -167,6 +167,9 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_PRIVATE_NETWORK:
                 FUZZ_CHECK(o->spec.private_network == (v->u64 != 0), "PrivateNetwork");
                 break;
+        case LAUNCH_OPTION_PRIVATE_TMP:
+                FUZZ_CHECK(o->spec.private_tmp == (v->u64 != 0), "PrivateTmp");
+                break;
         case LAUNCH_OPTION_TTY_ROWS:
                 FUZZ_CHECK(o->spec.tty_rows == v->u64, "TtyRows");
                 break;
@@ -205,7 +208,8 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
                x->stdin_mode == y->stdin_mode && x->tty_rows == y->tty_rows && x->tty_columns == y->tty_columns &&
                x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits &&
                x->launch_deadline_usec == y->launch_deadline_usec && x->request_id == y->request_id &&
-               x->argv == y->argv && x->private_network == y->private_network;
+               x->argv == y->argv && x->private_network == y->private_network &&
+               x->private_tmp == y->private_tmp;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -540,6 +540,7 @@ OPTIONS = {
     "RequestId": "cost-request",
     "Argv": ["true"],  # with the command "true": refused (Argv takes "")
     "PrivateNetwork": 1,
+    "PrivateTmp": 1,
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon

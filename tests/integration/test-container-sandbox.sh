@@ -18,3 +18,12 @@ test_private_network_in_a_container() {
 	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace"]}' \
 		"$(bgrun --address "$ADDRESS" status "$id" --json | jq -c .sandbox)" "the record's sandbox"
 }
+
+test_private_tmp_in_a_container() {
+	in_container
+	local out
+	out=$(bgrun --address "$ADDRESS" run --wait -q -C / -p PrivateTmp=yes -- \
+		'echo x > /tmp/bgrun-test-container-tmp; ls -A /tmp' 2>&1) || fail "PrivateTmp: $out"
+	assert_eq bgrun-test-container-tmp "$out" "a container's job's /tmp of its own"
+	[[ ! -e /tmp/bgrun-test-container-tmp ]] || fail "the job's /tmp reached the container's"
+}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # A job's sandbox (issue #33): what a job may reach, with systemd.exec(5)'s
-# names, enforced by the kernel or refused. So far: PrivateNetwork.
+# names, enforced by the kernel or refused. So far: PrivateNetwork, PrivateTmp.
 
 # A TCP listener on the host's loopback, on an ephemeral port: its port.
 # Stopped when the test ends.
@@ -92,4 +92,35 @@ test_private_network_is_refused_where_it_cannot_be_enforced() {
 	assert_contains "$out" "rc=244" "exits as containment refused"
 	grep -q "^records \([0-9]*\) \1$" <<<"$out" || fail "a record was left: $out"
 	assert_not_contains "$out" "it ran"
+}
+
+# PrivateTmp: a /tmp, /var/tmp and /dev/shm of the job's own, empty, that
+# the host never sees and the next job does not get.
+test_private_tmp_is_the_jobs_own_and_goes_with_it() {
+	local mark=bgrun-test-private-tmp-$$ out id
+	# shellcheck disable=SC2016
+	local script='for d in /tmp /var/tmp /dev/shm; do
+		[ -z "$(ls -A $d)" ] || echo "$d had $(ls -A $d | head -3)"; echo x > $d/'"$mark"'; done
+		echo ok'
+	touch "/tmp/$mark.host"
+	out=$(bgrun run --wait -q -C / -p PrivateTmp=yes -- "$script") || fail "root's job: $out"
+	assert_eq ok "$out" "root's job: empty /tmp, /var/tmp, /dev/shm of its own"
+	for d in /tmp /var/tmp /dev/shm; do
+		[[ ! -e $d/$mark ]] || fail "the job's $d/$mark reached the host"
+	done
+	setup_users
+	out=$(as_user alice "$BGRUN" run --wait -q -C /home/alice -p PrivateTmp=yes -- "$script") || fail "alice's job: $out"
+	assert_eq ok "$out" "alice's job"
+	# Two jobs at once do not share theirs; the host's mounts are untouched.
+	id=$(bgrun run -q -C / -p PrivateTmp=yes -- "echo a > /tmp/$mark; sleep 300") || fail "run"
+	wait_until_eq 10 running job_status "$id" || fail "not running"
+	out=$(bgrun run --wait -q -C / -p PrivateTmp=yes -- "cat /tmp/$mark 2>/dev/null || echo none") || fail "run"
+	assert_eq none "$out" "a second job's /tmp"
+	bgrun kill "$id" >/dev/null
+	[[ -e /tmp/$mark.host ]] || fail "the host's /tmp changed"
+	rm -f "/tmp/$mark.host"
+	assert_eq '{"PrivateTmp":true,"mechanisms":["mount-namespace"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	id=$(bgrun run -q -C / -p PrivateTmp=yes -p PrivateNetwork=yes -- true) || fail "run"
+	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"mechanisms":["network-namespace","mount-namespace"]}' \
+		"$(jget "$id" '.sandbox' | jq -c .)" "both"
 }

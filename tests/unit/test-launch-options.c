@@ -81,7 +81,8 @@ Test(launch_options, success_leaves_every_value) {
         char *words[] = { "git", "push", NULL };
         set_ok(name(LAUNCH_OPTION_ARGV), (LaunchValue) { .signature = "as", .strv = words });
         set_ok(name(LAUNCH_OPTION_PRIVATE_NETWORK), (LaunchValue) { .signature = "b", .u64 = 1 });
-        cr_assert(o.spec.private_network);
+        set_ok(name(LAUNCH_OPTION_PRIVATE_TMP), (LaunchValue) { .signature = "b", .u64 = 1 });
+        cr_assert(o.spec.private_network && o.spec.private_tmp);
         cr_assert_str_eq(o.spec.request_id, "deploy-42");
         cr_assert_str_eq(o.spec.argv[1], "push");
         cr_assert_neq(o.spec.argv[0], words[0]);
@@ -338,7 +339,7 @@ Test(launch_options, spec_json_keeps_every_option) {
         s.bind_to_caller = s.enforce_limits = true;
         char *words[] = { "printf", "%s|", "a b", NULL };
         s.request_id = (char *) "agent-7:call@3.x";
-        s.private_network = true;
+        s.private_network = s.private_tmp = true;
         s.argv = words;
         _cleanup_free_ char *json = NULL;
         cr_assert_eq(job_spec_to_json(&s, &json), 0);
