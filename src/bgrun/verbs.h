@@ -23,6 +23,7 @@ int verb_forget(sd_bus *bus, const Args *args);
 int verb_reap(sd_bus *bus, const Args *args);
 int verb_attach(sd_bus *bus, const Args *args);
 
-/* run's COMMAND from the words after --: one is a shell command line, several
- * an argv, each quoted for /bin/sh. */
+/* run's COMMAND from the words after --: one is a shell command line;
+ * several, each quoted for /bin/sh so that the shell runs exactly those
+ * words (what a bgrund without Argv is sent instead of Argv). */
 char *command_from_words(char *const *words);

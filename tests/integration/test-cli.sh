@@ -106,6 +106,10 @@ test_run_wait_names_the_job_first() {
 interrupt_run() {
 	local sig=$1 pid
 	shift
+	# Emptied here, not by the redirection below: that one happens in the
+	# background, and a second call would find the first's line meanwhile.
+	: >out
+	: >err
 	bgrun run --wait -- "$@" >out 2>err &
 	pid=$!
 	wait_until 10 grep -q 'Running as job' err || fail "no job started: $(cat err)"
