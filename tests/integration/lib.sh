@@ -68,6 +68,15 @@ wait_until() {
 	return 1
 }
 
+# stop_bgrund [COMMAND]: SIGSTOP bgrund (its pid in BGRUND); it is continued
+# whatever the test does, and COMMAND then runs, when the test ends.
+stop_bgrund() {
+	BGRUND=$(bgrund_pid)
+	[[ $BGRUND -gt 0 ]] || fail "no bgrund"
+	trap 'kill -CONT "$BGRUND" 2>/dev/null; '"${1:-:}" EXIT
+	kill -STOP "$BGRUND"
+}
+
 # wait_until_eq SECONDS EXPECTED COMMAND...: until COMMAND's output is
 # EXPECTED, asked anew each time (wait_until test "$(...)" = X would test
 # the one value the shell expanded before waiting).

@@ -6,14 +6,6 @@
 # ms_since START_NS: milliseconds since date +%s%N gave START_NS.
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
-# A stopped bgrund must be continued whatever the test does.
-stop_bgrund() {
-	BGRUND=$(bgrund_pid)
-	[[ $BGRUND -gt 0 ]] || fail "no bgrund"
-	trap 'kill -CONT "$BGRUND" 2>/dev/null; '"${1:-:}" EXIT
-	kill -STOP "$BGRUND"
-}
-
 test_stopped_bgrund_list_status_run_exit_within_the_deadline() {
 	local id start rc ms
 	id=$(bgrun run -q -- 'sleep 300') || fail "run"

@@ -14,14 +14,6 @@ launch() {
 
 lines_of() { wc -l <"$1"; }
 
-# A stopped bgrund must be continued whatever the test does.
-stop_bgrund() {
-	BGRUND=$(bgrund_pid)
-	[[ $BGRUND -gt 0 ]] || fail "no bgrund"
-	trap 'kill -CONT "$BGRUND" 2>/dev/null; '"${1:-:}" EXIT
-	kill -STOP "$BGRUND"
-}
-
 test_a_request_id_launches_once_per_owner_while_its_record_is_kept() {
 	local f=/run/bgrun-test-request-once a b c other
 	rm -f "$f"

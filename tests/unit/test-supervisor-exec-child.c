@@ -192,28 +192,37 @@ Test(supervisor_exec_child_root, a_passed_deadline_runs_nothing) {
         cr_assert(r == -ENOENT || (r == 0 && len == 0), "the command ran: %s", out);
 }
 
-/* PrivateNetwork: the command's network is its own, its loopback up. */
-Test(supervisor_exec_child_root, private_network_leaves_only_loopback) {
-        char cmd[] = "tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' '; "
-                     "grep -q '^CapBnd:.0000000000000000$' /proc/self/status || echo capabilities";
-        gid_t groups[] = { 0 };
+/* Run spec's command in its sandbox (a test of the sandbox skips where no
+ * namespace may be made) and return what it wrote. */
+static char *run_sandboxed(JobSpec *spec) {
         char path_var[] = "PATH=/usr/bin:/bin";
         char *env[] = { path_var, NULL };
-        JobSpec spec = { .command = cmd, .cwd = tmp, .uid = 0, .gid = 0, .groups = groups, .n_groups = 1,
-                         .private_network = true };
+        gid_t groups[] = { 0 };
+        spec->cwd = tmp;
+        spec->groups = groups;
+        spec->n_groups = 1;
         _cleanup_close_ int report_fd = -EBADF;
-        pid_t pid = run(&spec, env, &report_fd);
+        pid_t pid = run(spec, env, &report_fd);
         ExecFailure f = {};
         int r = exec_child_wait(report_fd, &f);
         if (r > 0 && f.refused == EXEC_REFUSED_SANDBOX) {
                 (void) wait_exit_status(pid);
-                cr_skip_test("no network namespace may be made here: %s", strerror(-f.error));
+                cr_skip_test("no namespace may be made here: %s", strerror(-f.error));
         }
         cr_assert_eq(r, 0, "failed to %s: %s", f.step, strerror(-f.error));
         cr_assert_eq(wait_exit_status(pid), 0);
-        _cleanup_free_ char *out = NULL;
+        char *out = NULL;
         size_t len;
         cr_assert_eq(read_file_at(dir_fd, "output", 4096, &out, &len), 0);
+        return out;
+}
+
+/* PrivateNetwork: the command's network is its own, its loopback up. */
+Test(supervisor_exec_child_root, private_network_leaves_only_loopback) {
+        char cmd[] = "tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' '; "
+                     "grep -q '^CapBnd:.0000000000000000$' /proc/self/status || echo capabilities";
+        JobSpec spec = { .command = cmd, .private_network = true };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
         cr_assert_str_eq(out, "lo\n");
 }
 
@@ -222,24 +231,8 @@ Test(supervisor_exec_child_root, private_network_leaves_only_loopback) {
 Test(supervisor_exec_child_root, private_tmp_is_the_commands_own) {
         char cmd[] = "for d in /tmp /var/tmp /dev/shm; do [ -d $d ] || continue; [ -z \"$(ls -A $d)\" ] || echo \"$d not empty\"; "
                      "echo x > $d/bgrun-test-private-tmp; done; echo done";
-        gid_t groups[] = { 0 };
-        char path_var[] = "PATH=/usr/bin:/bin";
-        char *env[] = { path_var, NULL };
-        JobSpec spec = { .command = cmd, .cwd = tmp, .uid = 0, .gid = 0, .groups = groups, .n_groups = 1,
-                         .private_tmp = true };
-        _cleanup_close_ int report_fd = -EBADF;
-        pid_t pid = run(&spec, env, &report_fd);
-        ExecFailure f = {};
-        int r = exec_child_wait(report_fd, &f);
-        if (r > 0 && f.refused == EXEC_REFUSED_SANDBOX) {
-                (void) wait_exit_status(pid);
-                cr_skip_test("no mount namespace may be made here: %s", strerror(-f.error));
-        }
-        cr_assert_eq(r, 0, "failed to %s: %s", f.step, strerror(-f.error));
-        cr_assert_eq(wait_exit_status(pid), 0);
-        _cleanup_free_ char *out = NULL;
-        size_t len;
-        cr_assert_eq(read_file_at(dir_fd, "output", 4096, &out, &len), 0);
+        JobSpec spec = { .command = cmd, .private_tmp = true };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
         cr_assert_str_eq(out, "done\n");
         cr_assert_eq(access("/tmp/bgrun-test-private-tmp", F_OK), -1, "the command's /tmp is ours");
         cr_assert_eq(access("/dev/shm/bgrun-test-private-tmp", F_OK), -1, "the command's /dev/shm is ours");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bus-launch-value.h"
 #include "json-util.h"
 #include "log.h"
 #include "mcp-call.h"
@@ -325,36 +326,16 @@ static int append_options(McpCall *c, sd_bus_message *m, const char *const *env)
         if (r >= 0 && c->server->call_timeout_usec < UINT64_MAX / 4)
                 r = sd_bus_message_append(m, "{sv}", "LaunchDeadlineUSec", "t",
                                           now_realtime_usec() + c->server->call_timeout_usec);
-        if (r >= 0 && env[0]) {
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", "Environment");
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'v', "as");
-                if (r >= 0)
-                        r = sd_bus_message_append_strv(m, (char **) env);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-        }
+        if (r >= 0 && env[0])
+                r = bus_append_launch_entry(m, "Environment",
+                                            &(LaunchValue) { .signature = "as", .strv = (char *const *) env });
         /* At most once: the model's request_id, or one of our own, which
          * a timed-out run's answer names. */
         if (r >= 0)
                 r = sd_bus_message_append(m, "{sv}", "RequestId", "s", c->run_request_id);
-        if (r >= 0 && c->args.argv) {
-                r = sd_bus_message_open_container(m, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", "Argv");
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'v', "as");
-                if (r >= 0)
-                        r = sd_bus_message_append_strv(m, (char **) c->args.argv);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-        }
+        if (r >= 0 && c->args.argv)
+                r = bus_append_launch_entry(m, "Argv",
+                                            &(LaunchValue) { .signature = "as", .strv = (char *const *) c->args.argv });
         if (r >= 0 && c->args.stdin_pipe && !c->args.tty)
                 r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
         if (r >= 0 && c->args.tty)

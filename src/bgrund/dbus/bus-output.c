@@ -77,21 +77,27 @@ static int read_arguments(sd_bus_message *call, bool wait, uint64_t *offset, uin
         return *offset > INT64_MAX ? -ERANGE : 0;
 }
 
-int bus_method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        uint64_t offset;
-        uint32_t max;
-        Job *j;
-        int r = bus_read_job(s, m, &j, error);
+/* The job and the arguments of a ReadOutput or WaitOutput call: 0; 1 when
+ * the caller's authority is still being looked up (the call is answered
+ * later); or < 0 with error set. */
+static int read_output_call(BusService *s, sd_bus_message *m, bool wait, Job **ret_job, uint64_t *offset,
+                            uint32_t *max, uint64_t *timeout, sd_bus_error *error) {
+        int r = bus_read_job(s, m, ret_job, error);
         if (r >= 0)
-                r = read_arguments(m, false, &offset, &max, NULL);
+                r = read_arguments(m, wait, offset, max, timeout);
         if (BUS_AUTH_PENDING(r))
                 return 1;
         if (r == -ERANGE)
                 return invalid(error, "offset is out of range");
-        if (r < 0)
-                return r;
-        return reply_output(j, m, offset, max);
+        return r < 0 ? r : 0;
+}
+
+int bus_method_read_output(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        uint64_t offset;
+        uint32_t max;
+        Job *j;
+        int r = read_output_call(userdata, m, false, &j, &offset, &max, NULL, error);
+        return r != 0 ? r : reply_output(j, m, offset, max);
 }
 
 /* Whether a WaitOutput of j from offset answers now: output past it, or
@@ -131,14 +137,8 @@ int bus_method_wait_output(sd_bus_message *m, void *userdata, sd_bus_error *erro
         uint64_t offset, timeout;
         uint32_t max;
         Job *j;
-        int r = bus_read_job(s, m, &j, error);
-        if (r >= 0)
-                r = read_arguments(m, true, &offset, &max, &timeout);
-        if (BUS_AUTH_PENDING(r))
-                return 1;
-        if (r == -ERANGE)
-                return invalid(error, "offset is out of range");
-        if (r < 0)
+        int r = read_output_call(s, m, true, &j, &offset, &max, &timeout, error);
+        if (r != 0)
                 return r;
         if (timeout == 0 || job_is_starting(j) || output_ready(j, offset))
                 return reply_output(j, m, offset, max);
