@@ -333,16 +333,11 @@ const char *launch_sandbox_mechanism(LaunchOption i) {
         }
 }
 
-bool launch_options_sandboxed(const JobSpec *s) {
-        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
-                const LaunchOptionInfo *o = &launch_options[i];
-                if (!(o->flags & LAUNCH_SANDBOX))
-                        continue;
-                if (is_number(o) ? number_of(o, s) != o->default_value
-                                 : is_string(o) ? *CFIELD(s, o, char *) != NULL : *CFIELD(s, o, char **) != NULL)
-                        return true;
-        }
-        return false;
+bool launch_option_is_set(LaunchOption i, const JobSpec *s) {
+        const LaunchOptionInfo *o = &launch_options[i];
+        if (is_number(o))
+                return number_of(o, s) != o->default_value;
+        return is_string(o) ? *CFIELD(s, o, char *) != NULL : *CFIELD(s, o, char **) != NULL;
 }
 
 bool launch_options_same_sandbox(const JobSpec *a, const JobSpec *b) {

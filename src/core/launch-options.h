@@ -189,8 +189,8 @@ int launch_options_too_large(int i, char **ret_error);
  * o as it was. -ENOMEM otherwise. */
 int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *value, char **ret_error);
 
-/* Whether s asks for any sandbox option (a LAUNCH_SANDBOX row not at its default). */
-bool launch_options_sandboxed(const JobSpec *s);
+/* Whether option i of s is not at its default (a string or list: given). */
+bool launch_option_is_set(LaunchOption i, const JobSpec *s);
 /* What enforces sandbox option i (a LAUNCH_SANDBOX row), as the record's
  * sandbox.mechanisms names it. */
 const char *launch_sandbox_mechanism(LaunchOption i);

@@ -278,10 +278,10 @@ test_mcp_waiting_reads_use_at_most_32_wait_outputs() {
 		sleep 8
 	} | bgrun mcp >"$out" 2>/dev/null &
 	local server=$!
-	sleep 1.5
+	some_watch() { (($(inotify_watches) >= 1)); }
+	wait_until 10 some_watch || fail "no WaitOutput held while 40 reads waited"
 	n=$(inotify_watches)
 	assert_le "$n" 32 "WaitOutput watches while 40 reads wait"
-	[[ $n -ge 1 ]] || fail "no WaitOutput held while 40 reads waited"
 	wait "$server"
 	assert_eq 40 "$(jq -s '[.[] | select(.result.structuredContent.output == "line\n")] | length' "$out")" \
 		"reads answered with the line: $(head -c 600 "$out")"

@@ -161,11 +161,9 @@ static int append_sandbox(sd_bus_message *m, const JobView *v) {
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
         for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *o = &launch_options[i];
-                if (!(o->flags & LAUNCH_SANDBOX))
+                if (!(o->flags & LAUNCH_SANDBOX) || !launch_option_is_set(i, v->spec))
                         continue;
                 LaunchValue value = launch_option_get(i, v->spec);
-                if ((value.str && !value.str[0]) || (streq(o->signature, "as") ? !value.strv : value.u64 == o->default_value))
-                        continue;
                 r = bus_append_launch_entry(m, o->name, &value);
                 const char *mech = launch_sandbox_mechanism(i);
                 bool named = false;
