@@ -92,6 +92,14 @@ static int parse_yes_no(const char *name, const char *value, LaunchValue *ret) {
         return log_usage_error("Invalid %s '%s' (yes or no).", name, value);
 }
 
+/* A CHOICE's word goes as it is: bgrund names the words when it is not one. */
+static int parse_word(const char *name, const char *value, LaunchValue *ret) {
+        if (*value == '\0')
+                return log_usage_error("%s= needs a value.", name);
+        ret->str = value;
+        return 0;
+}
+
 static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_DURATION] = parse_duration,
         [LAUNCH_TEXT_BYTES] = parse_bytes,
@@ -100,6 +108,7 @@ static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_SIGNAL] = parse_signal_name,
         [LAUNCH_TEXT_USER] = parse_user,
         [LAUNCH_TEXT_BOOLEAN] = parse_yes_no,
+        [LAUNCH_TEXT_WORD] = parse_word,
 };
 
 /* The options -p sets: those the table gives a text. Environment is not
@@ -110,6 +119,8 @@ static bool is_property(LaunchOption i) {
 
 void launch_args_done(LaunchArgs *a) {
         free(a->environment);
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                strv_free(a->paths[i]);
         *a = (LaunchArgs) {};
 }
 
@@ -142,6 +153,26 @@ static int log_unknown_property(const char *name) {
         return log_usage_error("Unknown property '%s' (known: %s).", name, known);
 }
 
+/* -p NAME=PATHS, as systemd-run takes it: paths separated by spaces, each
+ * -p adding to the ones before, an empty one dropping them. */
+static int add_paths(LaunchArgs *a, LaunchOption i, const char *value) {
+        value += strspn(value, " \t");
+        if (*value == '\0') {
+                strv_free(TAKE_PTR(a->paths[i]));
+                a->n_paths[i] = 0;
+                a->set &= ~(1U << i);
+                return 0;
+        }
+        for (const char *w = value; *w; w += strspn(w, " \t")) {
+                size_t n = strcspn(w, " \t");
+                if (strv_consume(&a->paths[i], &a->n_paths[i], strndup(w, n)) < 0)
+                        return log_oom();
+                w += n;
+        }
+        launch_args_set(a, i, (LaunchValue) { .strv = a->paths[i] });
+        return 0;
+}
+
 int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
         _cleanup_free_ char *name = NULL;
         const char *eq;
@@ -159,6 +190,8 @@ int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
         if (!o || !is_property((LaunchOption) (o - launch_options)))
                 return log_unknown_property(name);
 
+        if (o->text == LAUNCH_TEXT_PATHS)
+                return add_paths(a, (LaunchOption) (o - launch_options), eq + 1);
         LaunchValue v = {};
         r = parsers[o->text](o->name, eq + 1, &v);
         if (r < 0)

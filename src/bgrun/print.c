@@ -274,8 +274,18 @@ static void print_usage(json_object *rec) {
                                 continue;
                         }
                         printf("%s%s=", first ? "" : ", ", key);
+                        /* As -p writes them: yes/no, a word, paths by spaces. */
                         if (json_object_is_type(value, json_type_boolean))
                                 fputs(json_object_get_boolean(value) ? "yes" : "no", stdout);
+                        else if (json_object_is_type(value, json_type_string))
+                                print_cell(json_object_get_string(value), SIZE_MAX);
+                        else if (json_object_is_type(value, json_type_array))
+                                for (size_t k = 0; k < json_object_array_length(value); k++) {
+                                        if (k > 0)
+                                                putchar(' ');
+                                        print_cell(json_object_get_string(json_object_array_get_idx(value, k)) ?: "",
+                                                   SIZE_MAX);
+                                }
                         else
                                 print_cell(json_object_to_json_string(value), SIZE_MAX);
                         first = false;

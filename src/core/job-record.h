@@ -93,6 +93,11 @@ typedef struct JobSpec {
         /* The sandbox (LAUNCH_SANDBOX rows), applied by the command's own process. */
         bool private_network;     /* PrivateNetwork: a network namespace of its own, loopback only */
         bool private_tmp;         /* PrivateTmp: /tmp, /var/tmp and /dev/shm of its own, gone with it */
+        unsigned protect_system;  /* ProtectSystem (a ProtectSystem, launch-options.h) */
+        unsigned protect_home;    /* ProtectHome (a ProtectHome) */
+        char **read_write_paths;  /* ReadWritePaths, ReadOnlyPaths, InaccessiblePaths: as given */
+        char **read_only_paths;   /* ('-' first: skipped where missing); NULL: none */
+        char **inaccessible_paths;
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's

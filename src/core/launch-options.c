@@ -11,14 +11,18 @@
 #include "duration.h"
 #include "json-util.h"
 #include "launch-options.h"
+#include "launch-options-private.h"
 #include "macro.h"
 #include "strv.h"
 
-#define LAUNCH_INFO(e, n, sig, json, field, type_, def, min_, max_, flags_, text_)                              \
+const char *const protect_system_words[] = { "no", "yes", "full", "strict", NULL };
+const char *const protect_home_words[] = { "no", "yes", "read-only", "tmpfs", NULL };
+
+#define LAUNCH_INFO(e, n, sig, json, field, type_, def, min_, max_, flags_, text_, words_)                      \
         [LAUNCH_OPTION_##e] = { .name = n, .signature = sig, .json_key = json,                                  \
                                 .offset = offsetof(JobSpec, field), .type = LAUNCH_VALUE_##type_,               \
                                 .default_value = def, .min = min_, .max = max_, .flags = flags_,                \
-                                .text = LAUNCH_TEXT_##text_ },
+                                .text = LAUNCH_TEXT_##text_, .words = words_ },
 const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX] = { LAUNCH_OPTION_TABLE(LAUNCH_INFO) };
 #undef LAUNCH_INFO
 
@@ -46,12 +50,9 @@ const LaunchOptionInfo *launch_option_by_name(const char *name) {
         return NULL;
 }
 
-/* The field of row o in s. */
-#define FIELD(s, o, type) ((type *) ((char *) (s) + (o)->offset))
-#define CFIELD(s, o, type) ((type const *) ((const char *) (s) + (o)->offset))
 
 /* A number's value in s, whatever its C type. */
-static uint64_t number_of(const LaunchOptionInfo *o, const JobSpec *s) {
+uint64_t launch_number_of(const LaunchOptionInfo *o, const JobSpec *s) {
         switch (o->type) {
         case LAUNCH_VALUE_U64: return *CFIELD(s, o, uint64_t);
         case LAUNCH_VALUE_SIGNAL: return (uint64_t) (int64_t) *CFIELD(s, o, int);
@@ -59,11 +60,12 @@ static uint64_t number_of(const LaunchOptionInfo *o, const JobSpec *s) {
         case LAUNCH_VALUE_BOOL: return *CFIELD(s, o, bool);
         case LAUNCH_VALUE_STDIN: return *CFIELD(s, o, JobStdin);
         case LAUNCH_VALUE_TTY: return *CFIELD(s, o, JobStdin) == JOB_STDIN_TTY;
+        case LAUNCH_VALUE_CHOICE: return *CFIELD(s, o, unsigned);
         default: return 0;
         }
 }
 
-static void set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
+void launch_set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
         switch (o->type) {
         case LAUNCH_VALUE_U64: *FIELD(s, o, uint64_t) = v; break;
         case LAUNCH_VALUE_SIGNAL: *FIELD(s, o, int) = (int) (int64_t) v; break;
@@ -72,18 +74,19 @@ static void set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
         case LAUNCH_VALUE_STDIN: *FIELD(s, o, JobStdin) = (JobStdin) v; break;
         /* Tty=false leaves what Stdin= chose. */
         case LAUNCH_VALUE_TTY: if (v) *FIELD(s, o, JobStdin) = JOB_STDIN_TTY; break;
+        case LAUNCH_VALUE_CHOICE: *FIELD(s, o, unsigned) = (unsigned) v; break;
         default: break;
         }
 }
 
-/* A row kept as a char * (STRING, TOKEN), as a char ** (ENV, ARGV), or as
+/* A row kept as a char * (STRING, TOKEN), as a char ** (ENV, ARGV, PATHS), or as
  * a number of some C type (the rest). */
 static bool is_string(const LaunchOptionInfo *o) {
         return o->type == LAUNCH_VALUE_STRING || o->type == LAUNCH_VALUE_TOKEN;
 }
 
 static bool is_strv(const LaunchOptionInfo *o) {
-        return o->type == LAUNCH_VALUE_ENV || o->type == LAUNCH_VALUE_ARGV;
+        return o->type == LAUNCH_VALUE_ENV || o->type == LAUNCH_VALUE_ARGV || o->type == LAUNCH_VALUE_PATHS;
 }
 
 static bool is_number(const LaunchOptionInfo *o) {
@@ -93,7 +96,7 @@ static bool is_number(const LaunchOptionInfo *o) {
 void launch_options_defaults(JobSpec *s) {
         for (int i = 0; i < _LAUNCH_OPTION_MAX; i++)
                 if (is_number(&launch_options[i]))
-                        set_number(&launch_options[i], s, launch_options[i].default_value);
+                        launch_set_number(&launch_options[i], s, launch_options[i].default_value);
 }
 
 void launch_options_init(LaunchOptions *o) {
@@ -123,6 +126,40 @@ bool launch_request_id_is_valid(const char *s) {
         return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@-") == n;
 }
 
+bool launch_path_valid(const char *p) {
+        if (*p == '-')
+                p++;
+        if (*p != '/' || strlen(p) > LAUNCH_PATH_MAX_BYTES)
+                return false;
+        /* Each component: not "." or "..", which would make "the most
+         * specific path" a question of resolution, not of the words. */
+        for (const char *c = p; *c; c += strcspn(c, "/")) {
+                c += strspn(c, "/");
+                size_t n = strcspn(c, "/");
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+        }
+        return true;
+}
+
+const char *launch_option_word(LaunchOption i, unsigned v) {
+        const LaunchOptionInfo *o = &launch_options[i];
+        return o->type == LAUNCH_VALUE_CHOICE && v <= o->max ? o->words[v] : NULL;
+}
+
+/* A CHOICE's value for word, or -EINVAL; a row whose first two words are
+ * "no" and "yes" takes systemd's other booleans for them too. */
+int launch_word_value(const LaunchOptionInfo *o, const char *word) {
+        for (unsigned k = 0; k <= o->max; k++)
+                if (streq(word, o->words[k]))
+                        return (int) k;
+        static const char *const no[] = { "false", "off", "0" }, *const yes[] = { "true", "on", "1" };
+        for (size_t k = 0; streq(o->words[0], "no") && streq(o->words[1], "yes") && k < ELEMENTSOF(no); k++)
+                if (streq(word, no[k]) || streq(word, yes[k]))
+                        return streq(word, yes[k]);
+        return -EINVAL;
+}
+
 LaunchValue launch_option_get(LaunchOption i, const JobSpec *s) {
         const LaunchOptionInfo *o = &launch_options[i];
         LaunchValue v = { .signature = o->signature };
@@ -132,8 +169,10 @@ LaunchValue launch_option_get(LaunchOption i, const JobSpec *s) {
                 v.strv = *CFIELD(s, o, char **);
         else if (o->type == LAUNCH_VALUE_STDIN)
                 v.str = job_stdin_to_string(*CFIELD(s, o, JobStdin));
+        else if (o->type == LAUNCH_VALUE_CHOICE)
+                v.str = launch_option_word(i, *CFIELD(s, o, unsigned));
         else
-                v.u64 = number_of(o, s);
+                v.u64 = launch_number_of(o, s);
         return v;
 }
 
@@ -203,6 +242,25 @@ static int check_argv(const LaunchOptionInfo *o, char *const *strv, char **ret_e
         return 0;
 }
 
+static int check_paths(const LaunchOptionInfo *o, char *const *strv, char **ret_error) {
+        size_t n = 0, bytes = 0;
+        for (char *const *e = strv; e && *e; e++, n++) {
+                if (!launch_path_valid(*e))
+                        return strlen(*e) <= 256
+                                ? invalid(ret_error, "%s entry %zu ('%s') is not an absolute path without . or .. "
+                                          "(a leading '-' makes it optional)", o->name, n + 1, *e)
+                                : invalid(ret_error, "%s entry %zu is not an absolute path of at most %d bytes",
+                                          o->name, n + 1, LAUNCH_PATH_MAX_BYTES);
+                bytes += strlen(*e) + 1;
+        }
+        if (n == 0)
+                return invalid(ret_error, "%s needs at least one path", o->name);
+        if (n > o->max || bytes > LAUNCH_ARRAY_MAX_BYTES)
+                return invalid(ret_error, "%s is too large (%zu paths, %zu bytes; at most %" PRIu64 " and %d)", o->name,
+                               n, bytes, o->max, LAUNCH_ARRAY_MAX_BYTES);
+        return 0;
+}
+
 static int copy_strv(char *const *strv, char ***ret) {
         size_t n = strv_length(strv);
         _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
@@ -232,6 +290,7 @@ static int check_number(const LaunchOptionInfo *o, uint64_t v, char **ret_error)
         case LAUNCH_VALUE_STDIN:
         case LAUNCH_VALUE_TTY:
         case LAUNCH_VALUE_BOOL:
+        case LAUNCH_VALUE_CHOICE:
                 return 0;
         default:
                 break;
@@ -281,8 +340,10 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         }
         case LAUNCH_VALUE_ENV:
         case LAUNCH_VALUE_ARGV:
-                r = info->type == LAUNCH_VALUE_ENV ? check_environment(info, v->strv, ret_error)
-                                                   : check_argv(info, v->strv, ret_error);
+        case LAUNCH_VALUE_PATHS:
+                r = info->type == LAUNCH_VALUE_ENV    ? check_environment(info, v->strv, ret_error)
+                    : info->type == LAUNCH_VALUE_ARGV ? check_argv(info, v->strv, ret_error)
+                                                      : check_paths(info, v->strv, ret_error);
                 if (r < 0)
                         return r;
                 r = copy_strv(v->strv, FIELD(&o->spec, info, char **));
@@ -296,14 +357,33 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
                         return strlen(v->str) <= 16
                                 ? invalid(ret_error, "Option %s must be 'null' or 'pipe', not '%s'", info->name, v->str)
                                 : invalid(ret_error, "Option %s must be 'null' or 'pipe'", info->name);
-                set_number(info, &o->spec, (uint64_t) m);
+                launch_set_number(info, &o->spec, (uint64_t) m);
+                break;
+        }
+        case LAUNCH_VALUE_CHOICE: {
+                int k = launch_word_value(info, v->str);
+                if (k < 0) {
+                        _cleanup_free_ char *words = NULL;
+                        for (unsigned w = 0; w <= info->max; w++) {
+                                char *more = NULL;
+                                if (asprintf(&more, "%s%s'%s'", words ?: "", w == 0 ? "" : w == info->max ? " or " : ", ",
+                                             info->words[w]) < 0)
+                                        return -ENOMEM;
+                                free(words);
+                                words = more;
+                        }
+                        return strlen(v->str) <= 16
+                                ? invalid(ret_error, "Option %s must be %s, not '%s'", info->name, words, v->str)
+                                : invalid(ret_error, "Option %s must be %s", info->name, words);
+                }
+                launch_set_number(info, &o->spec, (uint64_t) k);
                 break;
         }
         default:
                 r = check_number(info, v->u64, ret_error);
                 if (r < 0)
                         return r;
-                set_number(info, &o->spec, v->u64);
+                launch_set_number(info, &o->spec, v->u64);
                 break;
         }
         o->seen |= 1U << i;
@@ -328,7 +408,16 @@ int launch_options_too_large(int i, char **ret_error) {
 const char *launch_sandbox_mechanism(LaunchOption i) {
         switch (i) {
         case LAUNCH_OPTION_PRIVATE_NETWORK: return "network-namespace";
-        case LAUNCH_OPTION_PRIVATE_TMP: return "mount-namespace";
+        case LAUNCH_OPTION_PRIVATE_TMP:
+        case LAUNCH_OPTION_PROTECT_SYSTEM:
+        case LAUNCH_OPTION_PROTECT_HOME:
+        case LAUNCH_OPTION_READ_WRITE_PATHS:
+        case LAUNCH_OPTION_READ_ONLY_PATHS:
+        case LAUNCH_OPTION_INACCESSIBLE_PATHS:
+                /* Mounts as systemd makes them (namespace.c): read-only
+                 * mounts stop chmod, chown and xattrs too, which Landlock
+                 * alone does not. */
+                return "mount-namespace";
         default: return NULL;
         }
 }
@@ -336,7 +425,7 @@ const char *launch_sandbox_mechanism(LaunchOption i) {
 bool launch_option_is_set(LaunchOption i, const JobSpec *s) {
         const LaunchOptionInfo *o = &launch_options[i];
         if (is_number(o))
-                return number_of(o, s) != o->default_value;
+                return launch_number_of(o, s) != o->default_value;
         return is_string(o) ? *CFIELD(s, o, char *) != NULL : *CFIELD(s, o, char **) != NULL;
 }
 
@@ -345,7 +434,7 @@ bool launch_options_same_sandbox(const JobSpec *a, const JobSpec *b) {
                 const LaunchOptionInfo *o = &launch_options[i];
                 if (!(o->flags & LAUNCH_SANDBOX))
                         continue;
-                bool same = is_number(o)   ? number_of(o, a) == number_of(o, b)
+                bool same = is_number(o)   ? launch_number_of(o, a) == launch_number_of(o, b)
                             : is_string(o) ? streq(*CFIELD(a, o, char *) ?: "", *CFIELD(b, o, char *) ?: "")
                                            : strv_equal(*CFIELD(a, o, char **), *CFIELD(b, o, char **));
                 if (!same)
@@ -361,163 +450,5 @@ int launch_options_check(const LaunchOptions *o, char **ret_error) {
                 return invalid(ret_error, "Option Stdin cannot be given with Tty=true: the terminal is the job's input");
         if (!tty && (launch_options_given(o, LAUNCH_OPTION_TTY_ROWS) || launch_options_given(o, LAUNCH_OPTION_TTY_COLUMNS)))
                 return invalid(ret_error, "Options TtyRows and TtyColumns need Tty=true");
-        return 0;
-}
-
-/* --- spec.json ------------------------------------------------------------ */
-
-/* What a spec may hold: a number is its default or within its bounds (a
- * signal by its sign), so that what is written can be read back. */
-static bool stored_number_ok(const LaunchOptionInfo *o, uint64_t v) {
-        if (o->type == LAUNCH_VALUE_STDIN)
-                return v < _JOB_STDIN_MAX;
-        if (o->type == LAUNCH_VALUE_SIGNAL)
-                return (int64_t) v >= (int64_t) o->min && (int64_t) v <= (int64_t) o->max;
-        return v == o->default_value || (v >= o->min && v <= o->max);
-}
-
-int launch_options_to_json(const JobSpec *s, json_object *obj) {
-        int r = 0;
-        for (int i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
-                const LaunchOptionInfo *o = &launch_options[i];
-                if (!o->json_key)
-                        continue;
-                switch (o->type) {
-                case LAUNCH_VALUE_STRING:
-                        r = json_add_str(obj, o->json_key, *CFIELD(s, o, char *));
-                        break;
-                case LAUNCH_VALUE_TOKEN:
-                        /* Only when given, so that an older bgrund reads the rest. */
-                        if (*CFIELD(s, o, char *))
-                                r = json_add_str(obj, o->json_key, *CFIELD(s, o, char *));
-                        break;
-                case LAUNCH_VALUE_ARGV:
-                case LAUNCH_VALUE_ENV: {
-                        if (o->type == LAUNCH_VALUE_ARGV && !*CFIELD(s, o, char **))
-                                break;
-                        json_object *a = json_object_new_array();
-                        r = json_add(obj, o->json_key, a);
-                        for (char **e = *CFIELD(s, o, char **); r >= 0 && e && *e; e++)
-                                r = json_object_array_add(a, json_object_new_string(*e)) < 0 ? -ENOMEM : 0;
-                        break;
-                }
-                default: {
-                        uint64_t v = number_of(o, s);
-                        /* A spec that could not be read back is a bug. */
-                        if (!stored_number_ok(o, v))
-                                return -EINVAL;
-                        /* Only what is not the default, so that an older
-                         * bgrund reads what it knows. */
-                        if (!(o->flags & LAUNCH_REQUIRED) && v == o->default_value)
-                                break;
-                        if (o->type == LAUNCH_VALUE_STDIN)
-                                r = json_add_str(obj, o->json_key, job_stdin_to_string((JobStdin) v));
-                        else if (o->type == LAUNCH_VALUE_BOOL)
-                                r = json_add_bool(obj, o->json_key, v);
-                        else if (o->type == LAUNCH_VALUE_SIGNAL)
-                                r = json_add_i64(obj, o->json_key, (int64_t) v);
-                        else
-                                r = json_add_u64(obj, o->json_key, v);
-                }
-                }
-        }
-        return r;
-}
-
-static int number_from_json(json_object *obj, const LaunchOptionInfo *o, uint64_t *ret) {
-        int r;
-        switch (o->type) {
-        case LAUNCH_VALUE_STDIN: {
-                _cleanup_free_ char *name = NULL;
-                r = json_get_str(obj, o->json_key, &name);
-                int m = r >= 0 ? job_stdin_from_string(name) : r;
-                if (m < 0)
-                        return -EBADMSG;
-                *ret = (uint64_t) m;
-                return 0; /* any a spec can name, "tty" too */
-        }
-        case LAUNCH_VALUE_BOOL: {
-                bool b;
-                r = json_get_bool(obj, o->json_key, &b);
-                *ret = b;
-                return r;
-        }
-        case LAUNCH_VALUE_SIGNAL: {
-                int x;
-                r = json_get_i32(obj, o->json_key, &x);
-                *ret = (uint64_t) (int64_t) x;
-                break;
-        }
-        default:
-                r = json_get_u64(obj, o->json_key, UINT64_MAX, ret);
-        }
-        if (r < 0)
-                return r;
-        /* Written by a bgrund that checked it: anything else is damage. */
-        return stored_number_ok(o, *ret) ? 0 : -EBADMSG;
-}
-
-static int strv_from_json(json_object *obj, const char *key, char ***ret) {
-        json_object *a;
-        if (!json_object_object_get_ex(obj, key, &a) || !json_object_is_type(a, json_type_array))
-                return -EBADMSG;
-        size_t n = json_object_array_length(a);
-        _cleanup_strv_free_ char **l = calloc(n + 1, sizeof(char *));
-        if (!l)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                json_object *e = json_object_array_get_idx(a, i);
-                if (!json_object_is_type(e, json_type_string))
-                        return -EBADMSG;
-                if (!(l[i] = strdup(json_object_get_string(e))))
-                        return -ENOMEM;
-        }
-        strv_free(*ret);
-        *ret = TAKE_PTR(l);
-        return 0;
-}
-
-int launch_options_from_json(json_object *obj, JobSpec *s) {
-        launch_options_defaults(s);
-        for (int i = 0; i < _LAUNCH_OPTION_MAX; i++) {
-                const LaunchOptionInfo *o = &launch_options[i];
-                if (!o->json_key)
-                        continue;
-                if (!json_object_object_get_ex(obj, o->json_key, NULL)) {
-                        /* Specs from before an option was added have none:
-                         * its default. */
-                        if (o->flags & LAUNCH_REQUIRED)
-                                return -EBADMSG;
-                        continue;
-                }
-                int r;
-                uint64_t v;
-                switch (o->type) {
-                case LAUNCH_VALUE_STRING:
-                        r = json_get_str(obj, o->json_key, FIELD(s, o, char *));
-                        break;
-                case LAUNCH_VALUE_TOKEN:
-                        r = json_get_str(obj, o->json_key, FIELD(s, o, char *));
-                        if (r >= 0 && !launch_request_id_is_valid(*FIELD(s, o, char *)))
-                                r = -EBADMSG;
-                        break;
-                case LAUNCH_VALUE_ENV:
-                        r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
-                        break;
-                case LAUNCH_VALUE_ARGV: {
-                        r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
-                        char **l = *FIELD(s, o, char **);
-                        if (r >= 0 && (!l[0] || !l[0][0] || strv_length(l) > o->max))
-                                r = -EBADMSG;
-                        break;
-                }
-                default:
-                        r = number_from_json(obj, o, &v);
-                        if (r >= 0)
-                                set_number(o, s, v);
-                }
-                if (r < 0)
-                        return r;
-        }
         return 0;
 }

@@ -34,6 +34,8 @@ typedef enum LaunchValueType {
         LAUNCH_VALUE_ARGV,   /* char **, "as": a program (not empty) and its arguments */
         LAUNCH_VALUE_STDIN,  /* JobStdin, "s": "null" or "pipe" (spec.json also "tty") */
         LAUNCH_VALUE_TTY,    /* JobStdin, "b": true makes it JOB_STDIN_TTY */
+        LAUNCH_VALUE_CHOICE, /* unsigned, "s": one of the row's words, by its index (0 the default) */
+        LAUNCH_VALUE_PATHS,  /* char **, "as": absolute paths, each optional with a leading '-' */
 } LaunchValueType;
 
 /* How the command line writes a value (-p NAME=TEXT) and `bgrun status`
@@ -47,13 +49,15 @@ typedef enum LaunchText {
         LAUNCH_TEXT_SIGNAL,    /* TERM, SIGINT, 2 */
         LAUNCH_TEXT_USER,      /* a user name */
         LAUNCH_TEXT_BOOLEAN,   /* yes, no, true, false, 1, 0 */
+        LAUNCH_TEXT_WORD,      /* one of the row's words, as it is */
+        LAUNCH_TEXT_PATHS,     /* paths separated by spaces; -p again adds, an empty one empties */
 } LaunchText;
 
 /* Row flags. */
 #define LAUNCH_LIMIT 1U    /* in the record's "limits" (absent while 0 is its default and value: not set) */
 #define LAUNCH_REQUIRED 2U /* always in spec.json, and a spec without it is damaged; else written only when not its default */
 #define LAUNCH_SANDBOX 4U  /* a sandbox option: in the record's "sandbox" when not its default, and
-                            * compared by RequestId; applied by the command's own process (exec-child.c) */
+                            * compared by RequestId; applied by the command's own process (sandbox-apply.c) */
 
 /* The bounds of a number are min..max; a string's length is at most max
  * bytes and at least min; an array has at most max entries and
@@ -65,48 +69,108 @@ typedef enum LaunchText {
 #define LAUNCH_ARGV_MAX_WORDS 8192
 /* A RequestId's bytes, at most (a constant: callers keep one in a buffer). */
 #define LAUNCH_REQUEST_ID_MAX 128
+/* The paths of one of ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, at
+ * most (a constant: the supervisor's child keeps a descriptor for each on
+ * its stack), and the bytes of one. */
+#define LAUNCH_PATHS_MAX 64
+#define LAUNCH_PATH_MAX_BYTES 4095
+
+/* ProtectSystem's and ProtectHome's words, as systemd.exec(5) has them. */
+typedef enum ProtectSystem {
+        PROTECT_SYSTEM_NO,
+        PROTECT_SYSTEM_YES,    /* /usr, /boot, /efi read-only */
+        PROTECT_SYSTEM_FULL,   /* and /etc */
+        PROTECT_SYSTEM_STRICT, /* everything but /dev, /proc, /sys and ReadWritePaths */
+        _PROTECT_SYSTEM_MAX,
+} ProtectSystem;
+
+typedef enum ProtectHome {
+        PROTECT_HOME_NO,
+        PROTECT_HOME_YES,       /* /home, /root, /run/user inaccessible and empty */
+        PROTECT_HOME_READ_ONLY, /* read-only */
+        PROTECT_HOME_TMPFS,     /* each an empty tmpfs of the job's own, writable by its user */
+        _PROTECT_HOME_MAX,
+} ProtectHome;
+
+extern const char *const protect_system_words[];
+extern const char *const protect_home_words[];
 
 #define LAUNCH_OPTION_TABLE(X)                                                                                  \
-        /* enum suffix           D-Bus name            sig   spec.json key             JobSpec field           \
-         *                       type    default         min  max                flags                   -p */  \
-        X(MAX_RUNTIME_USEC,       "MaxRuntimeUSec",     "t",  "max_runtime_usec",       max_runtime_usec,       \
-          U64,    0,              1,   UINT64_MAX,        LAUNCH_LIMIT | LAUNCH_REQUIRED, DURATION)          \
-        X(ENVIRONMENT,            "Environment",        "as", "environment",            environment,            \
-          ENV,    0,              0,   1024,              LAUNCH_REQUIRED,        NONE)                       \
-        X(MEMORY_MAX,             "MemoryMax",          "t",  "memory_max",             memory_max,             \
-          U64,    0,              1,   UINT64_MAX,        LAUNCH_LIMIT,           BYTES)                      \
-        X(TASKS_MAX,              "TasksMax",           "t",  "tasks_max",              tasks_max,              \
-          U64,    0,              1,   UINT64_MAX,        LAUNCH_LIMIT,           COUNT)                      \
+        /* enum suffix             D-Bus name             sig   spec.json key           JobSpec field           \
+         *                         type    default           min  max                     flags                 \
+         *                         -p text   words (a CHOICE row's, by index, NULL-terminated) */               \
+        X(MAX_RUNTIME_USEC,      "MaxRuntimeUSec",     "t",  "max_runtime_usec",     max_runtime_usec,          \
+          U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT | LAUNCH_REQUIRED,                \
+          DURATION, NULL)                                                                                       \
+        X(ENVIRONMENT,           "Environment",        "as", "environment",          environment,               \
+          ENV,    0,                0,   1024,                   LAUNCH_REQUIRED,                               \
+          NONE,     NULL)                                                                                       \
+        X(MEMORY_MAX,            "MemoryMax",          "t",  "memory_max",           memory_max,                \
+          U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
+          BYTES,    NULL)                                                                                       \
+        X(TASKS_MAX,             "TasksMax",           "t",  "tasks_max",            tasks_max,                 \
+          U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
+          COUNT,    NULL)                                                                                       \
         X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t",  "cpu_quota_per_sec_usec", cpu_quota_per_sec_usec, \
-          U64,    0,              1,   UINT64_MAX,        LAUNCH_LIMIT,           CPU_QUOTA)                  \
-        X(USER,                   "User",               "s",  "user",                   user,                   \
-          STRING, 0,              1,   256,               LAUNCH_REQUIRED,        USER)                       \
-        X(STOP_SIGNAL,            "StopSignal",         "i",  "stop_signal",            stop_signal,            \
-          SIGNAL, 15 /* TERM */,  1,   64,                LAUNCH_LIMIT,           SIGNAL)                     \
-        X(STOP_GRACE_USEC,        "StopGraceUSec",      "t",  "stop_grace_usec",        stop_grace_usec,        \
-          U64,    5000000 /* 5 s */, 0, 600000000 /* 10 min */, LAUNCH_LIMIT,     DURATION)                   \
-        X(STDIN,                  "Stdin",              "s",  "stdin",                  stdin_mode,             \
-          STDIN,  JOB_STDIN_NULL, 0,   0,                 0,                      NONE)                       \
-        X(TTY,                    "Tty",                "b",  NULL,                     stdin_mode,             \
-          TTY,    JOB_STDIN_NULL, 0,   0,                 0,                      NONE)                       \
-        X(TTY_ROWS,               "TtyRows",            "q",  "tty_rows",               tty_rows,               \
-          U16,    24,             1,   10000,             0,                      NONE)                       \
-        X(TTY_COLUMNS,            "TtyColumns",         "q",  "tty_columns",            tty_columns,            \
-          U16,    80,             1,   10000,             0,                      NONE)                       \
-        X(BIND_TO_CALLER,         "BindToCaller",       "b",  "bind_to_caller",         bind_to_caller,         \
-          BOOL,   0,              0,   1,                 0,                      NONE)                       \
-        X(ENFORCE_LIMITS,         "EnforceLimits",      "b",  "enforce_limits",         enforce_limits,         \
-          BOOL,   0,              0,   1,                 0,                      NONE)                       \
-        X(LAUNCH_DEADLINE_USEC,   "LaunchDeadlineUSec", "t",  "launch_deadline_usec",   launch_deadline_usec,   \
-          U64,    0,              1,   UINT64_MAX,        0,                      NONE)          \
-        X(REQUEST_ID,             "RequestId",          "s",  "request_id",             request_id,             \
-          TOKEN,  0,              1,   LAUNCH_REQUEST_ID_MAX, 0,                  NONE)                       \
-        X(ARGV,                   "Argv",               "as", "argv",                   argv,                   \
-          ARGV,   0,              1,   LAUNCH_ARGV_MAX_WORDS, 0,                  NONE)                   \
-        X(PRIVATE_NETWORK,        "PrivateNetwork",     "b",  "private_network",        private_network,        \
-          BOOL,   0,              0,   1,                 LAUNCH_SANDBOX,         BOOLEAN)                    \
-        X(PRIVATE_TMP,            "PrivateTmp",         "b",  "private_tmp",            private_tmp,            \
-          BOOL,   0,              0,   1,                 LAUNCH_SANDBOX,         BOOLEAN)
+          U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
+          CPU_QUOTA, NULL)                                                                                      \
+        X(USER,                  "User",               "s",  "user",                 user,                      \
+          STRING, 0,                1,   256,                    LAUNCH_REQUIRED,                               \
+          USER,     NULL)                                                                                       \
+        X(STOP_SIGNAL,           "StopSignal",         "i",  "stop_signal",          stop_signal,               \
+          SIGNAL, 15 /* TERM */,    1,   64,                     LAUNCH_LIMIT,                                  \
+          SIGNAL,   NULL)                                                                                       \
+        X(STOP_GRACE_USEC,       "StopGraceUSec",      "t",  "stop_grace_usec",      stop_grace_usec,           \
+          U64,    5000000 /* 5 s */, 0,   600000000 /* 10 min */, LAUNCH_LIMIT,                                 \
+          DURATION, NULL)                                                                                       \
+        X(STDIN,                 "Stdin",              "s",  "stdin",                stdin_mode,                \
+          STDIN,  JOB_STDIN_NULL,   0,   0,                      0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(TTY,                   "Tty",                "b",  NULL,                   stdin_mode,                \
+          TTY,    JOB_STDIN_NULL,   0,   0,                      0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(TTY_ROWS,              "TtyRows",            "q",  "tty_rows",             tty_rows,                  \
+          U16,    24,               1,   10000,                  0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(TTY_COLUMNS,           "TtyColumns",         "q",  "tty_columns",          tty_columns,               \
+          U16,    80,               1,   10000,                  0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(BIND_TO_CALLER,        "BindToCaller",       "b",  "bind_to_caller",       bind_to_caller,            \
+          BOOL,   0,                0,   1,                      0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(ENFORCE_LIMITS,        "EnforceLimits",      "b",  "enforce_limits",       enforce_limits,            \
+          BOOL,   0,                0,   1,                      0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(LAUNCH_DEADLINE_USEC,  "LaunchDeadlineUSec", "t",  "launch_deadline_usec", launch_deadline_usec,      \
+          U64,    0,                1,   UINT64_MAX,             0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(REQUEST_ID,            "RequestId",          "s",  "request_id",           request_id,                \
+          TOKEN,  0,                1,   LAUNCH_REQUEST_ID_MAX,  0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(ARGV,                  "Argv",               "as", "argv",                 argv,                      \
+          ARGV,   0,                1,   LAUNCH_ARGV_MAX_WORDS,  0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(PRIVATE_NETWORK,       "PrivateNetwork",     "b",  "private_network",      private_network,           \
+          BOOL,   0,                0,   1,                      LAUNCH_SANDBOX,                                \
+          BOOLEAN,  NULL)                                                                                       \
+        X(PRIVATE_TMP,           "PrivateTmp",         "b",  "private_tmp",          private_tmp,               \
+          BOOL,   0,                0,   1,                      LAUNCH_SANDBOX,                                \
+          BOOLEAN,  NULL)                                                                                       \
+        X(PROTECT_SYSTEM,        "ProtectSystem",      "s",  "protect_system",       protect_system,            \
+          CHOICE, PROTECT_SYSTEM_NO, 0,   _PROTECT_SYSTEM_MAX - 1, LAUNCH_SANDBOX,                              \
+          WORD,     protect_system_words)                                                                       \
+        X(PROTECT_HOME,          "ProtectHome",        "s",  "protect_home",         protect_home,              \
+          CHOICE, PROTECT_HOME_NO,  0,   _PROTECT_HOME_MAX - 1,  LAUNCH_SANDBOX,                                \
+          WORD,     protect_home_words)                                                                         \
+        X(READ_WRITE_PATHS,      "ReadWritePaths",     "as", "read_write_paths",     read_write_paths,          \
+          PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
+          PATHS,    NULL)                                                                                       \
+        X(READ_ONLY_PATHS,       "ReadOnlyPaths",      "as", "read_only_paths",      read_only_paths,           \
+          PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
+          PATHS,    NULL)                                                                                       \
+        X(INACCESSIBLE_PATHS,    "InaccessiblePaths",  "as", "inaccessible_paths",   inaccessible_paths,        \
+          PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
+          PATHS,    NULL)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
@@ -122,6 +186,7 @@ typedef struct LaunchOptionInfo {
         uint64_t min, max;
         unsigned flags;
         LaunchText text;
+        const char *const *words; /* CHOICE: its words by index, NULL-terminated */
 } LaunchOptionInfo;
 extern const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX];
 
@@ -132,6 +197,13 @@ const LaunchOptionInfo *launch_option_by_name(const char *name);
 #define LAUNCH_TTY_SIZE_MAX ((unsigned) launch_options[LAUNCH_OPTION_TTY_ROWS].max)
 #define LAUNCH_ENVIRONMENT_MAX_ENTRIES ((size_t) launch_options[LAUNCH_OPTION_ENVIRONMENT].max)
 #define LAUNCH_USER_NAME_MAX ((size_t) launch_options[LAUNCH_OPTION_USER].max)
+
+/* Option i's word for value v (a CHOICE row), or NULL. */
+const char *launch_option_word(LaunchOption i, unsigned v);
+
+/* Whether p may be one of a path option's values: absolute (after an
+ * optional '-'), no "." or ".." component, at most LAUNCH_PATH_MAX_BYTES. */
+bool launch_path_valid(const char *p);
 
 /* Whether s is a RequestId: 1..LAUNCH_REQUEST_ID_MAX bytes of [A-Za-z0-9._:@-]. */
 bool launch_request_id_is_valid(const char *s);

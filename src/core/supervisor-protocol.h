@@ -16,6 +16,10 @@
  *   'S'  + one byte, the LaunchOption, + one byte, the errno: a sandbox
  *        option cannot be enforced here (no namespace may be made); as 'C',
  *        the Launch answered SandboxNotAvailable naming it
+ *   'F'  + one byte, the LaunchOption, + one byte, which of its paths: a
+ *        sandbox path is not there for the job's user (missing, not
+ *        reachable, or changed while the sandbox was made: one answer);
+ *        as 'C', the Launch answered InvalidArgs naming it
  *   'L'  + one byte of JobLimit bits: the job asked EnforceLimits and these
  *        limits have no controller in its cgroup; as for 'C', nothing ran
  *        and the job goes, the Launch answered LimitNotEnforced
@@ -27,6 +31,7 @@
 #define SUPERVISOR_DEADLINE_PASSED 'D'
 #define SUPERVISOR_SANDBOX_REFUSED 'S'
 #define SUPERVISOR_LIMITS_REFUSED 'L'
+#define SUPERVISOR_PATH_REFUSED 'F'
 
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,

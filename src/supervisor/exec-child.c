@@ -2,13 +2,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
-#include <signal.h>
 #include <sched.h>
-#include <net/if.h>
+#include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/keyctl.h>
@@ -17,6 +14,7 @@
 #include "launch-options.h"
 #include "macro.h"
 #include "privilege.h"
+#include "sandbox-apply.h"
 
 /* Everything from here to the exec runs in the child, which shares the
  * supervisor's memory until it execs (start_child()). The rule: system calls
@@ -25,8 +23,9 @@
  * the child execs and would find the allocator mid-change or a lock held by
  * a program that is gone. */
 
-static _Noreturn void report_full(int report_fd, int error, ExecRefusal refused, int option, const char *step) {
-        ExecFailure f = { .error = error, .refused = refused, .option = option };
+static _Noreturn void report_full(int report_fd, int error, ExecRefusal refused, int option, int entry,
+                                  const char *step) {
+        ExecFailure f = { .error = error, .refused = refused, .option = option, .entry = entry };
         /* Cut to fit, as snprintf() would (the struct is zeroed: the last
          * byte stays the terminator). */
         for (size_t i = 0; i + 1 < sizeof f.step && step[i]; i++)
@@ -36,59 +35,16 @@ static _Noreturn void report_full(int report_fd, int error, ExecRefusal refused,
 }
 
 static _Noreturn void report_as(int report_fd, int error, ExecRefusal refused, const char *step) {
-        report_full(report_fd, error, refused, 0, step);
+        report_full(report_fd, error, refused, 0, 0, step);
 }
 
 /* A sandbox option that cannot be enforced here: which, and why. */
 static _Noreturn void report_sandbox(int report_fd, int error, LaunchOption option, const char *step) {
-        report_full(report_fd, error, EXEC_REFUSED_SANDBOX, (int) option, step);
+        report_full(report_fd, error, EXEC_REFUSED_SANDBOX, (int) option, 0, step);
 }
 
 static _Noreturn void report(int report_fd, int error, const char *step) {
         report_as(report_fd, error, EXEC_NOT_REFUSED, step);
-}
-
-/* PrivateNetwork: a network namespace of the job's own, with its loopback
- * up, as systemd's PrivateNetwork= makes one. A namespace, not Landlock:
- * Landlock filters TCP bind and connect only (ABI 4), not UDP, raw
- * sockets or the abstract Unix ones, which a namespace of its own takes
- * away all at once. Made before privileges are dropped (it needs
- * CAP_SYS_ADMIN, which bgrund's supervisor has and the job never gets). */
-static int private_network(void) {
-        if (unshare(CLONE_NEWNET) < 0)
-                return negative_errno();
-        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return negative_errno();
-        struct ifreq ifr = {};
-        memcpy(ifr.ifr_name, "lo", 3);
-        int r = ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ? negative_errno() : 0;
-        if (r >= 0) {
-                ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-                r = ioctl(fd, SIOCSIFFLAGS, &ifr) < 0 ? negative_errno() : 0;
-        }
-        close(fd);
-        return r;
-}
-
-/* PrivateTmp: /tmp, /var/tmp and /dev/shm of the job's own, gone with it. A
- * mount namespace, as systemd's PrivateTmp= (a tmpfs on each rather than a
- * directory of the host's /tmp: nothing to clean up, and its pages are
- * charged to the job's cgroup). / is made a slave first, so no mount of the
- * job's ever reaches the host, while the host's still reach the job. A
- * directory the host lacks (a container without /var/tmp) has nothing to
- * keep private and is left out. */
-static int private_tmp(void) {
-        static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
-        if (unshare(CLONE_NEWNS) < 0)
-                return negative_errno();
-        if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
-                return negative_errno();
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                if (mount("tmpfs", dirs[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&
-                    !(errno == ENOENT && i > 0))
-                        return negative_errno();
-        return 0;
 }
 
 /* The value of name in env (NULL-terminated NAME=VALUE), or NULL. */
@@ -205,16 +161,12 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
 
         /* The sandbox, while we may still make namespaces: the command
          * never runs outside it for an instant. */
-        if (spec->private_network) {
-                r = private_network();
-                if (r < 0)
-                        report_sandbox(report_fd, r, LAUNCH_OPTION_PRIVATE_NETWORK, "make a network namespace");
-        }
-        if (spec->private_tmp) {
-                r = private_tmp();
-                if (r < 0)
-                        report_sandbox(report_fd, r, LAUNCH_OPTION_PRIVATE_TMP, "make a /tmp of its own");
-        }
+        SandboxFailure sf;
+        r = sandbox_apply(spec, x->sandbox, &sf);
+        if (r < 0 && sf.entry >= 0)
+                report_full(report_fd, r, EXEC_REFUSED_PATH, (int) sf.option, sf.entry, sf.step);
+        if (r < 0)
+                report_sandbox(report_fd, r, sf.option, sf.step);
 
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
         if (r < 0)

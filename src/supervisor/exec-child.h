@@ -7,6 +7,7 @@
 #include "input-control.h"
 #include "job-record.h"
 #include "payload-containment.h"
+#include "sandbox-plan.h"
 
 /* What the child that becomes the command needs, all of it prepared before
  * the fork. */
@@ -16,6 +17,7 @@ typedef struct ExecChild {
         int output_fd; /* the command's stdout and stderr: the write end of the output pipe */
         const InputControl *input; /* its stdin or terminal; NULL: /dev/null */
         char **env;
+        const SandboxPlan *sandbox; /* its file-system sandbox, planned before the fork; NULL: none */
 } ExecChild;
 
 /* A failure that is the caller's input, not the supervisor's: checked by
@@ -27,13 +29,15 @@ typedef enum ExecRefusal {
         EXEC_REFUSED_PROGRAM, /* Argv's program is not in its PATH, or not one its user may execute */
         EXEC_REFUSED_DEADLINE, /* LaunchDeadlineUSec passed before the command could be executed */
         EXEC_REFUSED_SANDBOX, /* a sandbox option cannot be enforced here (ExecFailure.option says which) */
+        EXEC_REFUSED_PATH,    /* a sandbox path is not there for its user (ExecFailure.option, .entry) */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */
 typedef struct ExecFailure {
         int error;
         ExecRefusal refused;
-        int option;       /* EXEC_REFUSED_SANDBOX: the LaunchOption */
+        int option;       /* EXEC_REFUSED_SANDBOX, _PATH: the LaunchOption */
+        int entry;        /* EXEC_REFUSED_PATH: which of its paths */
         char step[48];
 } ExecFailure;
 

@@ -51,11 +51,15 @@ static int refuse_input(Supervisor *s, const ExecFailure *f) {
                 [EXEC_REFUSED_PROGRAM] = { SUPERVISOR_PROGRAM_REFUSED, "its program is not found in its PATH" },
                 [EXEC_REFUSED_DEADLINE] = { SUPERVISOR_DEADLINE_PASSED, "its LaunchDeadlineUSec passed" },
                 [EXEC_REFUSED_SANDBOX] = { SUPERVISOR_SANDBOX_REFUSED, "its sandbox cannot be enforced here" },
+                [EXEC_REFUSED_PATH] = { SUPERVISOR_PATH_REFUSED, "a path of its sandbox is not there for its user" },
         };
         s->containment.ops->cleanup(&s->containment);
-        /* A sandbox's refusal says which option, and the error's number. */
-        char message[3] = { refusals[f->refused].message, (char) f->option, (char) MIN(-f->error, 255) };
-        size_t n = f->refused == EXEC_REFUSED_SANDBOX ? 3 : 1;
+        /* A sandbox's refusal says which option, and the error's number or
+         * which of its paths. */
+        bool path = f->refused == EXEC_REFUSED_PATH;
+        char message[3] = { refusals[f->refused].message, (char) f->option,
+                            (char) (path ? f->entry : MIN(-f->error, 255)) };
+        size_t n = f->refused == EXEC_REFUSED_SANDBOX || path ? 3 : 1;
         if (s->ready_fd < 0 || write(s->ready_fd, message, n) != (ssize_t) n)
                 return fail_setup(s, f->error, f->step);
         s->ready_fd = safe_close(s->ready_fd);
@@ -110,6 +114,16 @@ static int start_command(Supervisor *s) {
         if (r < 0)
                 return fail_setup(s, r, "build the environment");
 
+        /* The sandbox's mounts are planned here, where we may allocate;
+         * the child only makes the system calls. */
+        _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
+        if (sandbox_has_mounts(&s->spec)) {
+                _cleanup_free_ char *why = NULL;
+                r = sandbox_plan_build(&s->spec, &plan, &why);
+                if (r < 0)
+                        return fail_setup(s, r, "plan the sandbox");
+        }
+
         pid_t pid;
         _cleanup_close_ int report_fd = -EBADF;
         r = exec_child_fork(&(ExecChild) {
@@ -118,6 +132,7 @@ static int start_command(Supervisor *s) {
                 .output_fd = output_write_fd,
                 .input = &s->input,
                 .env = env,
+                .sandbox = plan.mounts ? &plan : NULL,
         }, &pid, &report_fd, &step);
         input_control_forked(&s->input);
         if (r < 0)

@@ -192,6 +192,26 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
                 FUZZ_CHECK(!o->spec.argv[k], "Argv longer than given");
                 break;
         }
+        case LAUNCH_OPTION_PROTECT_SYSTEM:
+        case LAUNCH_OPTION_PROTECT_HOME: {
+                unsigned v_set = i == LAUNCH_OPTION_PROTECT_SYSTEM ? o->spec.protect_system : o->spec.protect_home;
+                const char *w = launch_option_word((LaunchOption) i, v_set);
+                /* The word itself, or one of systemd's booleans for no or yes. */
+                FUZZ_CHECK(w && (strcmp(w, v->str) == 0 || v_set <= 1), "%s", launch_options[i].name);
+                break;
+        }
+        case LAUNCH_OPTION_READ_WRITE_PATHS:
+        case LAUNCH_OPTION_READ_ONLY_PATHS:
+        case LAUNCH_OPTION_INACCESSIBLE_PATHS: {
+                char *const *l = launch_option_get((LaunchOption) i, &o->spec).strv;
+                FUZZ_CHECK(l && l != v->strv, "%s not copied", launch_options[i].name);
+                size_t k = 0;
+                for (; v->strv[k]; k++)
+                        FUZZ_CHECK(l[k] && strcmp(l[k], v->strv[k]) == 0 && launch_path_valid(l[k]), "%s path %zu",
+                                   launch_options[i].name, k);
+                FUZZ_CHECK(!l[k], "%s longer than given", launch_options[i].name);
+                break;
+        }
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -209,7 +229,9 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
                x->bind_to_caller == y->bind_to_caller && x->enforce_limits == y->enforce_limits &&
                x->launch_deadline_usec == y->launch_deadline_usec && x->request_id == y->request_id &&
                x->argv == y->argv && x->private_network == y->private_network &&
-               x->private_tmp == y->private_tmp;
+               x->private_tmp == y->private_tmp && x->protect_system == y->protect_system &&
+               x->protect_home == y->protect_home && x->read_write_paths == y->read_write_paths &&
+               x->read_only_paths == y->read_only_paths && x->inaccessible_paths == y->inaccessible_paths;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

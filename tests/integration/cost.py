@@ -541,6 +541,11 @@ OPTIONS = {
     "Argv": ["true"],  # with the command "true": refused (Argv takes "")
     "PrivateNetwork": 1,
     "PrivateTmp": 1,
+    "ProtectSystem": "strict",
+    "ProtectHome": "read-only",
+    "ReadWritePaths": ["/tmp"],
+    "ReadOnlyPaths": ["/usr"],
+    "InaccessiblePaths": ["-/nonexistent"],
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon

@@ -27,3 +27,22 @@ test_private_tmp_in_a_container() {
 	assert_eq bgrun-test-container-tmp "$out" "a container's job's /tmp of its own"
 	[[ ! -e /tmp/bgrun-test-container-tmp ]] || fail "the job's /tmp reached the container's"
 }
+
+# The file-system options in a container's setting: ProtectSystem=strict
+# with ReadWritePaths writes only there; InaccessiblePaths hides; a missing
+# path is refused, nothing run.
+test_file_system_sandbox_in_a_container() {
+	in_container
+	local d=$PWD/rw-$$ out
+	mkdir -p "$d"
+	echo s3cret >"$d/secret"
+	out=$(bgrun --address "$ADDRESS" run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$d" \
+		-p InaccessiblePaths="$d/secret" -- \
+		"echo x > $d/w && echo written; touch /etc/bgrun-test-x 2>&1 | sed 's/.*: //'; cat $d/secret 2>/dev/null; echo done" 2>&1) ||
+		fail "strict: $out"
+	assert_eq $'written\nRead-only file system\ndone' "$out" "a container's job under ProtectSystem=strict"
+	[[ ! -e /etc/bgrun-test-x ]] || fail "/etc was written"
+	out=$(bgrun --address "$ADDRESS" run -C / -p ReadOnlyPaths=/nonexistent/x -- "touch $d/ran" 2>&1) && fail "a missing path ran"
+	assert_contains "$out" "ReadOnlyPaths: '/nonexistent/x' does not exist or is not reachable by user root"
+	[[ ! -e $d/ran ]] || fail "the refused job ran"
+}

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # A job's sandbox (issue #33): what a job may reach, with systemd.exec(5)'s
-# names, enforced by the kernel or refused. So far: PrivateNetwork, PrivateTmp.
+# names, enforced by the kernel or refused: PrivateNetwork, PrivateTmp,
+# ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths.
 
 # A TCP listener on the host's loopback, on an ephemeral port: its port.
 # Stopped when the test ends.
@@ -123,4 +124,145 @@ test_private_tmp_is_the_jobs_own_and_goes_with_it() {
 	id=$(bgrun run -q -C / -p PrivateTmp=yes -p PrivateNetwork=yes -- true) || fail "run"
 	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"mechanisms":["network-namespace","mount-namespace"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "both"
+}
+
+# write_probe DIR...: a job's command that tries to write each DIR (and
+# chmod it) and says what it could not, and why.
+write_probe() {
+	local d script=""
+	for d in "$@"; do
+		script+="touch '$d/bgrun-probe-$$' 2>/dev/null && rm -f '$d/bgrun-probe-$$' && echo '$d writable' || echo '$d: '\$(touch '$d/bgrun-probe-$$' 2>&1 | sed 's/.*: //'); "
+		script+="chmod u+w '$d' 2>/dev/null || echo '$d: no chmod'; "
+	done
+	echo "$script"
+}
+
+# ProtectSystem=strict with ReadWritePaths=D: D is written, nothing else is
+# (/etc, /run, the home directory; chmod included), for root and for alice;
+# the record and status say so.
+test_protect_system_strict_writes_only_read_write_paths() {
+	local d out id
+	d=$PWD/rw-$$
+	mkdir -p "$d"
+	out=$(bgrun run --wait -q -C / -- "$(write_probe "$d" /etc /run)") || fail "without a sandbox: $out"
+	assert_eq "$d writable"$'\n/etc writable\n/run writable' "$out" "root's job without a sandbox writes all three"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$d" -- "$(write_probe "$d" /etc /run)") ||
+		fail "strict: $out"
+	assert_eq "$d writable"$'\n/etc: Read-only file system\n/etc: no chmod\n/run: Read-only file system\n/run: no chmod' \
+		"$out" "root's job under ProtectSystem=strict"
+	setup_users
+	as_user alice mkdir -p /home/alice/rw-$$
+	out=$(as_user alice "$BGRUN" run --wait -q -C /home/alice -- "$(write_probe /home/alice)") || fail "alice: $out"
+	assert_eq "/home/alice writable" "$out" "alice's home without a sandbox"
+	out=$(as_user alice "$BGRUN" run --wait -q -C /home/alice -p ProtectSystem=strict \
+		-p ReadWritePaths="/home/alice/rw-$$ /etc" -- "$(write_probe /home/alice/rw-$$ /home/alice /etc)") ||
+		fail "alice strict: $out"
+	# ReadWritePaths=/etc gives alice nothing she lacks: a sandbox only takes away.
+	assert_eq "/home/alice/rw-$$ writable"$'\n/home/alice: Read-only file system\n/home/alice: no chmod\n/etc: Permission denied\n/etc: no chmod' \
+		"$out" "alice's job under ProtectSystem=strict"
+	id=$(bgrun run -q -C / -p ProtectSystem=strict -p ReadWritePaths="$d -/nonexistent" -p PrivateTmp=yes -- true) || fail "run"
+	assert_eq '{"PrivateTmp":true,"ProtectSystem":"strict","ReadWritePaths":["'"$d"'","-/nonexistent"],"mechanisms":["mount-namespace"]}' \
+		"$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateTmp=yes, ProtectSystem=strict, ReadWritePaths=$d -/nonexistent (mount-namespace)"
+	# ProtectSystem=yes and full: /usr, then /etc too, read-only.
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=yes -- "$(write_probe /usr /etc)") || fail "yes: $out"
+	assert_eq $'/usr: Read-only file system\n/usr: no chmod\n/etc writable' "$out" "ProtectSystem=yes"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=full -- "$(write_probe /etc)") || fail "full: $out"
+	assert_eq $'/etc: Read-only file system\n/etc: no chmod' "$out" "ProtectSystem=full"
+}
+
+# InaccessiblePaths hides a file, also under a writable parent: it can be
+# neither read nor removed nor replaced, and stays as it was.
+test_inaccessible_paths_hide_a_file_under_a_writable_parent() {
+	setup_users
+	local d=/home/alice/hide-$$ out
+	as_user alice bash -c "mkdir -p $d && echo s3cret > $d/secret && mkdir $d/dir && echo x > $d/dir/f"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$d" -p InaccessiblePaths="$d/secret $d/dir" -- \
+		"cat secret; ls dir; rm -f secret && echo removed; mv dir elsewhere && echo moved; echo y > y; echo done" 2>&1) ||
+		fail "alice: $out"
+	assert_not_contains "$out" "s3cret"
+	assert_not_contains "$out" "removed"
+	assert_not_contains "$out" "moved"
+	assert_contains "$out" "done"
+	assert_eq s3cret "$(cat "$d/secret")" "the hidden file, afterwards"
+	[[ -e $d/y && -e $d/dir/f ]] || fail "the writable parent was not written, or the hidden dir changed"
+}
+
+# ProtectHome: yes shows nothing of /root or /home; read-only keeps them
+# from being written; tmpfs gives empty writable ones that go with the job.
+test_protect_home_yes_read_only_and_tmpfs() {
+	local mark=bgrun-test-home-$$ out
+	touch "/root/$mark"
+	on_exit "rm -f /root/$mark"
+	out=$(bgrun run --wait -q -C / -p ProtectHome=yes -- "ls -A /root 2>&1; ls -A /home 2>&1; echo done") || fail "yes: $out"
+	assert_not_contains "$out" "$mark"
+	assert_contains "$out" "done"
+	[[ $(bgrun run --wait -q -C / -- "ls -A /root") == *"$mark"* ]] || fail "the mark is not seen without the sandbox"
+	setup_users
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectHome=read-only -- "$(write_probe /home/alice)") || fail "ro: $out"
+	assert_eq $'/home/alice: Read-only file system\n/home/alice: no chmod' "$out" "ProtectHome=read-only"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectHome=tmpfs -- \
+		"ls -A /home; mkdir /home/alice && echo x > /home/alice/$mark && echo written") || fail "tmpfs: $out"
+	assert_eq written "$out" "ProtectHome=tmpfs: empty and writable"
+	[[ ! -e /home/alice/$mark ]] || fail "ProtectHome=tmpfs wrote the real home"
+}
+
+# The caller's mistakes are InvalidArgs naming what was wrong, and nothing
+# runs: a bad word, a relative path, paths that cannot be had together; a
+# missing path and one alice cannot reach get the same message; '-' skips
+# either.
+test_bad_sandbox_values_and_paths_are_invalid_args() {
+	local out n
+	out=$(bgrun run -p ProtectSystem=bogus -- true 2>&1) && fail "ProtectSystem=bogus ran"
+	assert_contains "$out" "Option ProtectSystem must be 'no', 'yes', 'full' or 'strict', not 'bogus'"
+	out=$(bgrun run -p ReadOnlyPaths=relative/x -- true 2>&1) && fail "a relative path ran"
+	assert_contains "$out" "ReadOnlyPaths entry 1 ('relative/x') is not an absolute path"
+	out=$(bgrun run -p ProtectHome=yes -p ReadWritePaths=/home/x -- true 2>&1) && fail "a path under a hidden one ran"
+	assert_contains "$out" "ReadWritePaths=/home/x lies inside what ProtectHome=yes hides"
+	out=$(busctl call org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager Launch 'sssa{sv}' \
+		true s / 1 ProtectHome s nope 2>&1) && fail "ProtectHome=nope over the bus: $out"
+	assert_contains "$out" "Option ProtectHome must be 'no', 'yes', 'read-only' or 'tmpfs', not 'nope'"
+	setup_users
+	# A directory of root's that alice may not enter, and what is in it.
+	local hidden=/var/lib/bgrun-test-hidden-$$
+	mkdir -m 0700 "$hidden" && mkdir "$hidden/inside"
+	on_exit "rm -rf $hidden"
+	local missing unreachable
+	n=$(as_user alice "$BGRUN" list --json | jq length)
+	missing=$(as_user alice "$BGRUN" run -C / -p ReadOnlyPaths=/nonexistent/x -- "touch /home/alice/ran" 2>&1) &&
+		fail "a missing path ran"
+	unreachable=$(as_user alice "$BGRUN" run -C / -p ReadOnlyPaths="$hidden/inside" -- "touch /home/alice/ran" 2>&1) &&
+		fail "a path alice cannot reach ran"
+	assert_contains "$missing" "ReadOnlyPaths: '/nonexistent/x' does not exist or is not reachable by user alice"
+	assert_eq "${missing//\/nonexistent\/x/P}" "${unreachable//"$hidden"\/inside/P}" "missing and unreachable alike"
+	[[ ! -e /home/alice/ran ]] || fail "a refused job ran"
+	assert_eq "$n" "$(as_user alice "$BGRUN" list --json | jq length)" "alice's records"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ReadOnlyPaths="-/nonexistent/x -$hidden/inside" -- "echo ran") ||
+		fail "optional paths: $out"
+	assert_eq ran "$out" "optional paths are skipped"
+}
+
+# A symlink alice swaps under a listed path while her jobs start redirects
+# nothing: each job either is refused or gets the directory its lookup
+# found, writable there and nowhere else, and each directory shows its own.
+test_a_swapped_symlink_redirects_nothing() {
+	setup_users
+	local h=/home/alice/swap-$$ out i bad=0 ran=0
+	as_user alice bash -c "mkdir -p $h/a $h/b && touch $h/a/is-a $h/b/is-b && ln -s a $h/link"
+	as_user alice bash -c "while :; do ln -sfn a $h/link.new && mv -T $h/link.new $h/link; ln -sfn b $h/link.new && mv -T $h/link.new $h/link; done" &
+	local swapper=$!
+	on_exit "kill $swapper 2>/dev/null"
+	for i in $(seq 1 20); do
+		out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$h/link" -- \
+			"echo a:\$(ls $h/a) b:\$(ls $h/b); touch $h/a/w 2>/dev/null && echo a-writable; touch $h/b/w 2>/dev/null && echo b-writable; rm -f $h/a/w $h/b/w" 2>&1) || {
+			assert_contains "$out" "does not exist or is not reachable by user alice"
+			continue
+		}
+		ran=$((ran + 1))
+		[[ $(head -1 <<<"$out") == "a:is-a b:is-b" ]] || { bad=1; echo "job $i saw: $out" >&2; }
+		[[ $(grep -c writable <<<"$out") -le 1 ]] || { bad=1; echo "job $i: both writable: $out" >&2; }
+	done
+	kill "$swapper"
+	assert_eq 0 "$bad" "every job saw each directory as itself and at most one writable"
+	[[ $ran -gt 0 ]] || fail "no job ran in 20 tries"
 }

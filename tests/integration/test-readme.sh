@@ -15,4 +15,6 @@ test_readme_examples_run() {
 	assert_contains "$out" $'fetch\nbuild\ntest\n' "output of logs -f"
 	grep -qx '"exited"' <<<"$out" || fail "wait --json | jq .status of the build job did not print \"exited\" on its own line"
 	assert_contains "$out" "killed, nothing of it is left alive" "kill's answer"
+	assert_contains "$out" "/etc is read-only" "the sandbox example"
+	[[ -s out.txt && ! -e /etc/x ]] || fail "the sandbox example wrote the wrong place"
 }

@@ -12,6 +12,7 @@
 
 #include "bus-json.h"
 #include "launch-args.h"
+#include "strv.h"
 #include "log.h"
 #include "macro.h"
 
@@ -49,14 +50,14 @@ static uint64_t number(LaunchOption i) {
 
 Test(launch_args, unknown_property_lists_the_known_ones) {
         expect_usage_error(launch_args_parse_property(&a, "Foo=1"),
-                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp).");
+                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths).");
         cr_assert_eq(a.set, 0);
 }
 
 Test(launch_args, environment_is_not_a_property) {
         /* Launch takes it, but -E gives it. */
         expect_usage_error(launch_args_parse_property(&a, "Environment=A=1"),
-                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp).");
+                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths).");
 }
 
 Test(launch_args, property_without_value) {
@@ -87,6 +88,23 @@ Test(launch_args, private_network) {
         cr_assert_eq(number(LAUNCH_OPTION_PRIVATE_NETWORK), 0);
         expect_usage_error(launch_args_parse_property(&a, "PrivateNetwork=maybe"),
                            "Invalid PrivateNetwork 'maybe' (yes or no).");
+}
+
+/* A CHOICE goes as written (bgrund names the words); paths as systemd-run
+ * takes them: separated by spaces, -p again adds, an empty one empties. */
+Test(launch_args, sandbox_words_and_paths) {
+        cr_assert_eq(launch_args_parse_property(&a, "ProtectSystem=strict"), 0);
+        cr_assert_str_eq(a.values[LAUNCH_OPTION_PROTECT_SYSTEM].str, "strict");
+        cr_assert_eq(launch_args_parse_property(&a, "ReadWritePaths=/src  -/cache"), 0);
+        cr_assert_eq(launch_args_parse_property(&a, "ReadWritePaths=/out"), 0);
+        char *const *l = a.values[LAUNCH_OPTION_READ_WRITE_PATHS].strv;
+        cr_assert_eq(strv_length(l), 3);
+        cr_assert_str_eq(l[0], "/src");
+        cr_assert_str_eq(l[1], "-/cache");
+        cr_assert_str_eq(l[2], "/out");
+        cr_assert_eq(launch_args_parse_property(&a, "ReadWritePaths="), 0);
+        cr_assert(!launch_args_is_set(&a, LAUNCH_OPTION_READ_WRITE_PATHS));
+        expect_usage_error(launch_args_parse_property(&a, "ProtectHome="), "ProtectHome= needs a value.");
 }
 
 Test(launch_args, tasks_max) {

@@ -82,7 +82,18 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_ARGV), (LaunchValue) { .signature = "as", .strv = words });
         set_ok(name(LAUNCH_OPTION_PRIVATE_NETWORK), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_PRIVATE_TMP), (LaunchValue) { .signature = "b", .u64 = 1 });
+        set_ok(name(LAUNCH_OPTION_PROTECT_SYSTEM), str("strict"));
+        set_ok(name(LAUNCH_OPTION_PROTECT_HOME), str("read-only"));
+        char *rw[] = { "/src", "-/var/cache//x/", NULL }, *ro[] = { "/src/.git", NULL }, *hidden[] = { "/etc/shadow", NULL };
+        set_ok(name(LAUNCH_OPTION_READ_WRITE_PATHS), (LaunchValue) { .signature = "as", .strv = rw });
+        set_ok(name(LAUNCH_OPTION_READ_ONLY_PATHS), (LaunchValue) { .signature = "as", .strv = ro });
+        set_ok(name(LAUNCH_OPTION_INACCESSIBLE_PATHS), (LaunchValue) { .signature = "as", .strv = hidden });
         cr_assert(o.spec.private_network && o.spec.private_tmp);
+        cr_assert_eq(o.spec.protect_system, PROTECT_SYSTEM_STRICT);
+        cr_assert_eq(o.spec.protect_home, PROTECT_HOME_READ_ONLY);
+        cr_assert_str_eq(o.spec.read_write_paths[1], "-/var/cache//x/", "kept as given");
+        cr_assert_str_eq(o.spec.read_only_paths[0], "/src/.git");
+        cr_assert_str_eq(o.spec.inaccessible_paths[0], "/etc/shadow");
         cr_assert_str_eq(o.spec.request_id, "deploy-42");
         cr_assert_str_eq(o.spec.argv[1], "push");
         cr_assert_neq(o.spec.argv[0], words[0]);
@@ -289,7 +300,7 @@ Test(launch_options, every_row_is_consistent) {
                 [LAUNCH_VALUE_U64] = "t", [LAUNCH_VALUE_SIGNAL] = "i", [LAUNCH_VALUE_U16] = "q",
                 [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
                 [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b", [LAUNCH_VALUE_TOKEN] = "s",
-                [LAUNCH_VALUE_ARGV] = "as",
+                [LAUNCH_VALUE_ARGV] = "as", [LAUNCH_VALUE_CHOICE] = "s", [LAUNCH_VALUE_PATHS] = "as",
         };
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *r = &launch_options[i];
@@ -298,6 +309,11 @@ Test(launch_options, every_row_is_consistent) {
                 if (r->flags & LAUNCH_LIMIT)
                         cr_assert(r->type == LAUNCH_VALUE_U64 || r->type == LAUNCH_VALUE_SIGNAL, "%s", r->name);
                 cr_assert_leq(r->min, r->max, "%s", r->name);
+                /* A CHOICE's words are max + 1, its default the first. */
+                cr_assert_eq(r->words != NULL, r->type == LAUNCH_VALUE_CHOICE, "%s", r->name);
+                for (uint64_t w = 0; r->words && w <= r->max; w++)
+                        cr_assert_not_null(r->words[w], "%s", r->name);
+                cr_assert(!r->words || (!r->words[r->max + 1] && r->default_value == 0), "%s", r->name);
                 for (LaunchOption j = 0; j < i; j++)
                         cr_assert(!r->json_key || !launch_options[j].json_key ||
                                           !streq(r->json_key, launch_options[j].json_key),
@@ -340,6 +356,10 @@ Test(launch_options, spec_json_keeps_every_option) {
         char *words[] = { "printf", "%s|", "a b", NULL };
         s.request_id = (char *) "agent-7:call@3.x";
         s.private_network = s.private_tmp = true;
+        s.protect_system = PROTECT_SYSTEM_FULL;
+        s.protect_home = PROTECT_HOME_TMPFS;
+        char *rw[] = { "/a", "-/b", NULL };
+        s.read_write_paths = s.read_only_paths = s.inaccessible_paths = rw;
         s.argv = words;
         _cleanup_free_ char *json = NULL;
         cr_assert_eq(job_spec_to_json(&s, &json), 0);
@@ -354,6 +374,60 @@ Test(launch_options, spec_json_keeps_every_option) {
         }
         cr_assert_str_eq(t.environment[0], "A=1");
         cr_assert_str_eq(t.argv[2], "a b");
+        cr_assert_str_eq(t.inaccessible_paths[1], "-/b");
+        cr_assert_eq(t.protect_home, PROTECT_HOME_TMPFS);
+}
+
+/* ProtectSystem and ProtectHome take systemd's words (and its booleans for
+ * no and yes); anything else is refused naming the words. The path options
+ * take absolute paths, each optional with '-'. A refusal leaves the options
+ * as they were. */
+Test(launch_options, sandbox_words_and_paths_are_checked) {
+        static const struct { const char *word; int value; } system_words[] = {
+                { "no", PROTECT_SYSTEM_NO }, { "yes", PROTECT_SYSTEM_YES }, { "true", PROTECT_SYSTEM_YES },
+                { "0", PROTECT_SYSTEM_NO }, { "full", PROTECT_SYSTEM_FULL }, { "strict", PROTECT_SYSTEM_STRICT },
+                { "Strict", -1 }, { "", -1 }, { "read-only", -1 },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(system_words); k++) {
+                _cleanup_(launch_options_done) LaunchOptions opts;
+                launch_options_init(&opts);
+                _cleanup_free_ char *message = NULL;
+                LaunchValue v = str(system_words[k].word);
+                int r = launch_options_set(&opts, "ProtectSystem", &v, &message);
+                if (system_words[k].value < 0) {
+                        cr_assert_eq(r, -EINVAL, "%s", system_words[k].word);
+                        cr_assert(strstr(message, "must be 'no', 'yes', 'full' or 'strict'"), "%s", message);
+                        cr_assert_eq(opts.spec.protect_system, PROTECT_SYSTEM_NO);
+                } else {
+                        cr_assert_eq(r, 0, "%s: %s", system_words[k].word, message);
+                        cr_assert_eq(opts.spec.protect_system, (unsigned) system_words[k].value);
+                }
+        }
+        static const struct { const char *path; bool ok; } paths[] = {
+                { "/", true }, { "-/x", true }, { "/a//b/", true }, { "/a/.b", true }, { "/a/..b", true },
+                { "x", false }, { "-x", false }, { "", false }, { "-", false }, { "--/x", false },
+                { "/a/./b", false }, { "/a/..", false }, { "/..", false }, { "/.", false },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(paths); k++) {
+                _cleanup_(launch_options_done) LaunchOptions opts;
+                launch_options_init(&opts);
+                _cleanup_free_ char *message = NULL;
+                char *l[] = { (char *) "/ok", (char *) paths[k].path, NULL };
+                int r = launch_options_set(&opts, "ReadOnlyPaths", &(LaunchValue) { .signature = "as", .strv = l },
+                                           &message);
+                cr_assert_eq(r, paths[k].ok ? 0 : -EINVAL, "'%s': %s", paths[k].path, message);
+                if (!paths[k].ok) {
+                        cr_assert(strstr(message, "ReadOnlyPaths entry 2"), "%s", message);
+                        cr_assert_null(opts.spec.read_only_paths);
+                }
+        }
+        _cleanup_(launch_options_done) LaunchOptions opts;
+        launch_options_init(&opts);
+        _cleanup_free_ char *message = NULL;
+        char *none[] = { NULL };
+        cr_assert_eq(launch_options_set(&opts, "InaccessiblePaths", &(LaunchValue) { .signature = "as", .strv = none },
+                                        &message), -EINVAL);
+        cr_assert_str_eq(message, "InaccessiblePaths needs at least one path");
 }
 
 /* RequestId is a token of bounded length; Argv names a program. A refused

@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "exec-child.h"
 #include "fileio.h"
 #include "macro.h"
+#include "sandbox-plan.h"
 
 Test(supervisor_exec_child, a_whole_report_is_a_failure) {
         int p[2];
@@ -100,7 +102,12 @@ static pid_t run(JobSpec *spec, char **env, int *ret_report_fd) {
         cr_assert_geq(out, 0);
         pid_t pid;
         const char *step = NULL;
-        cr_assert_eq(exec_child_fork(&(ExecChild) { .spec = spec, .containment = &c, .output_fd = out, .env = env },
+        _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
+        _cleanup_free_ char *why = NULL;
+        if (sandbox_has_mounts(spec))
+                cr_assert_eq(sandbox_plan_build(spec, &plan, &why), 0, "%s", why);
+        cr_assert_eq(exec_child_fork(&(ExecChild) { .spec = spec, .containment = &c, .output_fd = out, .env = env,
+                                                    .sandbox = plan.mounts ? &plan : NULL },
                                      &pid, ret_report_fd, &step), 0);
         return pid;
 }
@@ -236,4 +243,73 @@ Test(supervisor_exec_child_root, private_tmp_is_the_commands_own) {
         cr_assert_str_eq(out, "done\n");
         cr_assert_eq(access("/tmp/bgrun-test-private-tmp", F_OK), -1, "the command's /tmp is ours");
         cr_assert_eq(access("/dev/shm/bgrun-test-private-tmp", F_OK), -1, "the command's /dev/shm is ours");
+}
+
+/* ProtectSystem=strict with ReadWritePaths: the command writes there and
+ * nowhere else, though as root it owns the rest; read-only is a mount's, so
+ * chmod is stopped too, and the API file systems stay as they were. */
+Test(supervisor_exec_child_root, protect_system_strict_writes_only_read_write_paths) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd,
+                 "echo x > %s/written || echo 'not written'; "
+                 "touch /etc/bgrun-test-strict 2>/dev/null && echo '/etc written'; "
+                 "touch /run/bgrun-test-strict 2>/dev/null && echo '/run written'; "
+                 "chmod u+w /usr/bin 2>/dev/null && echo 'chmod /usr/bin'; "
+                 "[ -w /dev/null ] || echo '/dev/null read-only'; echo done", dir);
+        char *rw[] = { dir, NULL };
+        JobSpec spec = { .command = cmd, .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
+        cr_assert_str_eq(out, "done\n");
+        cr_assert_eq(faccessat(dir_fd, "written", F_OK, 0), 0);
+        cr_assert_eq(access("/etc/bgrun-test-strict", F_OK), -1);
+}
+
+/* InaccessiblePaths hides a file under a writable parent: it can be neither
+ * read nor removed; a read-only path under a writable one stays so. */
+Test(supervisor_exec_child_root, inaccessible_and_read_only_paths_under_a_writable_one) {
+        cr_assert_eq(write_file_atomic_at(dir_fd, "secret", "s3cret\n", 7, 0644, 0), 0);
+        cr_assert_eq(mkdirat(dir_fd, "ro", 0755), 0);
+        char secret[128], ro[128], cmd[512];
+        snprintf(secret, sizeof secret, "%s/secret", dir);
+        snprintf(ro, sizeof ro, "-%s/ro/", dir);
+        snprintf(cmd, sizeof cmd,
+                 "cat %s/secret 2>/dev/null; rm -f %s/secret 2>/dev/null && echo removed; "
+                 "touch %s/ro/x 2>/dev/null && echo 'ro written'; echo y > %s/y; echo done", dir, dir, dir, dir);
+        char *hidden[] = { secret, NULL }, *read_only[] = { ro, NULL }, *rw[] = { dir, NULL };
+        JobSpec spec = { .command = cmd, .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw,
+                         .inaccessible_paths = hidden, .read_only_paths = read_only };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
+        cr_assert_str_eq(out, "done\n");
+        cr_assert_eq(faccessat(dir_fd, "secret", F_OK, 0), 0);
+        cr_assert_eq(faccessat(dir_fd, "y", F_OK, 0), 0);
+}
+
+/* ProtectHome=yes: /root shows nothing (and cannot be entered). */
+Test(supervisor_exec_child_root, protect_home_yes_hides_root) {
+        char cmd[] = "ls -A /root 2>/dev/null; [ -r /root ] && echo readable; echo done";
+        JobSpec spec = { .command = cmd, .protect_home = PROTECT_HOME_YES };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
+        cr_assert_str_eq(out, "done\n");
+}
+
+/* A path that is not there: refused by which option and which path, with
+ * nothing run; optional ('-'), the command runs. */
+Test(supervisor_exec_child_root, a_missing_path_is_refused_unless_optional) {
+        char missing[] = "/nonexistent/bgrun-test", optional[] = "-/nonexistent/bgrun-test", cmd[] = "echo ran";
+        char *paths[] = { tmp, missing, NULL };
+        JobSpec spec = { .command = cmd, .cwd = tmp, .read_only_paths = paths, .uid = 0, .gid = 0,
+                         .groups = (gid_t[]) { 0 }, .n_groups = 1 };
+        char *env[] = { NULL };
+        _cleanup_close_ int report_fd = -EBADF;
+        pid_t pid = run(&spec, env, &report_fd);
+        ExecFailure f = {};
+        cr_assert_eq(exec_child_wait(report_fd, &f), 1);
+        cr_assert_eq(f.refused, EXEC_REFUSED_PATH, "%s: %s", f.step, strerror(-f.error));
+        cr_assert_eq(f.option, LAUNCH_OPTION_READ_ONLY_PATHS);
+        cr_assert_eq(f.entry, 1);
+        cr_assert_eq(wait_exit_status(pid), 127);
+
+        paths[1] = optional;
+        _cleanup_free_ char *out = run_sandboxed(&spec);
+        cr_assert_str_eq(out, "ran\n");
 }

@@ -2,6 +2,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-args.h"
 #include "macro.h"
+#include "sandbox-plan.h"
 #include "strv.h"
 
 static int invalid_message(sd_bus_error *error, int r, const char *message) {
@@ -148,6 +149,12 @@ int bus_read_launch_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *e
                 return r;
         _cleanup_free_ char *message = NULL;
         r = launch_options_check(o, &message);
+        /* Paths that cannot be had together are refused here, before
+         * anything of the job exists; the supervisor plans them again. */
+        if (r >= 0 && sandbox_has_mounts(&o->spec)) {
+                _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
+                r = sandbox_plan_build(&o->spec, &plan, &message);
+        }
         return invalid_message(error, r, message);
 }
 

@@ -26,6 +26,7 @@
 #include "runtime.h"
 #include "supervisor-process.h"
 #include "supervisor-protocol.h"
+#include "strv.h"
 #include "time-util.h"
 
 bool job_awaits_containment(const Job *j, Mechanism m) {
@@ -47,6 +48,22 @@ static void job_notify_new(Job *j) {
  * closes what it opened. */
 #define REFUSED_EXIT_TIMEOUT_USEC (5 * USEC_PER_SEC)
 
+/* Worded alike for every way of failing (missing, not reachable by the
+ * job's user, swapped while the sandbox was made), as cwd's refusal is:
+ * nothing tells the caller about a path its user cannot see. */
+static const char *path_refusal(const JobSpec *spec, unsigned option, unsigned entry, char **message) {
+        const char *fallback = "A sandbox path does not exist or is not reachable by the job's user";
+        if (option >= _LAUNCH_OPTION_MAX || launch_options[option].type != LAUNCH_VALUE_PATHS)
+                return fallback;
+        char *const *paths = launch_option_get(option, spec).strv;
+        if (!paths || entry >= strv_length(paths))
+                return fallback;
+        if (asprintf(message, "%s: '%.256s' does not exist or is not reachable by user %s (a leading '-' makes it optional)",
+                     launch_options[option].name, paths[entry], spec->user) < 0)
+                return *message = NULL, fallback;
+        return *message;
+}
+
 static void refused_done(Job *j, bool exited) {
         j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
         j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
@@ -67,6 +84,9 @@ static void refused_done(Job *j, bool exited) {
                         message = NULL;
                 return job_start_refused(j, LAUNCH_SANDBOX_NOT_AVAILABLE, message ?: "A sandbox option cannot be enforced here; nothing ran");
         }
+        if (j->live->refusal == SUPERVISOR_PATH_REFUSED)
+                return job_start_refused(j, -EINVAL, path_refusal(spec, j->live->refused_option, j->live->refused_errno,
+                                                                  &message));
         if (j->live->refusal == SUPERVISOR_DEADLINE_PASSED)
                 return job_start_refused(j, LAUNCH_DEADLINE_PASSED,
                                          "LaunchDeadlineUSec passed before the command could be started; nothing ran");
@@ -126,7 +146,7 @@ static void ready_done(Job *j, ssize_t n, const char c[static 3]) {
                               c[0] == SUPERVISOR_DEADLINE_PASSED)) {
                 j->live->refusal = c[0];
                 await_refusing_supervisor(j);
-        } else if (n == 3 && c[0] == SUPERVISOR_SANDBOX_REFUSED) {
+        } else if (n == 3 && (c[0] == SUPERVISOR_SANDBOX_REFUSED || c[0] == SUPERVISOR_PATH_REFUSED)) {
                 j->live->refusal = c[0];
                 j->live->refused_option = (unsigned char) c[1];
                 j->live->refused_errno = (unsigned char) c[2];

@@ -62,7 +62,8 @@ typedef struct JobLive {
         int go_fd;                      /* a held supervisor's go pipe */
         unsigned refused_limits;        /* JobLimit bits it refused the job for (EnforceLimits) */
         char refusal;                   /* what it refused the job for (SUPERVISOR_*_REFUSED), 0 none */
-        unsigned char refused_option, refused_errno; /* SUPERVISOR_SANDBOX_REFUSED: which option, and why */
+        unsigned char refused_option, refused_errno; /* SUPERVISOR_SANDBOX_REFUSED: which option, and why; */
+                                                     /* SUPERVISOR_PATH_REFUSED: which option, which path */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */

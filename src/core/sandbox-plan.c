@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* The file-system sandbox's plan: the options' paths, and what ProtectSystem
+ * and ProtectHome imply, as one list of mounts sorted parent first, with
+ * what each must do and what its parents did already. */
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "sandbox-plan.h"
+
+bool sandbox_has_mounts(const JobSpec *s) {
+        return s->protect_system != PROTECT_SYSTEM_NO || s->protect_home != PROTECT_HOME_NO || s->read_write_paths ||
+               s->read_only_paths || s->inaccessible_paths;
+}
+
+void sandbox_plan_done(SandboxPlan *p) {
+        for (size_t i = 0; p->mounts && i < p->n_mounts; i++)
+                free(p->mounts[i].path);
+        free(p->mounts);
+        *p = (SandboxPlan) {};
+}
+
+/* p without its '-', its doubled and its trailing slashes. */
+static char *normalized(const char *p) {
+        if (*p == '-')
+                p++;
+        char *n = malloc(strlen(p) + 1), *w = n;
+        if (!n)
+                return NULL;
+        for (; *p; p++)
+                if (!(*p == '/' && w > n && w[-1] == '/'))
+                        *w++ = *p;
+        if (w > n + 1 && w[-1] == '/')
+                w--;
+        *w = '\0';
+        return n;
+}
+
+/* Path order with '/' before every other byte, so that a path's children
+ * follow it at once ("/a", "/a/b", "/a-b"). */
+static int path_compare(const char *a, const char *b) {
+        for (;; a++, b++) {
+                unsigned char x = *a == '/' ? 1 : (unsigned char) *a, y = *b == '/' ? 1 : (unsigned char) *b;
+                if (x != y || !x)
+                        return (int) x - (int) y;
+        }
+}
+
+/* Whether path is parent or below it. */
+static bool path_is_below(const char *path, const char *parent) {
+        if (streq(parent, "/"))
+                return true;
+        size_t n = strlen(parent);
+        return strncmp(path, parent, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Which of two entries for one path wins: a path option over what
+ * ProtectSystem and ProtectHome imply, then inaccessible over read-only
+ * over read-write. */
+static unsigned rank(const SandboxMount *m) {
+        bool implied = m->option == LAUNCH_OPTION_PROTECT_SYSTEM || m->option == LAUNCH_OPTION_PROTECT_HOME;
+        unsigned mode = m->mode == SANDBOX_TMPFS ? SANDBOX_INACCESSIBLE : m->mode;
+        return (implied ? 0 : 4) + mode;
+}
+
+static int compare_mounts(const void *a, const void *b) {
+        const SandboxMount *x = a, *y = b;
+        int c = path_compare(x->path, y->path);
+        if (c != 0)
+                return c;
+        /* The winner first; then the option's order, to be deterministic. */
+        unsigned rx = rank(x), ry = rank(y);
+        if (rx != ry)
+                return rx > ry ? -1 : 1;
+        return x->option != y->option ? (x->option < y->option ? -1 : 1) : (x->entry < y->entry ? -1 : x->entry > y->entry);
+}
+
+static int add(SandboxPlan *p, const char *path, SandboxMode mode, bool optional, LaunchOption option, unsigned entry) {
+        assert(p->n_mounts < SANDBOX_MOUNTS_MAX);
+        char *n = normalized(path);
+        if (!n)
+                return -ENOMEM;
+        p->mounts[p->n_mounts++] = (SandboxMount) {
+                .path = n, .mode = mode, .optional = optional, .option = option, .entry = entry,
+        };
+        return 0;
+}
+
+static int add_implied(SandboxPlan *p, const JobSpec *s) {
+        static const char *const system_paths[_PROTECT_SYSTEM_MAX][4] = {
+                [PROTECT_SYSTEM_YES] = { "/usr", "/boot", "/efi" },
+                [PROTECT_SYSTEM_FULL] = { "/usr", "/boot", "/efi", "/etc" },
+                [PROTECT_SYSTEM_STRICT] = { "/" },
+        };
+        /* strict: the API file systems stay as the host has them. */
+        static const char *const api_paths[] = { "/dev", "/proc", "/sys" };
+        static const char *const home_paths[] = { "/home", "/root", "/run/user" };
+        static const SandboxMode home_modes[_PROTECT_HOME_MAX] = {
+                [PROTECT_HOME_YES] = SANDBOX_INACCESSIBLE,
+                [PROTECT_HOME_READ_ONLY] = SANDBOX_READ_ONLY,
+                [PROTECT_HOME_TMPFS] = SANDBOX_TMPFS,
+        };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && s->protect_system < _PROTECT_SYSTEM_MAX && i < 4 &&
+                           system_paths[s->protect_system][i]; i++)
+                r = add(p, system_paths[s->protect_system][i], SANDBOX_READ_ONLY, true, LAUNCH_OPTION_PROTECT_SYSTEM, 0);
+        for (size_t i = 0; r >= 0 && s->protect_system == PROTECT_SYSTEM_STRICT && i < ELEMENTSOF(api_paths); i++)
+                r = add(p, api_paths[i], SANDBOX_READ_WRITE, true, LAUNCH_OPTION_PROTECT_SYSTEM, 0);
+        for (size_t i = 0; r >= 0 && s->protect_home != PROTECT_HOME_NO && s->protect_home < _PROTECT_HOME_MAX &&
+                           i < ELEMENTSOF(home_paths); i++)
+                r = add(p, home_paths[i], home_modes[s->protect_home], true, LAUNCH_OPTION_PROTECT_HOME, 0);
+        return r;
+}
+
+_printf_(2, 3)
+static int refuse(char **ret_error, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+/* How the caller wrote m: "ReadWritePaths=/a" or "ProtectHome=yes". */
+static void describe(const SandboxMount *m, const JobSpec *s, char *buf, size_t size) {
+        const LaunchOptionInfo *o = &launch_options[m->option];
+        if (o->type == LAUNCH_VALUE_CHOICE) {
+                unsigned v = m->option == LAUNCH_OPTION_PROTECT_SYSTEM ? s->protect_system : s->protect_home;
+                snprintf(buf, size, "%s=%s", o->name, launch_option_word(m->option, v));
+        } else
+                snprintf(buf, size, "%s=%.256s", o->name, (*(char **const *) ((const char *) s + o->offset))[m->entry]);
+}
+
+/* Each mount's work, given its parents': the nearest one decides. */
+static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
+        size_t kept = 0;
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                SandboxMount *m = &p->mounts[i];
+                /* At an equal path the first (the winner) stays. */
+                if (kept > 0 && streq(p->mounts[kept - 1].path, m->path)) {
+                        free(m->path);
+                        continue;
+                }
+                const SandboxMount *parent = NULL;
+                for (size_t k = kept; k > 0 && !parent; k--)
+                        if (path_is_below(m->path, p->mounts[k - 1].path))
+                                parent = &p->mounts[k - 1];
+                bool hidden = parent && (parent->mode == SANDBOX_INACCESSIBLE || parent->mode == SANDBOX_TMPFS);
+                if (hidden && (m->mode == SANDBOX_INACCESSIBLE || m->optional)) {
+                        /* Nothing to do: it is hidden with its parent. */
+                        free(m->path);
+                        continue;
+                }
+                if (hidden) {
+                        char what[300], where[300];
+                        describe(m, s, what, sizeof what);
+                        describe(parent, s, where, sizeof where);
+                        int r = refuse(ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
+                                       what, where);
+                        for (size_t k = i; k < p->n_mounts; k++)
+                                free(p->mounts[k].path);
+                        p->n_mounts = kept;
+                        return r;
+                }
+                SandboxMode above = parent ? parent->mode : SANDBOX_READ_WRITE;
+                m->apply = m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS || m->mode != above;
+                p->mounts[kept++] = *m;
+        }
+        p->n_mounts = kept;
+        return 0;
+}
+
+int sandbox_plan_build(const JobSpec *s, SandboxPlan *ret, char **ret_error) {
+        static const struct { LaunchOption option; SandboxMode mode; } path_options[] = {
+                { LAUNCH_OPTION_READ_WRITE_PATHS, SANDBOX_READ_WRITE },
+                { LAUNCH_OPTION_READ_ONLY_PATHS, SANDBOX_READ_ONLY },
+                { LAUNCH_OPTION_INACCESSIBLE_PATHS, SANDBOX_INACCESSIBLE },
+        };
+        _cleanup_(sandbox_plan_done) SandboxPlan p = { .mounts = calloc(SANDBOX_MOUNTS_MAX, sizeof(SandboxMount)) };
+        if (!p.mounts)
+                return -ENOMEM;
+        int r = add_implied(&p, s);
+        for (size_t k = 0; r >= 0 && k < ELEMENTSOF(path_options); k++) {
+                const LaunchOptionInfo *o = &launch_options[path_options[k].option];
+                char **paths = *(char **const *) ((const char *) s + o->offset);
+                for (unsigned e = 0; r >= 0 && paths && paths[e] && e < LAUNCH_PATHS_MAX; e++)
+                        r = add(&p, paths[e], path_options[k].mode, paths[e][0] == '-', path_options[k].option, e);
+        }
+        if (r < 0)
+                return r;
+        qsort(p.mounts, p.n_mounts, sizeof *p.mounts, compare_mounts);
+        r = settle(&p, s, ret_error);
+        if (r < 0)
+                return r;
+        *ret = p;
+        p = (SandboxPlan) {};
+        return 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* A job's file-system sandbox as a list of mounts: what ProtectSystem,
+ * ProtectHome, ReadWritePaths, ReadOnlyPaths and InaccessiblePaths ask for,
+ * with systemd.exec(5)'s meanings, planned here (allocation, sorting, the
+ * rules between paths) so that the command's own process applies it with
+ * system calls only (supervisor/sandbox-apply.c). bgrund builds the plan
+ * too, at Launch, so that a plan that cannot be is refused before anything
+ * exists.
+ *
+ * The rules: the most specific path wins; at equal paths inaccessible beats
+ * read-only beats read-write, and a path option beats what ProtectSystem or
+ * ProtectHome implies (ReadWritePaths=/etc with ProtectSystem=full leaves
+ * /etc writable, as in systemd). Nothing beneath an inaccessible or tmpfs
+ * path can be reached, so another path inside one is refused. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "job-record.h"
+#include "launch-options.h"
+
+typedef enum SandboxMode {
+        SANDBOX_READ_WRITE,   /* as its user has it (below a read-only path: the host's, again) */
+        SANDBOX_READ_ONLY,    /* read-only, with everything mounted beneath it */
+        SANDBOX_INACCESSIBLE, /* an empty node of mode 000 over it */
+        SANDBOX_TMPFS,        /* an empty tmpfs of the job's user over it */
+} SandboxMode;
+
+typedef struct SandboxMount {
+        char *path;          /* absolute and normalized: no '-', no "//", no trailing '/' */
+        SandboxMode mode;
+        bool optional;       /* skipped where its user finds nothing ('-', and what ProtectSystem and
+                              * ProtectHome imply) */
+        bool apply;          /* false: a parent made it so already; it is only looked up */
+        LaunchOption option; /* the option that asked for it */
+        unsigned entry;      /* which of that option's paths (0 for ProtectSystem and ProtectHome) */
+} SandboxMount;
+
+/* At most: three path options' paths, and what ProtectSystem (4) and
+ * ProtectHome (3) imply. */
+#define SANDBOX_MOUNTS_MAX (3 * LAUNCH_PATHS_MAX + 7)
+
+typedef struct SandboxPlan {
+        SandboxMount *mounts; /* each parent before its children */
+        size_t n_mounts;
+} SandboxPlan;
+
+/* Whether s has an option of the file-system sandbox (a mount namespace's). */
+bool sandbox_has_mounts(const JobSpec *s);
+
+/* s's plan. -EINVAL with a message for the caller in *ret_error (malloc'd)
+ * where its paths cannot be had together; -ENOMEM. */
+int sandbox_plan_build(const JobSpec *s, SandboxPlan *ret, char **ret_error);
+void sandbox_plan_done(SandboxPlan *p);

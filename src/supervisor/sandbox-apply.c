@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox in the command's own process: namespaces and mounts, as
+ * systemd's namespace.c makes them for a service, here for a process that
+ * systemd did not start. System calls only, on the stack (sandbox-apply.h).
+ *
+ * Why mounts: a read-only mount stops every write under it, chmod, chown,
+ * xattrs and utimes included, for every process of the job however it
+ * got there; Landlock alone lets those through. Why the new mount API
+ * (open_tree, move_mount, mount_setattr, fsmount): each call works on a
+ * file descriptor, so a path is looked up once, as the job's user, and what
+ * is mounted is what that lookup found: no symlink swapped in afterwards
+ * redirects a mount made as root. */
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "macro.h"
+#include "sandbox-apply.h"
+
+static int fail(SandboxFailure *f, int error, LaunchOption option, int entry, const char *step) {
+        *f = (SandboxFailure) { .error = error, .option = option, .entry = entry, .step = step };
+        return error;
+}
+
+/* PrivateNetwork: a network namespace of the job's own, with its loopback
+ * up, as systemd's PrivateNetwork= makes one. A namespace, not Landlock:
+ * Landlock filters TCP bind and connect only (ABI 4), not UDP, raw
+ * sockets or the abstract Unix ones, which a namespace of its own takes
+ * away all at once. */
+static int private_network(void) {
+        if (unshare(CLONE_NEWNET) < 0)
+                return negative_errno();
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return negative_errno();
+        struct ifreq ifr = {};
+        memcpy(ifr.ifr_name, "lo", 3);
+        int r = ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ? negative_errno() : 0;
+        if (r >= 0) {
+                ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+                r = ioctl(fd, SIOCSIFFLAGS, &ifr) < 0 ? negative_errno() : 0;
+        }
+        close(fd);
+        return r;
+}
+
+/* A mount namespace of the job's own, / made a slave first: no mount of
+ * the job's ever reaches the host, while the host's still reach the job. */
+static int enter_mount_namespace(void) {
+        if (unshare(CLONE_NEWNS) < 0)
+                return negative_errno();
+        if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* PrivateTmp: /tmp, /var/tmp and /dev/shm of the job's own, gone with it:
+ * a tmpfs on each, as systemd's PrivateTmp= (rather than a directory of
+ * the host's /tmp: nothing to clean up, and its pages are charged to the
+ * job's cgroup). Last, so that it is writable under ProtectSystem=strict.
+ * A directory the job cannot reach (a container without /var/tmp, an
+ * InaccessiblePaths=/var) has nothing to keep private and is left out. */
+static int private_tmp(void) {
+        static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (mount("tmpfs", dirs[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&
+                    !(i > 0 && (errno == ENOENT || errno == EACCES || errno == ENOTDIR)))
+                        return negative_errno();
+        return 0;
+}
+
+/* --- the mounts of the plan --------------------------------------------- */
+
+/* Lookups as the job's user (its fsuid, fsgid and groups): a path it cannot
+ * reach fails as a missing one does, and no lookup of root's follows a
+ * symlink the user controls. Mounting needs CAP_SYS_ADMIN, which is not a
+ * file-system capability: it stays while the fsuid is the user's. */
+static int lookups_as_user(const JobSpec *s) {
+        if (setgroups(s->n_groups, s->groups) < 0)
+                return negative_errno();
+        (void) setfsgid(s->gid);
+        (void) setfsuid(s->uid);
+        /* An invalid id changes nothing and answers the current one. */
+        if ((uid_t) setfsuid((uid_t) -1) != s->uid || (gid_t) setfsgid((gid_t) -1) != s->gid)
+                return -EPERM;
+        return 0;
+}
+
+/* path as the job's user finds it, never through a /proc magic link. */
+static int look_up(const char *path) {
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
+        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+        return fd < 0 ? negative_errno() : (int) fd;
+}
+
+static int stat_fd(int fd, struct statx *ret) {
+        return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, ret) < 0 ? negative_errno() : 0;
+}
+
+static bool same_inode(int a, int b) {
+        struct statx x, y;
+        return stat_fd(a, &x) >= 0 && stat_fd(b, &y) >= 0 && x.stx_ino == y.stx_ino &&
+               x.stx_dev_major == y.stx_dev_major && x.stx_dev_minor == y.stx_dev_minor;
+}
+
+/* A copy of the tree at fd, with everything mounted beneath it. */
+static int copy_tree(int fd) {
+        int t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+        return t < 0 ? negative_errno() : t;
+}
+
+static int attach(int tree, int target) {
+        return move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ? negative_errno() : 0;
+}
+
+static int set_read_only(int fd, unsigned flags) {
+        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+        return mount_setattr(fd, "", AT_EMPTY_PATH | flags, &a, sizeof a) < 0 ? negative_errno() : 0;
+}
+
+/* id in decimal into buf (no stdio here). */
+static const char *decimal(char buf[static 12], unsigned id) {
+        char *p = buf + 11;
+        *p = '\0';
+        do
+                *--p = (char) ('0' + id % 10);
+        while ((id /= 10) > 0);
+        return p;
+}
+
+/* A new tmpfs, not attached anywhere yet: its root of mode (octal text)
+ * and owner. */
+static int new_tmpfs(const char *mode, uid_t uid, gid_t gid) {
+        char u[12], g[12];
+        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return negative_errno();
+        int r = -EBADF;
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) >= 0 &&
+            fsconfig(fs, FSCONFIG_SET_STRING, "uid", decimal(u, uid), 0) >= 0 &&
+            fsconfig(fs, FSCONFIG_SET_STRING, "gid", decimal(g, gid), 0) >= 0 &&
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) >= 0)
+                r = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (r < 0)
+                r = negative_errno();
+        close(fs);
+        return r;
+}
+
+/* What an inaccessible path becomes, as systemd's inaccessible nodes: an
+ * empty directory and an empty file, both of mode 000 and root's, on a
+ * read-only tmpfs. *ret_file: the file, opened before the job's user does
+ * the lookups (it may not look into the directory). */
+static int make_inaccessible(int *ret_file) {
+        int dir = new_tmpfs("0", 0, 0);
+        if (dir < 0)
+                return dir;
+        int file = openat(dir, "file", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+        if (file >= 0) {
+                close(file);
+                file = openat(dir, "file", O_PATH | O_CLOEXEC | O_NOFOLLOW);
+        }
+        int r = file < 0 ? negative_errno() : set_read_only(dir, 0);
+        if (r < 0) {
+                if (file >= 0)
+                        close(file);
+                close(dir);
+                return r;
+        }
+        *ret_file = file;
+        return dir;
+}
+
+/* One mount of the plan, looked up in the tree as the earlier ones left
+ * it; host_copy: for a read-write path below a read-only one, the copy of
+ * the host's tree taken before anything changed. 0, or -errno and *ret_step. */
+static int apply_one(const JobSpec *s, const SandboxMount *m, int fd, int host_copy, int inaccessible_dir,
+                     int inaccessible_file, const char **ret_step) {
+        struct statx st;
+        int r = stat_fd(fd, &st);
+        if (r < 0)
+                return *ret_step = "look at a path", r;
+        bool is_dir = S_ISDIR(st.stx_mode);
+        int tree;
+
+        switch (m->mode) {
+        case SANDBOX_READ_ONLY:
+                *ret_step = "make a path read-only";
+                /* A mount's root is made read-only where it is (/ has no
+                 * place to be covered from); anything else is covered by a
+                 * read-only copy of itself. */
+                if (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT && st.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+                        return set_read_only(fd, AT_RECURSIVE);
+                tree = copy_tree(fd);
+                if (tree < 0)
+                        return tree;
+                r = set_read_only(tree, AT_RECURSIVE);
+                break;
+        case SANDBOX_READ_WRITE:
+                *ret_step = "keep a path writable";
+                /* The copy is of what the first lookup found: a lookup that
+                 * finds something else now (a symlink swapped between the
+                 * two) is refused, not followed. */
+                if (!same_inode(host_copy, fd))
+                        return -ESTALE;
+                return attach(host_copy, fd);
+        case SANDBOX_INACCESSIBLE:
+                *ret_step = "make a path inaccessible";
+                tree = open_tree(is_dir ? inaccessible_dir : inaccessible_file, "",
+                                 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+                r = tree < 0 ? negative_errno() : 0;
+                break;
+        case SANDBOX_TMPFS:
+                *ret_step = "mount an empty tmpfs";
+                if (!is_dir)
+                        return -ENOTDIR;
+                r = tree = new_tmpfs("0700", s->uid, s->gid);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (r >= 0)
+                r = attach(tree, fd);
+        if (tree >= 0)
+                close(tree);
+        return r;
+}
+
+static void close_all(int *fds, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
+}
+
+static int apply_mounts(const JobSpec *s, const SandboxPlan *p, SandboxFailure *f) {
+        int copies[SANDBOX_MOUNTS_MAX]; /* -EBADF: none; -ENOENT: an optional path not there */
+        int inaccessible_dir = -EBADF, inaccessible_file = -EBADF;
+        const char *step = "";
+        int r = 0;
+
+        if (p->n_mounts > SANDBOX_MOUNTS_MAX)
+                return fail(f, -E2BIG, LAUNCH_OPTION_PROTECT_SYSTEM, -1, "plan the mounts");
+        for (size_t i = 0; i < p->n_mounts; i++)
+                copies[i] = -EBADF;
+        for (size_t i = 0; i < p->n_mounts && inaccessible_dir < 0; i++)
+                if (p->mounts[i].mode == SANDBOX_INACCESSIBLE && p->mounts[i].apply) {
+                        inaccessible_dir = make_inaccessible(&inaccessible_file);
+                        if (inaccessible_dir < 0)
+                                return fail(f, inaccessible_dir, p->mounts[i].option, -1, "make an inaccessible node");
+                }
+        r = lookups_as_user(s);
+        if (r < 0) {
+                r = fail(f, r, p->mounts[0].option, -1, "look up paths as the job's user");
+                goto done;
+        }
+
+        /* First the copies of the host's tree that read-write paths below
+         * read-only ones get back, taken before anything is read-only. */
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const SandboxMount *m = &p->mounts[i];
+                if (m->mode != SANDBOX_READ_WRITE || !m->apply)
+                        continue;
+                int fd = look_up(m->path);
+                if (fd < 0) {
+                        if (m->optional) {
+                                copies[i] = -ENOENT;
+                                continue;
+                        }
+                        r = fail(f, fd, m->option, (int) m->entry, "look up a path");
+                        goto done;
+                }
+                copies[i] = copy_tree(fd);
+                close(fd);
+                if (copies[i] < 0) {
+                        r = fail(f, copies[i], m->option, -1, "copy a writable path");
+                        goto done;
+                }
+        }
+
+        /* Then each in order, parents first, each looked up again in the
+         * tree as its parents left it. */
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const SandboxMount *m = &p->mounts[i];
+                if (copies[i] == -ENOENT)
+                        continue;
+                int fd = look_up(m->path);
+                if (fd < 0 && m->optional)
+                        continue;
+                if (fd < 0) {
+                        r = fail(f, fd, m->option, (int) m->entry, "look up a path");
+                        goto done;
+                }
+                r = m->apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
+                close(fd);
+                if (r < 0) {
+                        /* Changed between its two lookups: not there, as far as we can tell. */
+                        r = fail(f, r, m->option, r == -ESTALE ? (int) m->entry : -1, step);
+                        goto done;
+                }
+        }
+done:
+        close_all(copies, p->n_mounts);
+        close_all((int[]) { inaccessible_dir, inaccessible_file }, 2);
+        return r < 0 ? r : 0;
+}
+
+int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxFailure *ret) {
+        int r;
+        if (spec->private_network) {
+                r = private_network();
+                if (r < 0)
+                        return fail(ret, r, LAUNCH_OPTION_PRIVATE_NETWORK, -1, "make a network namespace");
+        }
+        bool mounts = plan && plan->n_mounts > 0;
+        if (!mounts && !spec->private_tmp)
+                return 0;
+        r = enter_mount_namespace();
+        if (r < 0)
+                return fail(ret, r, mounts ? plan->mounts[0].option : LAUNCH_OPTION_PRIVATE_TMP, -1,
+                            "make a mount namespace");
+        if (mounts) {
+                r = apply_mounts(spec, plan, ret);
+                if (r < 0)
+                        return r;
+        }
+        if (spec->private_tmp) {
+                r = private_tmp();
+                if (r < 0)
+                        return fail(ret, r, LAUNCH_OPTION_PRIVATE_TMP, -1, "make a /tmp of its own");
+        }
+        return 0;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* The file-system sandbox's plan: the order, who wins at a path, what each
+ * mount must do given its parents, and what cannot be had together. */
+#include <criterion/criterion.h>
+
+#include "macro.h"
+#include "sandbox-plan.h"
+
+static SandboxPlan plan;
+static char *message;
+
+static void teardown(void) {
+        sandbox_plan_done(&plan);
+        free(message);
+        message = NULL;
+}
+
+TestSuite(sandbox_plan, .fini = teardown);
+
+static void build_ok(const JobSpec *s) {
+        cr_assert_eq(sandbox_plan_build(s, &plan, &message), 0, "%s", message);
+}
+
+static const SandboxMount *at(const char *path) {
+        for (size_t i = 0; i < plan.n_mounts; i++)
+                if (streq(plan.mounts[i].path, path))
+                        return &plan.mounts[i];
+        cr_assert_fail("%s is not in the plan", path);
+        return NULL;
+}
+
+Test(sandbox_plan, nothing_asked_is_no_mounts) {
+        JobSpec s = {};
+        cr_assert(!sandbox_has_mounts(&s));
+        s.private_tmp = s.private_network = true;
+        cr_assert(!sandbox_has_mounts(&s), "PrivateTmp and PrivateNetwork are no plan's");
+        char *rw[] = { "/x", NULL };
+        s.read_write_paths = rw;
+        cr_assert(sandbox_has_mounts(&s));
+}
+
+/* strict: / read-only, the API file systems as the host has them, each
+ * path a parent's child after it; paths normalized. */
+Test(sandbox_plan, strict_with_read_write_paths) {
+        char *rw[] = { "/src//", "-/var/cache", NULL }, *ro[] = { "/src/.git", NULL };
+        JobSpec s = { .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw, .read_only_paths = ro };
+        build_ok(&s);
+        const char *order[] = { "/", "/dev", "/proc", "/src", "/src/.git", "/sys", "/var/cache" };
+        cr_assert_eq(plan.n_mounts, ELEMENTSOF(order));
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                cr_assert_str_eq(plan.mounts[i].path, order[i]);
+        cr_assert(at("/")->apply && at("/")->mode == SANDBOX_READ_ONLY);
+        cr_assert(at("/proc")->apply && at("/proc")->mode == SANDBOX_READ_WRITE && at("/proc")->optional);
+        cr_assert(at("/src")->apply && !at("/src")->optional);
+        cr_assert_eq(at("/src")->option, LAUNCH_OPTION_READ_WRITE_PATHS);
+        cr_assert_eq(at("/var/cache")->entry, 1);
+        cr_assert(at("/var/cache")->optional);
+        cr_assert(at("/src/.git")->apply && at("/src/.git")->mode == SANDBOX_READ_ONLY);
+}
+
+/* A parent that made it so already leaves a mount only looked up: a
+ * read-write path without a read-only parent, a read-only one below one. */
+Test(sandbox_plan, what_a_parent_did_is_not_done_again) {
+        char *rw[] = { "/a", "/a/b", NULL }, *ro[] = { "/usr/lib", NULL };
+        JobSpec s = { .protect_system = PROTECT_SYSTEM_YES, .read_write_paths = rw, .read_only_paths = ro };
+        build_ok(&s);
+        cr_assert(!at("/a")->apply);
+        cr_assert(!at("/a/b")->apply);
+        cr_assert(at("/usr")->apply);
+        cr_assert(!at("/usr/lib")->apply);
+}
+
+/* At one path: inaccessible beats read-only beats read-write, and any path
+ * option beats what ProtectSystem implies (ReadWritePaths=/etc keeps /etc
+ * writable under full, as in systemd). */
+Test(sandbox_plan, the_winner_at_one_path) {
+        char *rw[] = { "/etc", "/x", "/y", NULL }, *ro[] = { "/x", "/z", NULL }, *hidden[] = { "/y", "/z", NULL };
+        JobSpec s = { .protect_system = PROTECT_SYSTEM_FULL, .read_write_paths = rw, .read_only_paths = ro,
+                      .inaccessible_paths = hidden };
+        build_ok(&s);
+        cr_assert_eq(at("/etc")->mode, SANDBOX_READ_WRITE);
+        cr_assert_eq(at("/etc")->option, LAUNCH_OPTION_READ_WRITE_PATHS);
+        cr_assert_eq(at("/x")->mode, SANDBOX_READ_ONLY);
+        cr_assert_eq(at("/y")->mode, SANDBOX_INACCESSIBLE);
+        cr_assert_eq(at("/z")->mode, SANDBOX_INACCESSIBLE);
+        size_t n = 0;
+        for (size_t i = 0; i < plan.n_mounts; i++)
+                n += streq(plan.mounts[i].path, "/x");
+        cr_assert_eq(n, 1, "one mount a path");
+}
+
+/* '/' sorts before any other byte: a parent's children follow it at once. */
+Test(sandbox_plan, children_follow_their_parent) {
+        char *ro[] = { "/a-b", "/a/b", "/a", "/a.b", NULL };
+        JobSpec s = { .read_only_paths = ro };
+        build_ok(&s);
+        const char *order[] = { "/a", "/a/b", "/a-b", "/a.b" };
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                cr_assert_str_eq(plan.mounts[i].path, order[i]);
+        cr_assert(!at("/a/b")->apply);
+        cr_assert(at("/a-b")->apply, "not below /a");
+}
+
+/* Nothing beneath an inaccessible or tmpfs path can be reached: a path
+ * there is refused naming both, unless it hides too or is optional. */
+Test(sandbox_plan, nothing_beneath_what_is_hidden) {
+        char *rw[] = { "/home/alice/src", NULL };
+        JobSpec s = { .protect_home = PROTECT_HOME_YES, .read_write_paths = rw };
+        cr_assert_eq(sandbox_plan_build(&s, &plan, &message), -EINVAL);
+        cr_assert_str_eq(message, "ReadWritePaths=/home/alice/src lies inside what ProtectHome=yes hides: "
+                                  "nothing beneath it can be reached");
+        free(message);
+        message = NULL;
+
+        char *optional[] = { "-/home/alice/src", NULL }, *hidden[] = { "/home/bob", NULL };
+        s = (JobSpec) { .protect_home = PROTECT_HOME_TMPFS, .read_only_paths = optional, .inaccessible_paths = hidden };
+        build_ok(&s);
+        cr_assert_eq(plan.n_mounts, 3, "/home, /root, /run/user only");
+        cr_assert_eq(at("/home")->mode, SANDBOX_TMPFS);
+
+        char *inner[] = { "/data/x", NULL }, *outer[] = { "/data", NULL };
+        s = (JobSpec) { .read_only_paths = inner, .inaccessible_paths = outer };
+        sandbox_plan_done(&plan);
+        cr_assert_eq(sandbox_plan_build(&s, &plan, &message), -EINVAL);
+        cr_assert_str_eq(message, "ReadOnlyPaths=/data/x lies inside what InaccessiblePaths=/data hides: "
+                                  "nothing beneath it can be reached");
+}
