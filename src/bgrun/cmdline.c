@@ -199,6 +199,8 @@ int check_run(Args *args) {
         if (args->env_allow && args->clean_env)
                 return log_usage_error("--env-allow cannot go with --clean-env (which passes none of this "
                                        "environment; use -E NAME=VALUE).");
+        if (args->network && args->no_network)
+                return log_usage_error("--network and --no-network cannot be combined.");
         /* -t means the wall-clock limit for run; -p MaxRuntimeUSec= is the same. */
         if ((args->options_seen & OPTION_TIMEOUT) && !launch_args_is_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC))
                 launch_args_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC,
@@ -304,7 +306,7 @@ int parse_argv(Args *args, int argc, char *argv[]) {
         const char *peeked_name;
         int r;
 
-        *args = (Args) { .timeout_usec = UINT64_MAX };
+        *args = (Args) { .timeout_usec = UINT64_MAX, .sandbox = -1 };
 
         /* The variable first: --call-timeout overrides it. */
         const char *e = getenv("BGRUN_CALL_TIMEOUT");

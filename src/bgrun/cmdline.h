@@ -14,38 +14,41 @@
 
 #define EXIT_USAGE 2
 
-/* Which options were given; options.c's table says which verbs take each. */
-typedef enum OptionFlag {
-        OPTION_SESSION = 1 << 0,
-        OPTION_DIRECTORY = 1 << 1,
-        OPTION_TIMEOUT = 1 << 2,
-        OPTION_SETENV = 1 << 3,
-        OPTION_PROPERTY = 1 << 4,
-        OPTION_WAIT = 1 << 5,
-        OPTION_JSON = 1 << 6,
-        OPTION_FOLLOW = 1 << 7,
-        OPTION_QUIET = 1 << 8,
-        OPTION_CLEAN_ENV = 1 << 9,
-        OPTION_STDIN = 1 << 10,
-        OPTION_TTY = 1 << 11,
-        OPTION_SIGNAL = 1 << 12,
-        OPTION_GRACE = 1 << 13,
-        OPTION_ANY = 1 << 14,
-        OPTION_ENDED = 1 << 15,
-        OPTION_OLDER_THAN = 1 << 16,
-        OPTION_LINES = 1 << 17,      /* logs -n LINES */
-        OPTION_NO_NEWLINE = 1 << 18, /* send -n */
-        OPTION_EOF = 1 << 19,
-        OPTION_STRICT_LIMITS = 1 << 20, /* run --strict-limits */
-        OPTION_OFFSET = 1 << 21,     /* logs --offset N */
-        OPTION_PLAIN = 1 << 22,      /* logs --plain */
-        OPTION_OPEN_STDIN = 1 << 23, /* run --open-stdin */
-        OPTION_STATUS = 1 << 24,     /* list --status STATUS */
-        OPTION_ENV_ALLOW = 1 << 25,  /* run --env-allow NAME */
-        OPTION_KEEP_JOBS = 1 << 26,    /* mcp */
-        OPTION_OUTPUT_LIMIT = 1 << 27, /* mcp */
-        OPTION_REQUEST_ID = 1 << 28,   /* run --request-id ID */
-} OptionFlag;
+/* Which options were given (bits of a uint64_t: more than 32 options);
+ * options.c's table says which verbs take each. */
+typedef uint64_t OptionFlag;
+#define OPTION_SESSION      (UINT64_C(1) << 0)
+#define OPTION_DIRECTORY    (UINT64_C(1) << 1)
+#define OPTION_TIMEOUT      (UINT64_C(1) << 2)
+#define OPTION_SETENV       (UINT64_C(1) << 3)
+#define OPTION_PROPERTY     (UINT64_C(1) << 4)
+#define OPTION_WAIT         (UINT64_C(1) << 5)
+#define OPTION_JSON         (UINT64_C(1) << 6)
+#define OPTION_FOLLOW       (UINT64_C(1) << 7)
+#define OPTION_QUIET        (UINT64_C(1) << 8)
+#define OPTION_CLEAN_ENV    (UINT64_C(1) << 9)
+#define OPTION_STDIN        (UINT64_C(1) << 10)
+#define OPTION_TTY          (UINT64_C(1) << 11)
+#define OPTION_SIGNAL       (UINT64_C(1) << 12)
+#define OPTION_GRACE        (UINT64_C(1) << 13)
+#define OPTION_ANY          (UINT64_C(1) << 14)
+#define OPTION_ENDED        (UINT64_C(1) << 15)
+#define OPTION_OLDER_THAN   (UINT64_C(1) << 16)
+#define OPTION_LINES        (UINT64_C(1) << 17)  /* logs -n LINES */
+#define OPTION_NO_NEWLINE   (UINT64_C(1) << 18)  /* send -n */
+#define OPTION_EOF          (UINT64_C(1) << 19)
+#define OPTION_STRICT_LIMITS (UINT64_C(1) << 20) /* run --strict-limits */
+#define OPTION_OFFSET       (UINT64_C(1) << 21)  /* logs --offset N */
+#define OPTION_PLAIN        (UINT64_C(1) << 22)  /* logs --plain */
+#define OPTION_OPEN_STDIN   (UINT64_C(1) << 23)  /* run --open-stdin */
+#define OPTION_STATUS       (UINT64_C(1) << 24)  /* list --status STATUS */
+#define OPTION_ENV_ALLOW    (UINT64_C(1) << 25)  /* run --env-allow NAME */
+#define OPTION_KEEP_JOBS    (UINT64_C(1) << 26)  /* mcp */
+#define OPTION_OUTPUT_LIMIT (UINT64_C(1) << 27)  /* mcp */
+#define OPTION_REQUEST_ID   (UINT64_C(1) << 28)  /* run --request-id ID */
+#define OPTION_SANDBOX      (UINT64_C(1) << 29)  /* run --sandbox PROFILE */
+#define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run --network */
+#define OPTION_NO_NETWORK   (UINT64_C(1) << 31)  /* run --no-network */
 
 /* The verbs, as the option table names those that take an option; an
  * alias is its verb. */
@@ -92,7 +95,7 @@ struct Args {
         const Verb *peeked;      /* the verb as found before parsing, for its --help */
         char **words;            /* the verb and its arguments: pointers into argv, NULL-terminated */
         size_t n_words;
-        unsigned options_seen;   /* OptionFlag */
+        OptionFlag options_seen;
 
         const char *session;
         bool session_short;      /* given as -s, not --session */
@@ -125,6 +128,9 @@ struct Args {
         bool keep_jobs;          /* mcp --keep-jobs */
         size_t output_limit;     /* mcp --output-limit; 0: the default */
         const char *request_id;  /* run --request-id: a pointer into argv */
+        int sandbox;             /* run --sandbox: a SandboxProfile; -1: not given */
+        bool network;            /* run --network: a profile keeps the network */
+        bool no_network;         /* run --no-network */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

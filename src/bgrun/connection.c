@@ -175,7 +175,7 @@ static const char *address_from_environment(void) {
         return NULL;
 }
 
-int bus_connect(const BusTarget *target, sd_bus **ret) {
+static int connect_target(const BusTarget *target, sd_bus **ret) {
         _cleanup_(bus_closep) sd_bus *bus = NULL;
         static char *fallback = NULL;
         const char *address = target->address;
@@ -248,4 +248,15 @@ int bus_connect(const BusTarget *target, sd_bus **ret) {
 
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+int bus_connect(const BusTarget *target, sd_bus **ret) {
+        int r = connect_target(target, ret);
+        /* Inside a sandboxed job every way to bgrund is closed, on purpose:
+         * say so, after whatever the attempt found. */
+        const char *sandbox = getenv("BGRUN_SANDBOX");
+        if (r < 0 && sandbox && sandbox[0])
+                log_error("This is a sandboxed job (BGRUN_SANDBOX=%.64s): its sandbox keeps bgrund out of its reach, "
+                          "so it starts no work outside it.", sandbox);
+        return r;
 }

@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "launch-options.h"
 #include "options.h"
+#include "sandbox-profile.h"
 #include "parse-util.h"
 #include "strv.h"
 
@@ -152,6 +153,14 @@ static int parse_request_id(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_sandbox(Args *args, const char *value, bool short_form) {
+        int p = sandbox_profile_from_string(value);
+        if (p < 0)
+                return log_usage_error("Invalid --sandbox '%s' (off, workspace or read-only).", value);
+        args->sandbox = p;
+        return 1;
+}
+
 static int parse_env_allow(Args *args, const char *value, bool short_form) {
         if (!value[0] || strchr(value, '='))
                 return log_usage_error("--env-allow takes a variable's NAME, not '%s'.", value);
@@ -214,6 +223,9 @@ const Option options[] = {
         SWITCH("keep-jobs", 0, OPTION_KEEP_JOBS, VERB_MCP, keep_jobs),
         VALUE("output-limit", 0, OPTION_OUTPUT_LIMIT, VERB_MCP, parse_output_limit),
         VALUE("request-id", 0, OPTION_REQUEST_ID, VERB_RUN, parse_request_id),
+        VALUE("sandbox", 0, OPTION_SANDBOX, VERB_RUN, parse_sandbox),
+        SWITCH("network", 0, OPTION_NETWORK, VERB_RUN, network),
+        SWITCH("no-network", 0, OPTION_NO_NETWORK, VERB_RUN, no_network),
 };
 
 const size_t n_options = ELEMENTSOF(options);

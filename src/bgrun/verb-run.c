@@ -19,6 +19,7 @@
 #include "record.h"
 #include "run-env.h"
 #include "run-limits.h"
+#include "run-sandbox.h"
 #include "time-util.h"
 #include "verbs.h"
 #include "deadline.h"
@@ -125,6 +126,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *command = NULL, *directory = NULL;
         _cleanup_free_ const char **env = NULL;
+        _cleanup_(launch_options_free_fields) JobSpec sandbox = {};
         LaunchArgs launch = args->launch;
         int r;
 
@@ -148,6 +150,10 @@ static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd
                 if (r < 0)
                         return r;
         }
+
+        r = run_sandbox_prepare(&launch, args->sandbox, args->network, args->no_network, directory, &sandbox);
+        if (r < 0)
+                return r;
 
         r = build_environment(args, &env);
         if (r < 0)

@@ -36,6 +36,16 @@ static const char run_details[] =
         "                              and SHELL win over this environment's)\n"
         "                              PrivateNetwork=yes (a network of its own, loopback only)\n"
         "                              PrivateTmp=yes (a /tmp, /var/tmp, /dev/shm of its own)\n"
+        "                              ProtectSystem=yes|full|strict (the system read-only)\n"
+        "                              ProtectHome=yes|read-only|tmpfs (the home directories)\n"
+        "                              ReadWritePaths=, ReadOnlyPaths=, InaccessiblePaths=PATH...\n"
+        "                              (absolute, by spaces; -PATH: skipped if missing)\n"
+        "     --sandbox=PROFILE      workspace: everything read-only but the working\n"
+        "                            directory (its .git read-only too), a /tmp of its\n"
+        "                            own, no network; read-only: the working directory\n"
+        "                            too; off (the default). -p adds to a profile\n"
+        "     --network              Keep the network in a --sandbox profile\n"
+        "     --no-network           No network (PrivateNetwork=yes), with or without one\n"
         "     --clean-env            Pass none of this environment (only -E)\n"
         "     --env-allow=NAME       Pass NAME although the rules above drop it (repeatable)\n"
         "     --wait                 Stream the output and exit with the job's status\n"
@@ -66,7 +76,8 @@ static const char run_details[] =
         "  bgrun run --wait -- python3 -c 'print(1)'\n"
         "  bgrun run -s build -t 30min -p MemoryMax=2G -- make test\n"
         "  bgrun run --stdin --wait -- 'read x; echo got $x' <<< hello\n"
-        "  bgrun run --tty --wait -- top\n";
+        "  bgrun run --tty --wait -- top\n"
+        "  bgrun run --sandbox workspace --wait -- make test\n";
 
 static const char status_details[] =
         "Show the job's record: status, exit code or signal, times, containment,\n"

@@ -12,9 +12,15 @@
 #include "macro.h"
 #include "sandbox-plan.h"
 
-bool sandbox_has_mounts(const JobSpec *s) {
-        return s->protect_system != PROTECT_SYSTEM_NO || s->protect_home != PROTECT_HOME_NO || s->read_write_paths ||
-               s->read_only_paths || s->inaccessible_paths;
+LaunchOption sandbox_first_option(const JobSpec *s) {
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, s))
+                        return i;
+        return _LAUNCH_OPTION_MAX;
+}
+
+bool sandbox_requested(const JobSpec *s) {
+        return sandbox_first_option(s) < _LAUNCH_OPTION_MAX;
 }
 
 void sandbox_plan_done(SandboxPlan *p) {
@@ -64,7 +70,7 @@ static bool path_is_below(const char *path, const char *parent) {
 static unsigned rank(const SandboxMount *m) {
         bool implied = m->option == LAUNCH_OPTION_PROTECT_SYSTEM || m->option == LAUNCH_OPTION_PROTECT_HOME;
         unsigned mode = m->mode == SANDBOX_TMPFS ? SANDBOX_INACCESSIBLE : m->mode;
-        return (implied ? 0 : 4) + mode;
+        return (m->exit ? 8 : implied ? 0 : 4) + mode; /* an exit is never opened again */
 }
 
 static int compare_mounts(const void *a, const void *b) {
@@ -79,15 +85,56 @@ static int compare_mounts(const void *a, const void *b) {
         return x->option != y->option ? (x->option < y->option ? -1 : 1) : (x->entry < y->entry ? -1 : x->entry > y->entry);
 }
 
-static int add(SandboxPlan *p, const char *path, SandboxMode mode, bool optional, LaunchOption option, unsigned entry) {
+static int add_full(SandboxPlan *p, char *path, SandboxMode mode, bool optional, bool exit, LaunchOption option,
+                    unsigned entry) {
         assert(p->n_mounts < SANDBOX_MOUNTS_MAX);
-        char *n = normalized(path);
-        if (!n)
+        if (!path)
                 return -ENOMEM;
         p->mounts[p->n_mounts++] = (SandboxMount) {
-                .path = n, .mode = mode, .optional = optional, .option = option, .entry = entry,
+                .path = path, .mode = mode, .optional = optional, .exit = exit, .option = option, .entry = entry,
         };
         return 0;
+}
+
+static int add(SandboxPlan *p, const char *path, SandboxMode mode, bool optional, LaunchOption option, unsigned entry) {
+        return add_full(p, normalized(path), mode, optional, false, option, entry);
+}
+
+/* The ways out of a sandbox that a mount can close: sockets that start
+ * work outside it, hidden (connect() needs no write access to the file
+ * system, so read-only is not enough), and the cgroup tree, read-only, so
+ * that no process moves itself out. Signals, ptrace and abstract sockets
+ * are Landlock's (sandbox-apply.c). All optional: what a host lacks needs
+ * no closing. */
+static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
+        static const char *const sockets[] = {
+                "/run/dbus/system_bus_socket", /* the system bus: bgrund, systemd, everyone */
+                "/run/systemd/private",        /* systemctl's way to PID 1 */
+                "/run/bgrun",                  /* bgrund --listen's */
+        };
+        LaunchOption first = sandbox_first_option(s);
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(sockets); i++)
+                r = add_full(p, strdup(sockets[i]), SANDBOX_INACCESSIBLE, true, true, first, 0);
+        /* The user's session bus and systemd (its private socket). */
+        char *bus = NULL, *systemd = NULL;
+        if (r >= 0 && (asprintf(&bus, "/run/user/%u/bus", (unsigned) s->uid) < 0 ||
+                       asprintf(&systemd, "/run/user/%u/systemd", (unsigned) s->uid) < 0)) {
+                free(bus);
+                return -ENOMEM;
+        }
+        if (r >= 0)
+                r = add_full(p, bus, SANDBOX_INACCESSIBLE, true, true, first, 0);
+        if (r >= 0)
+                r = add_full(p, systemd, SANDBOX_INACCESSIBLE, true, true, first, 0);
+        else
+                free(systemd);
+        /* The job store: every job's control socket (its input) is there. */
+        if (r >= 0 && state_dir)
+                r = add_full(p, normalized(state_dir), SANDBOX_INACCESSIBLE, true, true, first, 0);
+        if (r >= 0)
+                r = add_full(p, strdup("/sys/fs/cgroup"), SANDBOX_READ_ONLY, true, true, first, 0);
+        return r;
 }
 
 static int add_implied(SandboxPlan *p, const JobSpec *s) {
@@ -132,7 +179,9 @@ static int refuse(char **ret_error, const char *fmt, ...) {
 /* How the caller wrote m: "ReadWritePaths=/a" or "ProtectHome=yes". */
 static void describe(const SandboxMount *m, const JobSpec *s, char *buf, size_t size) {
         const LaunchOptionInfo *o = &launch_options[m->option];
-        if (o->type == LAUNCH_VALUE_CHOICE) {
+        if (m->exit)
+                snprintf(buf, size, "the sandbox (%.256s)", m->path);
+        else if (o->type == LAUNCH_VALUE_CHOICE) {
                 unsigned v = m->option == LAUNCH_OPTION_PROTECT_SYSTEM ? s->protect_system : s->protect_home;
                 snprintf(buf, size, "%s=%s", o->name, launch_option_word(m->option, v));
         } else
@@ -159,7 +208,9 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                         free(m->path);
                         continue;
                 }
-                if (hidden) {
+                /* Inside an exit it is looked up, and not found, as a path
+                 * the job's user cannot reach: the same answer. */
+                if (hidden && !parent->exit) {
                         char what[300], where[300];
                         describe(m, s, what, sizeof what);
                         describe(parent, s, where, sizeof where);
@@ -178,7 +229,7 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
         return 0;
 }
 
-int sandbox_plan_build(const JobSpec *s, SandboxPlan *ret, char **ret_error) {
+int sandbox_plan_build(const JobSpec *s, const char *state_dir, SandboxPlan *ret, char **ret_error) {
         static const struct { LaunchOption option; SandboxMode mode; } path_options[] = {
                 { LAUNCH_OPTION_READ_WRITE_PATHS, SANDBOX_READ_WRITE },
                 { LAUNCH_OPTION_READ_ONLY_PATHS, SANDBOX_READ_ONLY },
@@ -188,6 +239,8 @@ int sandbox_plan_build(const JobSpec *s, SandboxPlan *ret, char **ret_error) {
         if (!p.mounts)
                 return -ENOMEM;
         int r = add_implied(&p, s);
+        if (r >= 0 && sandbox_requested(s))
+                r = add_exits(&p, s, state_dir);
         for (size_t k = 0; r >= 0 && k < ELEMENTSOF(path_options); k++) {
                 const LaunchOptionInfo *o = &launch_options[path_options[k].option];
                 char **paths = *(char **const *) ((const char *) s + o->offset);

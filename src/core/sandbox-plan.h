@@ -34,23 +34,31 @@ typedef struct SandboxMount {
         bool optional;       /* skipped where its user finds nothing ('-', and what ProtectSystem and
                               * ProtectHome imply) */
         bool apply;          /* false: a parent made it so already; it is only looked up */
-        LaunchOption option; /* the option that asked for it */
+        bool exit;           /* one of the sandbox's own: a way out closed (sandbox_plan_build()) */
+        LaunchOption option; /* the option that asked for it (an exit: the first sandbox option given) */
         unsigned entry;      /* which of that option's paths (0 for ProtectSystem and ProtectHome) */
 } SandboxMount;
 
-/* At most: three path options' paths, and what ProtectSystem (4) and
- * ProtectHome (3) imply. */
-#define SANDBOX_MOUNTS_MAX (3 * LAUNCH_PATHS_MAX + 7)
+/* At most: three path options' paths, what ProtectSystem (4) and
+ * ProtectHome (3) imply, and the exits (8). */
+#define SANDBOX_MOUNTS_MAX (3 * LAUNCH_PATHS_MAX + 15)
 
 typedef struct SandboxPlan {
         SandboxMount *mounts; /* each parent before its children */
         size_t n_mounts;
 } SandboxPlan;
 
-/* Whether s has an option of the file-system sandbox (a mount namespace's). */
-bool sandbox_has_mounts(const JobSpec *s);
+/* Whether s is sandboxed: any LAUNCH_SANDBOX option given. */
+bool sandbox_requested(const JobSpec *s);
+/* The first sandbox option s was given (the one a refusal of the sandbox
+ * as a whole names); _LAUNCH_OPTION_MAX for none. */
+LaunchOption sandbox_first_option(const JobSpec *s);
 
-/* s's plan. -EINVAL with a message for the caller in *ret_error (malloc'd)
- * where its paths cannot be had together; -ENOMEM. */
-int sandbox_plan_build(const JobSpec *s, SandboxPlan *ret, char **ret_error);
+/* s's plan. A sandboxed job gets the sandbox's own mounts too, its exits
+ * closed: the sockets through which work starts outside it (the system and
+ * session bus, systemd's private sockets, bgrund --listen's, the job
+ * store's under state_dir; NULL: not known, as at Launch) hidden, the cgroup
+ * tree read-only. -EINVAL with a message for the caller in *ret_error
+ * (malloc'd) where its paths cannot be had together; -ENOMEM. */
+int sandbox_plan_build(const JobSpec *s, const char *state_dir, SandboxPlan *ret, char **ret_error);
 void sandbox_plan_done(SandboxPlan *p);

@@ -3,6 +3,8 @@
 
 #include "environment.h"
 #include "macro.h"
+#include "sandbox-plan.h"
+#include "sandbox-profile.h"
 #include "strv.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -12,7 +14,7 @@ int job_environment(const JobSpec *spec, char ***ret) {
         size_t n = 0;
         for (char **e = spec->environment; e && *e; e++)
                 n++;
-        _cleanup_strv_free_ char **env = calloc(N_BASE + n + 1, sizeof(char *));
+        _cleanup_strv_free_ char **env = calloc(N_BASE + n + 2, sizeof(char *));
         if (!env)
                 return -ENOMEM;
 
@@ -43,6 +45,21 @@ int job_environment(const JobSpec *spec, char ***ret) {
                         env[j] = copy;
                 } else
                         env[i++] = copy;
+        }
+        /* Last, over any the caller gave: a sandboxed job knows it is one
+         * (bgrun says so when it cannot reach bgrund from inside). */
+        if (sandbox_requested(spec)) {
+                size_t j;
+                for (j = 0; j < i && strncmp(env[j], "BGRUN_SANDBOX=", 14) != 0; j++)
+                        ;
+                char *v = NULL;
+                if (asprintf(&v, "BGRUN_SANDBOX=%s", sandbox_profile_name(spec)) < 0)
+                        return -ENOMEM;
+                if (j < i)
+                        free(env[j]);
+                else
+                        i++;
+                env[j] = v;
         }
         *ret = TAKE_PTR(env);
         return 0;

@@ -23,6 +23,18 @@
  * the child execs and would find the allocator mid-change or a lock held by
  * a program that is gone. */
 
+/* Whether the child shares our memory until it execs (start_child()). */
+#if defined(__SANITIZE_ADDRESS__)
+#  define EXEC_CHILD_SHARES_MEMORY 0
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define EXEC_CHILD_SHARES_MEMORY 0
+#  endif
+#endif
+#ifndef EXEC_CHILD_SHARES_MEMORY
+#  define EXEC_CHILD_SHARES_MEMORY 1
+#endif
+
 static _Noreturn void report_full(int report_fd, int error, ExecRefusal refused, int option, int entry,
                                   const char *step) {
         ExecFailure f = { .error = error, .refused = refused, .option = option, .entry = entry };
@@ -121,7 +133,7 @@ static _Noreturn void exec_argv(char *const *argv, char *const *env, int report_
 
 /* In the forked child. Every step that fails is reported by name; the
  * pipe closes on exec, which is how the parent learns it succeeded. */
-static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
+static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns, int report_fd) {
         const JobSpec *spec = x->spec;
         const char *step = "";
         int r;
@@ -162,7 +174,7 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
         /* The sandbox, while we may still make namespaces: the command
          * never runs outside it for an instant. */
         SandboxFailure sf;
-        r = sandbox_apply(spec, x->sandbox, &sf);
+        r = sandbox_apply(spec, x->sandbox, userns, &sf);
         if (r < 0 && sf.entry >= 0)
                 report_full(report_fd, r, EXEC_REFUSED_PATH, (int) sf.option, sf.entry, sf.step);
         if (r < 0)
@@ -194,16 +206,6 @@ static _Noreturn void exec_child(const ExecChild *x, int report_fd) {
         report(report_fd, negative_errno(), "execute /bin/sh");
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#  define EXEC_CHILD_SHARES_MEMORY 0
-#elif defined(__has_feature)
-#  if __has_feature(address_sanitizer)
-#    define EXEC_CHILD_SHARES_MEMORY 0
-#  endif
-#endif
-#ifndef EXEC_CHILD_SHARES_MEMORY
-#  define EXEC_CHILD_SHARES_MEMORY 1
-#endif
 
 typedef struct ChildStart {
         const ExecChild *x;
@@ -212,7 +214,15 @@ typedef struct ChildStart {
 
 static int child_main(void *userdata) {
         const ChildStart *c = userdata;
-        exec_child(c->x, c->report_fd);
+        exec_child(c->x, c->x->user_namespace ? SANDBOX_USERNS_MADE : SANDBOX_USERNS_NONE, c->report_fd);
+}
+
+/* A child of its own memory, which may make its user namespace itself. */
+static pid_t fork_child(const ExecChild *x, int report_fd) {
+        pid_t pid = fork();
+        if (pid == 0)
+                exec_child(x, x->user_namespace ? SANDBOX_USERNS_MAKE : SANDBOX_USERNS_NONE, report_fd);
+        return pid;
 }
 
 /* vfork-style: the child borrows our memory until it execs, and we wait
@@ -222,20 +232,24 @@ static int child_main(void *userdata) {
  * (the rule above exec_child()). Not under AddressSanitizer, whose per-thread state the child would
  * share: a plain fork there. */
 static pid_t start_child(const ExecChild *x, int report_fd) {
-        if (!EXEC_CHILD_SHARES_MEMORY) {
-                pid_t pid = fork();
-                if (pid == 0)
-                        exec_child(x, report_fd);
-                return pid;
-        }
+        if (!EXEC_CHILD_SHARES_MEMORY)
+                return fork_child(x, report_fd);
         const size_t stack_size = 256 * 1024;
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (stack == MAP_FAILED)
                 return -1;
         ChildStart c = { .x = x, .report_fd = report_fd };
-        pid_t pid = clone(child_main, (char *) stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+        /* A child that shares our memory cannot unshare a user namespace
+         * (the kernel refuses it to a process whose memory is shared): it
+         * is made with the child. Where that is not allowed (no user
+         * namespaces here), a child of its own memory tries, and fails
+         * telling why: its sandbox is refused, never dropped. */
+        pid_t pid = clone(child_main, (char *) stack + stack_size,
+                          CLONE_VM | CLONE_VFORK | SIGCHLD | (x->user_namespace ? CLONE_NEWUSER : 0), &c);
         int saved = errno;
         (void) munmap(stack, stack_size);
+        if (pid < 0 && x->user_namespace)
+                return fork_child(x, report_fd);
         errno = saved;
         return pid;
 }

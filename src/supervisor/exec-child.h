@@ -18,6 +18,7 @@ typedef struct ExecChild {
         const InputControl *input; /* its stdin or terminal; NULL: /dev/null */
         char **env;
         const SandboxPlan *sandbox; /* its file-system sandbox, planned before the fork; NULL: none */
+        bool user_namespace;        /* a sandboxed job of an unprivileged bgrund: in a user namespace of its own */
 } ExecChild;
 
 /* A failure that is the caller's input, not the supervisor's: checked by

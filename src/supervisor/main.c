@@ -141,6 +141,7 @@ static int run(int argc, char **argv) {
         if (go_fd >= 0)
                 (void) fcntl(go_fd, F_SETFD, FD_CLOEXEC);
         strcpy(s.spec.id, id);
+        s.state_dir = state_dir;
 
         _cleanup_close_ int jobs_fd = -EBADF;
         int r = job_store_open(state_dir, &jobs_fd);

@@ -18,10 +18,12 @@
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/landlock.h>
 #include <linux/openat2.h>
 
 #include "macro.h"
@@ -79,14 +81,60 @@ static int private_tmp(void) {
         return 0;
 }
 
+/* id in decimal into buf (no stdio here). */
+static const char *decimal(char buf[static 12], unsigned id) {
+        char *p = buf + 11;
+        *p = '\0';
+        do
+                *--p = (char) ('0' + id % 10);
+        while ((id /= 10) > 0);
+        return p;
+}
+
+/* Write the line made of parts (NULL-terminated) into a /proc file. */
+static int write_proc(const char *path, const char *const *parts) {
+        char line[64];
+        size_t n = 0;
+        for (; *parts; parts++)
+                for (const char *q = *parts; *q && n < sizeof line; q++)
+                        line[n++] = *q;
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        int r = write(fd, line, n) == (ssize_t) n ? 0 : negative_errno();
+        close(fd);
+        return r;
+}
+
+/* The job's own user namespace, where its user is itself and no one else
+ * is mapped (others' files show as nobody's): made so that an unprivileged
+ * bgrund may make the job's other namespaces, the mount and network ones,
+ * which that namespace then owns. The child holds every capability there
+ * until drop_privileges() clears them; none reaches past the namespace.
+ * Its groups stay as they were, and it may set no others (setgroups is
+ * denied, as the kernel requires of a map written without privilege). */
+static int enter_user_namespace(SandboxUserNamespace userns, uid_t uid, gid_t gid) {
+        char u[12], g[12];
+        if (userns == SANDBOX_USERNS_MAKE && unshare(CLONE_NEWUSER) < 0)
+                return negative_errno();
+        const char *us = decimal(u, uid), *gs = decimal(g, gid);
+        int r = write_proc("/proc/self/uid_map", (const char *const[]) { us, " ", us, " 1\n", NULL });
+        if (r >= 0)
+                r = write_proc("/proc/self/setgroups", (const char *const[]) { "deny", NULL });
+        if (r >= 0)
+                r = write_proc("/proc/self/gid_map", (const char *const[]) { gs, " ", gs, " 1\n", NULL });
+        return r;
+}
+
 /* --- the mounts of the plan --------------------------------------------- */
 
 /* Lookups as the job's user (its fsuid, fsgid and groups): a path it cannot
  * reach fails as a missing one does, and no lookup of root's follows a
  * symlink the user controls. Mounting needs CAP_SYS_ADMIN, which is not a
  * file-system capability: it stays while the fsuid is the user's. */
-static int lookups_as_user(const JobSpec *s) {
-        if (setgroups(s->n_groups, s->groups) < 0)
+static int lookups_as_user(const JobSpec *s, bool own_userns) {
+        /* In a user namespace of its own the job's groups are ours already. */
+        if (!own_userns && setgroups(s->n_groups, s->groups) < 0)
                 return negative_errno();
         (void) setfsgid(s->gid);
         (void) setfsuid(s->uid);
@@ -128,16 +176,6 @@ static int set_read_only(int fd, unsigned flags) {
         return mount_setattr(fd, "", AT_EMPTY_PATH | flags, &a, sizeof a) < 0 ? negative_errno() : 0;
 }
 
-/* id in decimal into buf (no stdio here). */
-static const char *decimal(char buf[static 12], unsigned id) {
-        char *p = buf + 11;
-        *p = '\0';
-        do
-                *--p = (char) ('0' + id % 10);
-        while ((id /= 10) > 0);
-        return p;
-}
-
 /* A new tmpfs, not attached anywhere yet: its root of mode (octal text)
  * and owner. */
 static int new_tmpfs(const char *mode, uid_t uid, gid_t gid) {
@@ -158,11 +196,12 @@ static int new_tmpfs(const char *mode, uid_t uid, gid_t gid) {
 }
 
 /* What an inaccessible path becomes, as systemd's inaccessible nodes: an
- * empty directory and an empty file, both of mode 000 and root's, on a
- * read-only tmpfs. *ret_file: the file, opened before the job's user does
+ * empty directory and an empty file, both of mode 000 and root's (in a user
+ * namespace of the job's own: its user's, the one mapped), on a read-only
+ * tmpfs. *ret_file: the file, opened before the job's user does
  * the lookups (it may not look into the directory). */
-static int make_inaccessible(int *ret_file) {
-        int dir = new_tmpfs("0", 0, 0);
+static int make_inaccessible(uid_t owner, gid_t group, int *ret_file) {
+        int dir = new_tmpfs("0", owner, group);
         if (dir < 0)
                 return dir;
         int file = openat(dir, "file", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
@@ -242,7 +281,7 @@ static void close_all(int *fds, size_t n) {
                         close(fds[i]);
 }
 
-static int apply_mounts(const JobSpec *s, const SandboxPlan *p, SandboxFailure *f) {
+static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns, SandboxFailure *f) {
         int copies[SANDBOX_MOUNTS_MAX]; /* -EBADF: none; -ENOENT: an optional path not there */
         int inaccessible_dir = -EBADF, inaccessible_file = -EBADF;
         const char *step = "";
@@ -254,11 +293,12 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, SandboxFailure *
                 copies[i] = -EBADF;
         for (size_t i = 0; i < p->n_mounts && inaccessible_dir < 0; i++)
                 if (p->mounts[i].mode == SANDBOX_INACCESSIBLE && p->mounts[i].apply) {
-                        inaccessible_dir = make_inaccessible(&inaccessible_file);
+                        inaccessible_dir = make_inaccessible(own_userns ? s->uid : 0, own_userns ? s->gid : 0,
+                                                             &inaccessible_file);
                         if (inaccessible_dir < 0)
                                 return fail(f, inaccessible_dir, p->mounts[i].option, -1, "make an inaccessible node");
                 }
-        r = lookups_as_user(s);
+        r = lookups_as_user(s, own_userns);
         if (r < 0) {
                 r = fail(f, r, p->mounts[0].option, -1, "look up paths as the job's user");
                 goto done;
@@ -314,22 +354,62 @@ done:
         return r < 0 ? r : 0;
 }
 
-int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxFailure *ret) {
+/* --- no way out ---------------------------------------------------------- */
+
+/* Landlock ABI 6's scoping, named here: the system's headers may predate it. */
+#define SCOPE_ABSTRACT_UNIX_SOCKET (UINT64_C(1) << 0)
+#define SCOPE_SIGNAL (UINT64_C(1) << 1)
+struct landlock_scope_attr {
+        uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+/* A Landlock domain of the job's own, scoped: its processes may signal,
+ * and connect to abstract Unix sockets of, only processes in it (ABI 6),
+ * and, as every Landlock domain, ptrace none outside it, which also keeps
+ * /proc/PID/root, mem and environ of the owner's other processes from it.
+ * No file-system rule: the mounts are the file system's sandbox. And no new
+ * privileges: a setuid program (sudo, su) would take back what the sandbox
+ * takes away. Missing scoping is -EOPNOTSUPP: refused, not weaker. */
+static int no_way_out(void) {
+        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+        if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP))
+                return -EOPNOTSUPP;
+        if (abi < 0)
+                return negative_errno();
+        if (abi < 6)
+                return -EOPNOTSUPP;
+        struct landlock_scope_attr a = { .scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL };
+        long fd = syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+        if (fd < 0)
+                return negative_errno();
+        int r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? negative_errno() : 0;
+        if (r >= 0 && syscall(SYS_landlock_restrict_self, (int) fd, 0) < 0)
+                r = negative_errno();
+        close((int) fd);
+        return r;
+}
+
+int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxFailure *ret) {
+        LaunchOption first = sandbox_first_option(spec);
+        if (first == _LAUNCH_OPTION_MAX)
+                return 0;
         int r;
+        if (userns != SANDBOX_USERNS_NONE) {
+                r = enter_user_namespace(userns, spec->uid, spec->gid);
+                if (r < 0)
+                        return fail(ret, r, first, -1, "make a user namespace");
+        }
         if (spec->private_network) {
                 r = private_network();
                 if (r < 0)
                         return fail(ret, r, LAUNCH_OPTION_PRIVATE_NETWORK, -1, "make a network namespace");
         }
-        bool mounts = plan && plan->n_mounts > 0;
-        if (!mounts && !spec->private_tmp)
-                return 0;
+        /* Every sandboxed job has one: its exits are mounts. */
         r = enter_mount_namespace();
         if (r < 0)
-                return fail(ret, r, mounts ? plan->mounts[0].option : LAUNCH_OPTION_PRIVATE_TMP, -1,
-                            "make a mount namespace");
-        if (mounts) {
-                r = apply_mounts(spec, plan, ret);
+                return fail(ret, r, first, -1, "make a mount namespace");
+        if (plan && plan->n_mounts > 0) {
+                r = apply_mounts(spec, plan, userns != SANDBOX_USERNS_NONE, ret);
                 if (r < 0)
                         return r;
         }
@@ -338,5 +418,8 @@ int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxFailure *
                 if (r < 0)
                         return fail(ret, r, LAUNCH_OPTION_PRIVATE_TMP, -1, "make a /tmp of its own");
         }
+        r = no_way_out();
+        if (r < 0)
+                return fail(ret, r, first, -1, "scope the job with Landlock");
         return 0;
 }

@@ -117,9 +117,9 @@ static int start_command(Supervisor *s) {
         /* The sandbox's mounts are planned here, where we may allocate;
          * the child only makes the system calls. */
         _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
-        if (sandbox_has_mounts(&s->spec)) {
+        if (sandbox_requested(&s->spec)) {
                 _cleanup_free_ char *why = NULL;
-                r = sandbox_plan_build(&s->spec, &plan, &why);
+                r = sandbox_plan_build(&s->spec, s->state_dir, &plan, &why);
                 if (r < 0)
                         return fail_setup(s, r, "plan the sandbox");
         }
@@ -133,6 +133,7 @@ static int start_command(Supervisor *s) {
                 .input = &s->input,
                 .env = env,
                 .sandbox = plan.mounts ? &plan : NULL,
+                .user_namespace = sandbox_requested(&s->spec) && geteuid() != 0,
         }, &pid, &report_fd, &step);
         input_control_forked(&s->input);
         if (r < 0)

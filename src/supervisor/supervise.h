@@ -12,6 +12,7 @@
  * and the readiness pipe; supervise() the rest. */
 typedef struct Supervisor {
         int dir_fd;
+        const char *state_dir; /* the job store (a sandbox hides it from the job) */
         JobSpec spec;
         int ready_fd; /* readiness pipe to bgrund, or -EBADF */
         PayloadContainment containment;

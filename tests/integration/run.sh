@@ -28,7 +28,7 @@ san_bulk_tests='^test-memory::'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # Outside the sandbox (meson test --suite integration on the host) there is
 # nothing to test against: skip, as meson and run.sh count it, with the reason.
-if [[ ${BGRUN_SANDBOX:-} != 1 ]]; then
+if [[ ${BGRUN_IN_TEST_SANDBOX:-} != 1 ]]; then
 	echo "SKIP: needs tools/sandbox: a private systemd with a system bus; run tools/test"
 	exit 77
 fi

@@ -79,16 +79,27 @@ test_request_id_compares_the_sandbox() {
 	assert_eq "$a" "$(bgrun run -q --request-id "sandbox-$$" -p PrivateNetwork=yes -- true)" "the same sandbox"
 }
 
-# Where no network namespace may be made (a user's own bgrund, which has no
-# privilege to make one), PrivateNetwork is refused: nothing runs, no record.
-test_private_network_is_refused_where_it_cannot_be_enforced() {
+# A user's own bgrund has no privilege over the host's namespaces: its
+# sandboxed jobs get a user namespace of their own, so PrivateNetwork and
+# ProtectSystem are enforced there too. Where even that is not allowed
+# (the user's bgrund.service with RestrictNamespaces=~user) they are
+# refused: nothing runs, no record.
+test_the_sandbox_in_the_user_instance_is_enforced_or_refused() {
 	ensure_user alice
 	local out
+	# shellcheck disable=SC2016
 	out=$(bgrun-sandbox-login alice -- bash -c '
+		bgrun --user run --wait -q -p PrivateNetwork=yes -p ProtectSystem=strict -p ReadWritePaths="$HOME" -- \
+			"tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d \" \"; touch /usr/x 2>&1 | sed \"s/.*: //\"; echo x > \$HOME/w && echo home written"
+		mkdir -p ~/.config/systemd/user/bgrund.service.d
+		printf "[Service]\nRestrictNamespaces=~user\n" > ~/.config/systemd/user/bgrund.service.d/90-test.conf
+		systemctl --user daemon-reload; systemctl --user restart bgrund.service
 		n=$(bgrun --user list --json | jq length)
 		bgrun --user run --wait -p PrivateNetwork=yes -- "touch \$HOME/ran" 2>&1; echo "rc=$?"
 		echo "records $n $(bgrun --user list --json | jq length)"
-		[ -e "$HOME/ran" ] && echo "it ran"' 2>&1)
+		[ -e "$HOME/ran" ] && echo "it ran"
+		rm -rf ~/.config/systemd/user/bgrund.service.d; systemctl --user daemon-reload; systemctl --user restart bgrund.service' 2>&1)
+	assert_contains "$out" $'lo\nRead-only file system\nhome written' "alice's --user job, sandboxed"
 	assert_contains "$out" "Sandbox not available, nothing was run: PrivateNetwork cannot be enforced here"
 	assert_contains "$out" "rc=244" "exits as containment refused"
 	grep -q "^records \([0-9]*\) \1$" <<<"$out" || fail "a record was left: $out"
@@ -265,4 +276,36 @@ test_a_swapped_symlink_redirects_nothing() {
 	kill "$swapper"
 	assert_eq 0 "$bad" "every job saw each directory as itself and at most one writable"
 	[[ $ran -gt 0 ]] || fail "no job ran in 20 tries"
+}
+
+# --sandbox workspace: the working directory written, its .git not, nothing
+# else (the home directory, /etc), no network, a /tmp of its own, and
+# BGRUN_SANDBOX names the profile; read-only writes not even the working
+# directory; --network keeps the network; -p adds paths to a profile.
+test_sandbox_profiles() {
+	setup_users
+	local w=/home/alice/ws-$$ out
+	as_user alice bash -c "mkdir -p $w/.git $w/cache && cd $w"
+	local d probe='echo $BGRUN_SANDBOX; '
+	for d in "$w" "$w/.git" /home/alice /etc; do
+		probe+="touch $d/p 2>/dev/null && rm $d/p && echo '$d writable' || echo '$d:' \$(touch $d/p 2>&1 | sed 's/.*: //'); "
+	done
+	probe+='tail -n +3 /proc/self/net/dev | wc -l' 
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox workspace -- "$probe") || fail "workspace: $out"
+	assert_eq "workspace"$'\n'"$w writable"$'\n'"$w/.git: Read-only file system"$'\n'"/home/alice: Read-only file system"$'\n/etc: Read-only file system\n1' \
+		"$out" "--sandbox workspace"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox read-only --network -- "$probe") || fail "read-only: $out"
+	[[ $(head -2 <<<"$out") == "read-only"$'\n'"$w: Read-only file system" ]] || fail "--sandbox read-only: $out"
+	[[ $(tail -1 <<<"$out") -gt 1 ]] || fail "--network kept no network: $out"
+	# -p adds a path; at the profile's own .git read-only still wins (at one path
+	# read-only beats read-write).
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox workspace -p ReadWritePaths="/home/alice $w/.git" -- "$probe") ||
+		fail "-p: $out"
+	assert_eq "custom"$'\n'"$w writable"$'\n'"$w/.git: Read-only file system"$'\n'"/home/alice writable"$'\n/etc: Read-only file system\n1' \
+		"$out" "-p adds writable paths to the profile"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --no-network -- "echo \$BGRUN_SANDBOX; tail -n +3 /proc/self/net/dev | wc -l") ||
+		fail "--no-network: $out"
+	assert_eq $'custom\n1' "$out" "--no-network alone"
+	out=$(bgrun run --sandbox nope -- true 2>&1) && fail "--sandbox nope ran"
+	assert_contains "$out" "Invalid --sandbox 'nope' (off, workspace or read-only)."
 }

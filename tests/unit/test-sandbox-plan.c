@@ -18,7 +18,7 @@ static void teardown(void) {
 TestSuite(sandbox_plan, .fini = teardown);
 
 static void build_ok(const JobSpec *s) {
-        cr_assert_eq(sandbox_plan_build(s, &plan, &message), 0, "%s", message);
+        cr_assert_eq(sandbox_plan_build(s, NULL, &plan, &message), 0, "%s", message);
 }
 
 static const SandboxMount *at(const char *path) {
@@ -29,14 +29,49 @@ static const SandboxMount *at(const char *path) {
         return NULL;
 }
 
-Test(sandbox_plan, nothing_asked_is_no_mounts) {
+/* The plan's mounts but the sandbox's own (its exits), in order. */
+static size_t asked(const SandboxMount **ret, size_t max) {
+        size_t n = 0;
+        for (size_t i = 0; i < plan.n_mounts; i++)
+                if (!plan.mounts[i].exit && n < max)
+                        ret[n++] = &plan.mounts[i];
+        return n;
+}
+
+Test(sandbox_plan, any_sandbox_option_sandboxes) {
         JobSpec s = {};
-        cr_assert(!sandbox_has_mounts(&s));
-        s.private_tmp = s.private_network = true;
-        cr_assert(!sandbox_has_mounts(&s), "PrivateTmp and PrivateNetwork are no plan's");
-        char *rw[] = { "/x", NULL };
-        s.read_write_paths = rw;
-        cr_assert(sandbox_has_mounts(&s));
+        cr_assert(!sandbox_requested(&s));
+        cr_assert_eq(sandbox_first_option(&s), _LAUNCH_OPTION_MAX);
+        build_ok(&s);
+        cr_assert_eq(plan.n_mounts, 0, "no sandbox, no exits");
+        s.private_tmp = true;
+        cr_assert(sandbox_requested(&s));
+        cr_assert_eq(sandbox_first_option(&s), LAUNCH_OPTION_PRIVATE_TMP);
+}
+
+/* A sandboxed job's ways out are closed whatever it asked: the sockets that
+ * start work elsewhere hidden, the job store too, the cgroup tree
+ * read-only; no path option opens them again, and a path inside one is
+ * looked up (and not found) rather than refused here. */
+Test(sandbox_plan, the_exits_are_closed) {
+        char *rw[] = { "/run/dbus/system_bus_socket", "/run", NULL }, *ro[] = { "/var/lib/bgrun/x", NULL };
+        JobSpec s = { .uid = 1000, .private_network = true, .read_write_paths = rw, .read_only_paths = ro };
+        cr_assert_eq(sandbox_plan_build(&s, "/var/lib/bgrun/", &plan, &message), 0, "%s", message);
+        static const struct { const char *path; SandboxMode mode; } exits[] = {
+                { "/run/dbus/system_bus_socket", SANDBOX_INACCESSIBLE }, { "/run/systemd/private", SANDBOX_INACCESSIBLE },
+                { "/run/bgrun", SANDBOX_INACCESSIBLE }, { "/run/user/1000/bus", SANDBOX_INACCESSIBLE },
+                { "/run/user/1000/systemd", SANDBOX_INACCESSIBLE }, { "/var/lib/bgrun", SANDBOX_INACCESSIBLE },
+                { "/sys/fs/cgroup", SANDBOX_READ_ONLY },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(exits); i++) {
+                const SandboxMount *m = at(exits[i].path);
+                cr_assert(m->exit && m->optional && m->apply, "%s", exits[i].path);
+                cr_assert_eq(m->mode, exits[i].mode, "%s", exits[i].path);
+                cr_assert_eq(m->option, LAUNCH_OPTION_PRIVATE_NETWORK, "an exit's refusal names the first option");
+        }
+        const SandboxMount *inside = at("/var/lib/bgrun/x");
+        cr_assert(!inside->exit && inside->apply && !inside->optional);
+        cr_assert(!at("/run")->apply, "read-write without a read-only parent: only looked up");
 }
 
 /* strict: / read-only, the API file systems as the host has them, each
@@ -46,9 +81,12 @@ Test(sandbox_plan, strict_with_read_write_paths) {
         JobSpec s = { .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw, .read_only_paths = ro };
         build_ok(&s);
         const char *order[] = { "/", "/dev", "/proc", "/src", "/src/.git", "/sys", "/var/cache" };
-        cr_assert_eq(plan.n_mounts, ELEMENTSOF(order));
+        const SandboxMount *m[16];
+        cr_assert_eq(asked(m, 16), ELEMENTSOF(order));
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
-                cr_assert_str_eq(plan.mounts[i].path, order[i]);
+                cr_assert_str_eq(m[i]->path, order[i]);
+        for (size_t i = 1; i < plan.n_mounts; i++)
+                cr_assert_lt(strcmp(plan.mounts[i - 1].path, plan.mounts[i].path), 0, "sorted, exits too");
         cr_assert(at("/")->apply && at("/")->mode == SANDBOX_READ_ONLY);
         cr_assert(at("/proc")->apply && at("/proc")->mode == SANDBOX_READ_WRITE && at("/proc")->optional);
         cr_assert(at("/src")->apply && !at("/src")->optional);
@@ -95,8 +133,10 @@ Test(sandbox_plan, children_follow_their_parent) {
         JobSpec s = { .read_only_paths = ro };
         build_ok(&s);
         const char *order[] = { "/a", "/a/b", "/a-b", "/a.b" };
+        const SandboxMount *m[16];
+        cr_assert_eq(asked(m, 16), ELEMENTSOF(order));
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
-                cr_assert_str_eq(plan.mounts[i].path, order[i]);
+                cr_assert_str_eq(m[i]->path, order[i]);
         cr_assert(!at("/a/b")->apply);
         cr_assert(at("/a-b")->apply, "not below /a");
 }
@@ -106,7 +146,7 @@ Test(sandbox_plan, children_follow_their_parent) {
 Test(sandbox_plan, nothing_beneath_what_is_hidden) {
         char *rw[] = { "/home/alice/src", NULL };
         JobSpec s = { .protect_home = PROTECT_HOME_YES, .read_write_paths = rw };
-        cr_assert_eq(sandbox_plan_build(&s, &plan, &message), -EINVAL);
+        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
         cr_assert_str_eq(message, "ReadWritePaths=/home/alice/src lies inside what ProtectHome=yes hides: "
                                   "nothing beneath it can be reached");
         free(message);
@@ -115,13 +155,14 @@ Test(sandbox_plan, nothing_beneath_what_is_hidden) {
         char *optional[] = { "-/home/alice/src", NULL }, *hidden[] = { "/home/bob", NULL };
         s = (JobSpec) { .protect_home = PROTECT_HOME_TMPFS, .read_only_paths = optional, .inaccessible_paths = hidden };
         build_ok(&s);
-        cr_assert_eq(plan.n_mounts, 3, "/home, /root, /run/user only");
+        const SandboxMount *m[16];
+        cr_assert_eq(asked(m, 16), 3, "/home, /root, /run/user only");
         cr_assert_eq(at("/home")->mode, SANDBOX_TMPFS);
 
         char *inner[] = { "/data/x", NULL }, *outer[] = { "/data", NULL };
         s = (JobSpec) { .read_only_paths = inner, .inaccessible_paths = outer };
         sandbox_plan_done(&plan);
-        cr_assert_eq(sandbox_plan_build(&s, &plan, &message), -EINVAL);
+        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
         cr_assert_str_eq(message, "ReadOnlyPaths=/data/x lies inside what InaccessiblePaths=/data hides: "
                                   "nothing beneath it can be reached");
 }

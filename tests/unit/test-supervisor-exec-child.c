@@ -104,8 +104,8 @@ static pid_t run(JobSpec *spec, char **env, int *ret_report_fd) {
         const char *step = NULL;
         _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
         _cleanup_free_ char *why = NULL;
-        if (sandbox_has_mounts(spec))
-                cr_assert_eq(sandbox_plan_build(spec, &plan, &why), 0, "%s", why);
+        if (sandbox_requested(spec))
+                cr_assert_eq(sandbox_plan_build(spec, NULL, &plan, &why), 0, "%s", why);
         cr_assert_eq(exec_child_fork(&(ExecChild) { .spec = spec, .containment = &c, .output_fd = out, .env = env,
                                                     .sandbox = plan.mounts ? &plan : NULL },
                                      &pid, ret_report_fd, &step), 0);

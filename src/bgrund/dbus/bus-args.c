@@ -151,9 +151,9 @@ int bus_read_launch_options(sd_bus_message *m, LaunchOptions *o, sd_bus_error *e
         r = launch_options_check(o, &message);
         /* Paths that cannot be had together are refused here, before
          * anything of the job exists; the supervisor plans them again. */
-        if (r >= 0 && sandbox_has_mounts(&o->spec)) {
+        if (r >= 0 && sandbox_requested(&o->spec)) {
                 _cleanup_(sandbox_plan_done) SandboxPlan plan = {};
-                r = sandbox_plan_build(&o->spec, &plan, &message);
+                r = sandbox_plan_build(&o->spec, NULL, &plan, &message);
         }
         return invalid_message(error, r, message);
 }

@@ -80,7 +80,10 @@ static void refused_done(Job *j, bool exited) {
                 if (asprintf(&message, "%s cannot be enforced here: %s; nothing ran",
                              i < _LAUNCH_OPTION_MAX ? launch_options[i].name : "A sandbox option",
                              j->live->refused_errno == EPERM ? "bgrund may not make namespaces (Operation not permitted)"
-                                                             : strerror(j->live->refused_errno)) < 0)
+                             : j->live->refused_errno == EOPNOTSUPP
+                                     ? "the kernel lacks Landlock's scoping (ABI 6, Linux 6.12), which keeps a sandbox's "
+                                       "processes from signalling or reaching sockets outside it"
+                                     : strerror(j->live->refused_errno)) < 0)
                         message = NULL;
                 return job_start_refused(j, LAUNCH_SANDBOX_NOT_AVAILABLE, message ?: "A sandbox option cannot be enforced here; nothing ran");
         }

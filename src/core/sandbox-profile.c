@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox profiles as the sandbox options they set (sandbox-profile.h),
+ * and a job's options back to the profile they are. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch-options.h"
+#include "macro.h"
+#include "sandbox-plan.h"
+#include "sandbox-profile.h"
+#include "strv.h"
+
+static const char *const profile_table[_SANDBOX_PROFILE_MAX] = {
+        [SANDBOX_PROFILE_OFF] = "off",
+        [SANDBOX_PROFILE_WORKSPACE] = "workspace",
+        [SANDBOX_PROFILE_READ_ONLY] = "read-only",
+};
+
+const char *sandbox_profile_to_string(SandboxProfile p) {
+        return (unsigned) p < _SANDBOX_PROFILE_MAX ? profile_table[p] : NULL;
+}
+
+int sandbox_profile_from_string(const char *s) {
+        for (int i = 0; s && i < _SANDBOX_PROFILE_MAX; i++)
+                if (streq(s, profile_table[i]))
+                        return i;
+        return -EINVAL;
+}
+
+/* A list of one string, malloc'd. */
+static char **one(char *s) {
+        if (!s)
+                return NULL;
+        char **l = calloc(2, sizeof(char *));
+        if (!l) {
+                free(s);
+                return NULL;
+        }
+        l[0] = s;
+        return l;
+}
+
+int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpec *s) {
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (launch_options[i].flags & LAUNCH_SANDBOX) {
+                        const LaunchOptionInfo *o = &launch_options[i];
+                        if (o->type == LAUNCH_VALUE_PATHS) {
+                                char ***l = (char ***) ((char *) s + o->offset);
+                                strv_free(TAKE_PTR(*l));
+                        }
+                }
+        s->private_network = s->private_tmp = false;
+        s->protect_system = PROTECT_SYSTEM_NO;
+        s->protect_home = PROTECT_HOME_NO;
+        if (p == SANDBOX_PROFILE_OFF) {
+                s->private_network = !network;
+                return 0;
+        }
+        s->protect_system = PROTECT_SYSTEM_STRICT;
+        s->protect_home = PROTECT_HOME_READ_ONLY;
+        s->private_tmp = true;
+        s->private_network = !network;
+        if (p == SANDBOX_PROFILE_WORKSPACE) {
+                char *git = NULL;
+                if (asprintf(&git, "-%s/.git", streq(cwd, "/") ? "" : cwd) < 0)
+                        return -ENOMEM;
+                s->read_write_paths = one(strdup(cwd));
+                s->read_only_paths = one(git);
+                if (!s->read_write_paths || !s->read_only_paths)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+const char *sandbox_profile_name(const JobSpec *s) {
+        if (!sandbox_requested(s))
+                return profile_table[SANDBOX_PROFILE_OFF];
+        for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX && s->cwd; p++) {
+                JobSpec t = {};
+                int r = sandbox_profile_spec(p, s->cwd, !s->private_network, &t);
+                bool same = r >= 0 && launch_options_same_sandbox(s, &t);
+                launch_options_free_fields(&t);
+                if (same)
+                        return profile_table[p];
+        }
+        return "custom";
+}

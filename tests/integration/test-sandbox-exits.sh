@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+# A sandbox with no way out (issue #34): a sandboxed job reaches no bus,
+# no systemd and no bgrund, so it starts nothing outside its sandbox; it
+# signals, ptraces and looks into no process outside it; the cgroup tree is
+# read-only to it; and it knows it is sandboxed (BGRUN_SANDBOX).
+
+# From inside a sandboxed job of alice's, with a login's environment (her
+# user manager, session bus and bgrun --user there): bgrun run (the system
+# instance), busctl --system, systemctl --user and bgrun --user start
+# nothing, and bgrun says why.
+test_a_sandboxed_job_starts_nothing_outside() {
+	ensure_user alice
+	local out
+	# shellcheck disable=SC2016
+	out=$(bgrun-sandbox-login alice -- bash -c '
+		before="$(bgrun list --json | jq length) $(bgrun --user list --json | jq length)"
+		# Without a sandbox, each of them works from a job: the test can tell.
+		bgrun run --wait -q -- "busctl --system --no-pager list >/dev/null && echo system-bus; systemctl --user --no-pager list-units >/dev/null && echo user-systemd"
+		bgrun run --wait -q -p PrivateTmp=yes -- "
+			echo BGRUN_SANDBOX=\$BGRUN_SANDBOX
+			bgrun run true 2>&1 | tail -1
+			bgrun --user run true >/dev/null 2>&1 && echo bgrun --user ran
+			busctl --system --no-pager list >/dev/null 2>&1 && echo busctl ran
+			systemctl --user --no-pager list-units >/dev/null 2>&1 && echo systemctl ran
+			echo done"
+		after="$(bgrun list --json | jq length) $(bgrun --user list --json | jq length)"
+		echo "jobs: $before -> $after"' 2>&1)
+	assert_contains "$out" $'system-bus\nuser-systemd' "from an unsandboxed job"
+	assert_contains "$out" "BGRUN_SANDBOX=custom"
+	assert_contains "$out" "This is a sandboxed job (BGRUN_SANDBOX=custom): its sandbox keeps bgrund out of its reach"
+	assert_not_contains "$out" "ran"
+	assert_contains "$out" "done"
+	# The sandboxed job itself is the one more in the system instance.
+	[[ $out =~ jobs:\ ([0-9]+)\ ([0-9]+)\ -\>\ ([0-9]+)\ ([0-9]+) ]] || fail "no counts: $out"
+	assert_eq $((BASH_REMATCH[1] + 2)) "${BASH_REMATCH[3]}" "alice's jobs in the system instance: the two above only"
+	assert_eq "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]}" "alice's jobs in her own instance"
+}
+
+# A process of alice's outside the sandbox: her sandboxed job can neither
+# signal it nor look into /proc/PID/ (its root, its environment), which an
+# unsandboxed job of hers can.
+test_a_sandboxed_job_cannot_signal_or_look_into_processes_outside() {
+	setup_users
+	setpriv --reuid=alice --regid=alice --init-groups -- sleep 300 &
+	local pid=$! probe out
+	on_exit "kill $pid 2>/dev/null"
+	probe="kill -0 $pid 2>/dev/null && echo signalled; ls /proc/$pid/root/ >/dev/null 2>&1 && echo root; cat /proc/$pid/environ >/dev/null 2>&1 && echo environ; echo done"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -- "$probe") || fail "unsandboxed: $out"
+	assert_eq $'signalled\nroot\nenviron\ndone' "$out" "an unsandboxed job of alice's"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p PrivateTmp=yes -- "$probe") || fail "sandboxed: $out"
+	assert_eq done "$out" "a sandboxed job of alice's"
+	pid_alive "$pid" || fail "the process outside is gone"
+}
+
+# The cgroup tree is read-only in a sandbox: even root's job, which owns it,
+# cannot move itself out of its cgroup.
+test_the_cgroup_tree_is_read_only_in_a_sandbox() {
+	local out
+	out=$(bgrun run --wait -q -C / -p PrivateNetwork=yes -- \
+		'before=$(cat /proc/self/cgroup); (echo $$ > /sys/fs/cgroup/cgroup.procs) 2>&1 | sed "s/.*: //"; [ "$(cat /proc/self/cgroup)" = "$before" ] && echo stayed') ||
+		fail "run: $out"
+	assert_eq $'Read-only file system\nstayed' "$out" "a sandboxed job's write to the root cgroup"
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox profiles: the options each sets, and a job's options named
+ * back as the profile they are. */
+#include <criterion/criterion.h>
+
+#include "launch-options.h"
+#include "macro.h"
+#include "sandbox-profile.h"
+#include "strv.h"
+
+static JobSpec s;
+
+static void teardown(void) {
+        launch_options_free_fields(&s);
+}
+
+TestSuite(sandbox_profile, .fini = teardown);
+
+Test(sandbox_profile, names_round_trip) {
+        for (int p = 0; p < _SANDBOX_PROFILE_MAX; p++)
+                cr_assert_eq(sandbox_profile_from_string(sandbox_profile_to_string(p)), p);
+        cr_assert_eq(sandbox_profile_from_string("Workspace"), -EINVAL);
+        cr_assert_eq(sandbox_profile_from_string(NULL), -EINVAL);
+}
+
+/* workspace: strict, home read-only, the cwd writable but its .git, a /tmp
+ * of its own, no network unless kept. */
+Test(sandbox_profile, workspace_sets_its_options) {
+        s.cwd = (char *) "/src/app";
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, s.cwd, false, &s), 0);
+        cr_assert_eq(s.protect_system, PROTECT_SYSTEM_STRICT);
+        cr_assert_eq(s.protect_home, PROTECT_HOME_READ_ONLY);
+        cr_assert(s.private_tmp && s.private_network);
+        cr_assert_eq(strv_length(s.read_write_paths), 1);
+        cr_assert_str_eq(s.read_write_paths[0], "/src/app");
+        cr_assert_str_eq(s.read_only_paths[0], "-/src/app/.git");
+        cr_assert_null(s.inaccessible_paths);
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+
+        /* With the network kept it is still the profile. */
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, "/", true, &s), 0);
+        cr_assert(!s.private_network);
+        cr_assert_str_eq(s.read_only_paths[0], "-/.git");
+        s.cwd = (char *) "/";
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        /* In another directory it is not. */
+        s.cwd = (char *) "/elsewhere";
+        cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+}
+
+Test(sandbox_profile, read_only_off_and_custom) {
+        s.cwd = (char *) "/w";
+        cr_assert_str_eq(sandbox_profile_name(&s), "off");
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_READ_ONLY, s.cwd, false, &s), 0);
+        cr_assert_null(s.read_write_paths);
+        cr_assert_str_eq(sandbox_profile_name(&s), "read-only");
+        s.protect_home = PROTECT_HOME_YES;
+        cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_OFF, s.cwd, false, &s), 0);
+        cr_assert_eq(s.protect_system, PROTECT_SYSTEM_NO);
+        cr_assert(s.private_network, "off without a network is PrivateNetwork alone");
+        cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+}
