@@ -46,9 +46,10 @@ typedef uint64_t OptionFlag;
 #define OPTION_KEEP_JOBS    (UINT64_C(1) << 26)  /* mcp */
 #define OPTION_OUTPUT_LIMIT (UINT64_C(1) << 27)  /* mcp */
 #define OPTION_REQUEST_ID   (UINT64_C(1) << 28)  /* run --request-id ID */
-#define OPTION_SANDBOX      (UINT64_C(1) << 29)  /* run --sandbox PROFILE */
-#define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run --network */
+#define OPTION_SANDBOX      (UINT64_C(1) << 29)  /* run, mcp --sandbox PROFILE */
+#define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run, mcp --network */
 #define OPTION_NO_NETWORK   (UINT64_C(1) << 31)  /* run --no-network */
+#define OPTION_WORKSPACE    (UINT64_C(1) << 32)  /* mcp --workspace DIR */
 
 /* The verbs, as the option table names those that take an option; an
  * alias is its verb. */
@@ -128,9 +129,10 @@ struct Args {
         bool keep_jobs;          /* mcp --keep-jobs */
         size_t output_limit;     /* mcp --output-limit; 0: the default */
         const char *request_id;  /* run --request-id: a pointer into argv */
-        int sandbox;             /* run --sandbox: a SandboxProfile; -1: not given */
-        bool network;            /* run --network: a profile keeps the network */
+        int sandbox;             /* run, mcp --sandbox: a SandboxProfile; -1: not given */
+        bool network;            /* run, mcp --network: a profile keeps the network */
         bool no_network;         /* run --no-network */
+        const char *workspace;   /* mcp --workspace DIR: a pointer into argv */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

@@ -161,6 +161,13 @@ static int parse_sandbox(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_workspace(Args *args, const char *value, bool short_form) {
+        if (!value[0])
+                return log_usage_error("--workspace needs a directory.");
+        args->workspace = value;
+        return 1;
+}
+
 static int parse_env_allow(Args *args, const char *value, bool short_form) {
         if (!value[0] || strchr(value, '='))
                 return log_usage_error("--env-allow takes a variable's NAME, not '%s'.", value);
@@ -223,9 +230,10 @@ const Option options[] = {
         SWITCH("keep-jobs", 0, OPTION_KEEP_JOBS, VERB_MCP, keep_jobs),
         VALUE("output-limit", 0, OPTION_OUTPUT_LIMIT, VERB_MCP, parse_output_limit),
         VALUE("request-id", 0, OPTION_REQUEST_ID, VERB_RUN, parse_request_id),
-        VALUE("sandbox", 0, OPTION_SANDBOX, VERB_RUN, parse_sandbox),
-        SWITCH("network", 0, OPTION_NETWORK, VERB_RUN, network),
+        VALUE("sandbox", 0, OPTION_SANDBOX, VERB_RUN | VERB_MCP, parse_sandbox),
+        SWITCH("network", 0, OPTION_NETWORK, VERB_RUN | VERB_MCP, network),
         SWITCH("no-network", 0, OPTION_NO_NETWORK, VERB_RUN, no_network),
+        VALUE("workspace", 0, OPTION_WORKSPACE, VERB_MCP, parse_workspace),
 };
 
 const size_t n_options = ELEMENTSOF(options);

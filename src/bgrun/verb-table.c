@@ -217,12 +217,19 @@ static const char mcp_details[] =
         "  -s --session=SESSION      The jobs' session (default: mcp- and a random suffix)\n"
         "     --keep-jobs            Leave the jobs running when the agent goes away\n"
         "     --output-limit=BYTES   Output per result (default 16K; K, M: powers of 1024)\n"
+        "     --sandbox=PROFILE      Run every command in this sandbox at least (workspace,\n"
+        "                            read-only; see run): a call may ask for more, never\n"
+        "                            less, and the tools act only on this server's jobs\n"
+        "     --network              Let the sandboxed runs keep the network\n"
+        "     --workspace=DIR        The directory workspace runs may write (default: the\n"
+        "                            current one), whatever cwd a call gives\n"
         "\n"
         "A call to bgrund past the deadline (--call-timeout) is the tool's error.\n"
         "\n"
         "Examples:\n"
         "  claude mcp add bgrun -- bgrun mcp\n"
-        "  bgrun --user mcp --keep-jobs\n";
+        "  bgrun --user mcp --keep-jobs\n"
+        "  claude mcp add bgrun -- bgrun mcp --sandbox workspace --workspace ~/src/app\n";
 
 static const char help_details[] =
         "Show the list of verbs, or one verb's options and examples.\n"
@@ -260,7 +267,7 @@ static const Verb verbs[] = {
           "Remove ended jobs' records and output", forget_details },
         { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
           "Re-check all jobs, as bgrund does at start (admin)", reap_details },
-        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_mcp, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES]",
+        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_mcp, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network] [--workspace DIR]]",
           "Serve the API as MCP tools to an AI agent (stdio)", mcp_details },
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };

@@ -77,9 +77,12 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
 const char *sandbox_profile_name(const JobSpec *s) {
         if (!sandbox_requested(s))
                 return profile_table[SANDBOX_PROFILE_OFF];
-        for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX && s->cwd; p++) {
+        /* A workspace is the one writable path's, wherever the job runs
+         * (bgrun mcp fixes it apart from a call's cwd). */
+        const char *workspace = strv_length(s->read_write_paths) == 1 ? s->read_write_paths[0] : "/";
+        for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX; p++) {
                 JobSpec t = {};
-                int r = sandbox_profile_spec(p, s->cwd, !s->private_network, &t);
+                int r = sandbox_profile_spec(p, workspace, !s->private_network, &t);
                 bool same = r >= 0 && launch_options_same_sandbox(s, &t);
                 launch_options_free_fields(&t);
                 if (same)

@@ -31,6 +31,6 @@ int sandbox_profile_from_string(const char *s); /* a SandboxProfile, or -EINVAL 
  * were; the sandbox's freed first). -ENOMEM. */
 int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpec *s);
 
-/* The name of the profile s's sandbox options are, for its cwd, with or
- * without a network: "off" for none, "custom" for any other set. */
+/* The name of the profile s's sandbox options are, with or without a
+ * network, for any workspace: "off" for none, "custom" for any other set. */
 const char *sandbox_profile_name(const JobSpec *s);

@@ -356,3 +356,24 @@ PY
 		assert_le "$(jq -r .rss_peak_kb <<<"$out")" $((112 * 1024)) "the server's largest VmRSS (kB)"
 	fi
 }
+
+# bgrun mcp --sandbox workspace: the floor of every run, driven by the SDK:
+# a call with cwd / writes only the workspace; read-only is more and runs;
+# off and the network are less and are isErrors; another job is not its.
+test_mcp_sandbox_is_the_floor_of_every_run() {
+	# Not under /tmp, which the workspace profile's jobs have their own of.
+	local ws=/root/mcp-ws-$$ other out
+	mkdir -p "$ws"
+	on_exit "rm -rf $ws"
+	other=$(bgrun run -q -- 'sleep 300') || fail "run"
+	on_exit "bgrun kill $other >/dev/null 2>&1"
+	# From the workspace: a cwd under /tmp is not there for a job with a /tmp of its own.
+	out=$(cd "$ws" && BGRUN_TEST_WORKSPACE=$ws BGRUN_TEST_OTHER_JOB=$other mcp_client sandbox \
+		bgrun mcp --sandbox workspace --workspace "$ws" 2>&1) || fail "scenario sandbox failed:
+$out"
+	[[ ! -e /bgrun-mcp-from-root && ! -e $ws/off && ! -e $ws/ro && -e $ws/written ]] || fail "wrote where it should not: $(ls "$ws")"
+	assert_eq running "$(job_status "$other")" "another server's job, after its kill was refused"
+	bgrun run -q -- true >/dev/null
+	out=$(bgrun mcp --workspace /tmp </dev/null 2>&1) && fail "--workspace without --sandbox was taken"
+	assert_contains "$out" "--workspace goes with --sandbox"
+}

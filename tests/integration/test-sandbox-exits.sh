@@ -61,3 +61,19 @@ test_the_cgroup_tree_is_read_only_in_a_sandbox() {
 		fail "run: $out"
 	assert_eq $'Read-only file system\nstayed' "$out" "a sandboxed job's write to the root cgroup"
 }
+
+# The red team's tricks from inside a strict sandbox, as alice: a user
+# namespace of her own (unshare -Urm) gives her a mount namespace, but the
+# sandbox's mounts came locked from a more privileged one: she can neither
+# unmount nor remount them writable; setuid programs gain nothing
+# (no_new_privs); PID 1's root is out of reach.
+test_the_sandbox_survives_its_own_user_namespace_and_setuid() {
+	setup_users
+	local out
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -p InaccessiblePaths=/etc/shadow -- '
+		unshare -Urm sh -c "umount -l /usr 2>/dev/null && echo umounted; mount -o remount,bind,rw /usr 2>/dev/null && echo remounted; umount /etc/shadow 2>/dev/null && echo unhidden; touch /usr/x 2>/dev/null && echo written" 2>&1
+		grep -q "^NoNewPrivs:.1" /proc/self/status && echo no-new-privs
+		ls /proc/1/root/ >/dev/null 2>&1 && echo pid1-root
+		echo done') || fail "run: $out"
+	assert_eq $'no-new-privs\ndone' "$out" "alice's tricks in her sandbox"
+}

@@ -46,6 +46,35 @@ async function callError(name, a) {
 }
 
 const scenarios = {
+  // bgrun mcp --sandbox workspace --workspace WS (WS in BGRUN_TEST_WORKSPACE,
+  // OTHER a job of another server in BGRUN_TEST_OTHER_JOB): every run
+  // confined at least so, the workspace whatever cwd says, nothing looser,
+  // and the tools on this server's jobs only.
+  async sandbox() {
+    const ws = process.env.BGRUN_TEST_WORKSPACE, other = process.env.BGRUN_TEST_OTHER_JOB;
+    let r = await call("run", { command: "touch bgrun-mcp-from-root 2>&1 | sed 's/.*: //'; touch " + ws +
+      "/written && echo ws-written; echo $BGRUN_SANDBOX", cwd: "/" });
+    check(!r.isError && r.structuredContent.output === "Read-only file system\nws-written\nworkspace\n" &&
+      r.structuredContent.sandbox === "workspace", "run with cwd /: only the server's workspace is written", r);
+    r = await call("run", { command: "touch " + ws + "/ro 2>&1 | sed 's/.*: //'", sandbox: "read-only" });
+    check(!r.isError && r.structuredContent.output === "Read-only file system\n" &&
+      r.structuredContent.sandbox === "read-only", "run may ask for more: read-only", r);
+    r = await call("run", { command: "touch " + ws + "/off", sandbox: "off" });
+    check(r.isError && r.content[0].text.includes("sandbox 'workspace'") && r.content[0].text.includes("never less"),
+      "run asking for off is an isError naming the server's sandbox", r);
+    r = await call("run", { command: "true", network: true });
+    check(r.isError && r.content[0].text.includes("may not ask for the network"), "run asking for the network: isError", r);
+    r = await call("status", { id: other });
+    check(r.isError && r.content[0].text.includes("was not launched by this server"), "status of another's job: isError", r);
+    r = await call("kill", { id: other });
+    check(r.isError, "kill of another's job: isError", r);
+    r = await call("list", { session: "*" });
+    check(r.isError, "list of all sessions: isError", r);
+    const { tools } = await client.listTools();
+    const run = tools.find((t) => t.name === "run");
+    check(run.inputSchema.properties.sandbox?.enum?.includes("read-only") && run.outputSchema.properties.sandbox,
+      "run's schemas have sandbox", run);
+  },
   // Every tool once, and what a model reads of each.
   async tools() {
     check(client.getServerVersion()?.name === "bgrun", "serverInfo.name is bgrun", client.getServerVersion());

@@ -41,10 +41,12 @@ Test(sandbox_profile, workspace_sets_its_options) {
         cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, "/", true, &s), 0);
         cr_assert(!s.private_network);
         cr_assert_str_eq(s.read_only_paths[0], "-/.git");
-        s.cwd = (char *) "/";
-        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
-        /* In another directory it is not. */
+        /* Wherever the job runs: bgrun mcp fixes the workspace apart from cwd. */
         s.cwd = (char *) "/elsewhere";
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        /* A .git not its workspace's is not the profile. */
+        free(s.read_only_paths[0]);
+        s.read_only_paths[0] = strdup("-/other/.git");
         cr_assert_str_eq(sandbox_profile_name(&s), "custom");
 }
 

@@ -12,6 +12,7 @@
 #include "launch-options.h"
 #include "macro.h"
 #include "mcp-args.h"
+#include "sandbox-profile.h"
 
 typedef enum ArgType {
         TYPE_STRING,
@@ -44,6 +45,8 @@ static const struct {
         [MCP_ARG_GRACE_SEC] = { "grace_sec", TYPE_SECONDS },
         [MCP_ARG_SIGNAL] = { "signal", TYPE_SIGNAL },
         [MCP_ARG_REQUEST_ID] = { "request_id", TYPE_STRING },
+        [MCP_ARG_SANDBOX] = { "sandbox", TYPE_STRING },
+        [MCP_ARG_NETWORK] = { "network", TYPE_BOOL },
 };
 
 const char *mcp_arg_name(McpArg a) {
@@ -165,9 +168,12 @@ static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
                   : arg == MCP_ARG_CWD     ? &a->cwd
                   : arg == MCP_ARG_SESSION ? &a->session
                   : arg == MCP_ARG_REQUEST_ID ? &a->request_id
+                  : arg == MCP_ARG_SANDBOX ? &a->sandbox_name
                                            : &a->text) = s;
                 if (arg == MCP_ARG_REQUEST_ID && !launch_request_id_is_valid(s))
                         return fail(ret_error, "Argument '%s' must be 1 to 128 letters, digits and ._:@-.", name);
+                if (arg == MCP_ARG_SANDBOX && (a->sandbox = sandbox_profile_from_string(s)) < 0)
+                        return fail(ret_error, "Argument '%s' must be \"off\", \"workspace\" or \"read-only\".", name);
                 return 0;
         case TYPE_STRV:
                 return read_strv(v, name, a, ret_error);
@@ -176,7 +182,8 @@ static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
         case TYPE_BOOL:
                 if (!json_object_is_type(v, json_type_boolean))
                         return fail(ret_error, "Argument '%s' must be true or false.", name);
-                *(arg == MCP_ARG_STDIN ? &a->stdin_pipe : arg == MCP_ARG_TTY ? &a->tty : &a->eof) =
+                *(arg == MCP_ARG_STDIN ? &a->stdin_pipe : arg == MCP_ARG_TTY ? &a->tty
+                  : arg == MCP_ARG_NETWORK ? &a->network : &a->eof) =
                         json_object_get_boolean(v);
                 return 0;
         case TYPE_SECONDS:

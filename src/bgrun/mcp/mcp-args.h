@@ -28,6 +28,8 @@ typedef enum McpArg {
         MCP_ARG_GRACE_SEC,
         MCP_ARG_SIGNAL,
         MCP_ARG_REQUEST_ID,
+        MCP_ARG_SANDBOX,
+        MCP_ARG_NETWORK,
         _MCP_ARG_MAX,
 } McpArg;
 
@@ -39,9 +41,11 @@ typedef enum McpArg {
 typedef struct McpArgs {
         unsigned seen;            /* MCP_ARG_BIT()s of the arguments given */
         const char *id, *command, *cwd, *session, *text, *request_id;
+        const char *sandbox_name;
+        int sandbox;              /* sandbox_name as a SandboxProfile, with MCP_ARG_SANDBOX */
         const char **argv;        /* NULL-terminated, strings borrowed; the array is ours */
         json_object *env;         /* borrowed; an object whose values are all strings */
-        bool stdin_pipe, tty, eof;
+        bool stdin_pipe, tty, eof, network;
         uint64_t timeout_usec, wait_usec, grace_usec;
         uint64_t offset, max_bytes;
         int signal;

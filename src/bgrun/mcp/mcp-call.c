@@ -20,6 +20,7 @@
 #include "manager-call.h"
 #include "log.h"
 #include "mcp-call.h"
+#include "mcp-sandbox.h"
 #include "record.h"
 #include "time-util.h"
 
@@ -95,6 +96,13 @@ static int tool_start(McpCall *c) {
                 [MCP_TOOL_STATUS] = mcp_tool_status, [MCP_TOOL_LIST] = mcp_tool_list,
                 [MCP_TOOL_FORGET] = mcp_tool_forget,
         };
+        _cleanup_free_ char *refused = NULL;
+        int r = mcp_sandbox_check_call(&c->server->options, c->server->session, c->tool, &c->args,
+                                       c->args.id && mcp_job_sandbox(c->server, c->args.id), &refused);
+        if (r == -ENOMEM)
+                return mcp_call_fail(c, "Out of memory.");
+        if (r < 0)
+                return mcp_call_fail(c, "%s", refused);
         return starts[c->tool](c);
 }
 

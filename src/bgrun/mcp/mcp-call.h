@@ -59,6 +59,7 @@ struct McpCall {
 
         /* What the tool gathered. */
         char run_request_id[LAUNCH_REQUEST_ID_MAX + 1]; /* run: the RequestId it launched with */
+        const char *run_sandbox;  /* run: the sandbox profile it launched with (static) */
         char *job_id;
         json_object *record;           /* the latest record of the job */
         json_object *answer;           /* a Stop's answer, while its record is awaited */

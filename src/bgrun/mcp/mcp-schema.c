@@ -22,7 +22,8 @@
         "\"signal\":{\"type\":\"integer\"},\"timed_out\":{\"type\":\"boolean\"},"                          \
         "\"output_truncated\":{\"type\":\"boolean\",\"description\":\"Bytes were left out of output (see its marker line)\"}," \
         "\"contained\":{\"type\":\"boolean\"},\"mechanism\":{\"type\":\"string\"},"                       \
-        "\"request_id\":{\"type\":\"string\",\"description\":\"What this run was launched with: a run with it answers this job\"}}," \
+        "\"request_id\":{\"type\":\"string\",\"description\":\"What this run was launched with: a run with it answers this job\"}," \
+        "\"sandbox\":{\"type\":\"string\",\"description\":\"The sandbox profile the job runs in: off, workspace, read-only or custom\"}}," \
         "\"required\":[\"id\",\"status\",\"exit_code\",\"signal\",\"timed_out\",\"output\",\"output_truncated\"," \
         "\"next_offset\",\"contained\",\"mechanism\"]}"
 
@@ -63,11 +64,16 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "\"description\":\"Seconds to wait for the end before answering with the output so far; 0: answer at once\"},"
                         "\"request_id\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:@-]{1,128}$\","
                         "\"description\":\"Launch at most once: a run with the request_id of an earlier run answers "
-                        "that run's job and starts nothing (default: a new id, in the result)\"}"
+                        "that run's job and starts nothing (default: a new id, in the result)\"},"
+                        "\"sandbox\":{\"type\":\"string\",\"enum\":[\"off\",\"workspace\",\"read-only\"],"
+                        "\"description\":\"Confine the job: workspace (only the workspace writable, its .git not; no network), "
+                        "read-only (nothing writable). Never looser than the server's own sandbox\"},"
+                        "\"network\":{\"type\":\"boolean\",\"description\":\"With a sandbox: keep the network "
+                        "(only where the server allows it); false takes it away\"}"
                         "},\"additionalProperties\":false}",
                 .output_schema = RUN_RESULT,
                 .allowed = B(COMMAND) | B(ARGV) | B(CWD) | B(ENV) | B(SESSION) | B(TIMEOUT_SEC) | B(STDIN) | B(TTY) |
-                        B(WAIT_SEC) | B(REQUEST_ID),
+                        B(WAIT_SEC) | B(REQUEST_ID) | B(SANDBOX) | B(NETWORK),
         },
         [MCP_TOOL_OUTPUT] = {
                 .name = "output",

@@ -264,8 +264,14 @@ void mcp_cursor_set(McpServer *s, const char *id, uint64_t offset) {
         (void) json_object_object_add(s->cursors, id, json_object_new_int64((int64_t) offset));
 }
 
-void mcp_job_add(McpServer *s, const char *id) {
+void mcp_job_add(McpServer *s, const char *id, const char *sandbox) {
         (void) json_object_object_add(s->jobs, id, NULL);
+        (void) json_object_object_add(s->launched, id, json_object_new_string(sandbox));
+}
+
+const char *mcp_job_sandbox(McpServer *s, const char *id) {
+        json_object *v;
+        return json_object_object_get_ex(s->launched, id, &v) ? json_object_get_string(v) : NULL;
 }
 
 void mcp_job_ended(McpServer *s, const char *id) {
@@ -332,6 +338,7 @@ static void server_done(McpServer *s) {
         line_reader_done(&s->reader);
         json_object_put(s->cursors);
         json_object_put(s->jobs);
+        json_object_put(s->launched);
         free(s->protocol_version);
         free(s->session);
         if (s->bus)
@@ -358,7 +365,8 @@ int mcp_serve(sd_bus *bus, const McpOptions *o) {
                 s.session = NULL;
         s.cursors = json_object_new_object();
         s.jobs = json_object_new_object();
-        if (!s.session || !s.cursors || !s.jobs)
+        s.launched = json_object_new_object();
+        if (!s.session || !s.cursors || !s.jobs || !s.launched)
                 return log_oom();
         line_reader_init(&s.reader, 0);
 

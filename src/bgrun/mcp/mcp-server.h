@@ -22,6 +22,9 @@ typedef struct McpOptions {
         bool keep_jobs;               /* launch unbound, leave them running at the end */
         size_t output_limit;          /* bytes of output per result */
         bool remote;                  /* -H: nothing of the local environment goes to jobs */
+        int sandbox;                  /* --sandbox: the floor of every run (a SandboxProfile) */
+        bool network;                 /* --network: a floor's runs may keep the network */
+        const char *workspace;        /* with a floor: the one writable directory, absolute, fixed at start */
 } McpOptions;
 
 typedef struct OutBuffer OutBuffer;
@@ -86,6 +89,7 @@ typedef struct McpServer {
         McpCall *waiters;             /* the waits that follow it */
         json_object *cursors;         /* job id → where this server's last read stopped */
         json_object *jobs;            /* job id → null: jobs launched here and not seen ended */
+        json_object *launched;        /* job id → the sandbox profile it was launched with: every job of here */
 
         bool ending;
         unsigned stops_pending;
@@ -114,8 +118,11 @@ void mcp_end(McpServer *s, int status);
 /* Where this server's reading of job id stopped (0 if never), and keeping it. */
 uint64_t mcp_cursor_get(McpServer *s, const char *id);
 void mcp_cursor_set(McpServer *s, const char *id, uint64_t offset);
-/* A job of this server, running or not as far as it knows. */
-void mcp_job_add(McpServer *s, const char *id);
+/* A job of this server, running or not as far as it knows, launched with
+ * the sandbox profile named sandbox. */
+void mcp_job_add(McpServer *s, const char *id, const char *sandbox);
+/* The profile job id was launched with here, or NULL: not a job of this server's. */
+const char *mcp_job_sandbox(McpServer *s, const char *id);
 void mcp_job_ended(McpServer *s, const char *id);
 
 /* Runs the server until its input ends or a signal; returns the exit status. */

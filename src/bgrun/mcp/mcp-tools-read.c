@@ -13,6 +13,7 @@
 #include "json-util.h"
 #include "log.h"
 #include "mcp-call.h"
+#include "mcp-sandbox.h"
 #include "mcp-output.h"
 #include "record.h"
 #include "run-env.h"
@@ -228,6 +229,13 @@ static int answer_with_output(McpCall *c, json_object *st, bool with_outcome) {
                 const char *request_id = dict_get_string(c->record, &record_keys[RECORD_KEY_REQUEST_ID]);
                 if (r >= 0 && request_id && request_id[0])
                         r = json_add_str(structured, "request_id", request_id);
+                /* As launched here; a job of elsewhere by its record. */
+                json_object *box = dict_get(c->record, &record_keys[RECORD_KEY_SANDBOX]);
+                const char *profile = mcp_job_sandbox(c->server, c->job_id)
+                        ?: (box && json_object_is_type(box, json_type_object) && json_object_object_length(box) > 0
+                            ? "custom" : "off");
+                if (r >= 0)
+                        r = json_add_str(structured, "sandbox", profile);
         }
         if (r < 0)
                 return mcp_call_fail(c, "Out of memory.");
@@ -252,7 +260,7 @@ static int on_launched(McpCall *c, sd_bus_message *reply) {
         c->job_id = strdup(id);
         if (!c->job_id)
                 return mcp_call_fail(c, "Out of memory.");
-        mcp_job_add(c->server, id);
+        mcp_job_add(c->server, id, c->run_sandbox ?: "off");
         c->offset = 0;
         c->deadline = now_monotonic_usec() +
                 (mcp_args_has(&c->args, MCP_ARG_WAIT_SEC) ? c->args.wait_usec : RUN_WAIT_DEFAULT_USEC);
@@ -315,10 +323,15 @@ static int launch_environment(McpCall *c, char ***ret_storage, const char ***ret
 }
 
 
-static int append_options(McpCall *c, sd_bus_message *m, const char *const *env) {
+static int append_options(McpCall *c, sd_bus_message *m, const char *const *env, const JobSpec *sandbox) {
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{sv}");
+        for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++)
+                if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, sandbox)) {
+                        LaunchValue v = launch_option_get(i, sandbox);
+                        r = bus_append_launch_entry(m, launch_options[i].name, &v);
+                }
         if (r >= 0 && mcp_args_has(&c->args, MCP_ARG_TIMEOUT_SEC) && c->args.timeout_usec > 0)
                 r = sd_bus_message_append(m, "{sv}", "MaxRuntimeUSec", "t", c->args.timeout_usec);
         /* The call deadline: past it this run answered already, the job
@@ -371,6 +384,8 @@ int mcp_tool_run(McpCall *c) {
         _cleanup_free_ char *command = NULL, *cwd = NULL;
         _cleanup_(strv_freep_local) char **storage = NULL;
         _cleanup_free_ const char **env = NULL;
+        _cleanup_(launch_options_free_fields) JobSpec sandbox = {};
+        _cleanup_free_ char *refused = NULL;
         int r;
 
         /* argv goes as Argv: the words exactly, no shell. */
@@ -386,13 +401,18 @@ int mcp_tool_run(McpCall *c) {
         r = launch_environment(c, &storage, &env);
         if (r < 0)
                 return mcp_call_fail(c, "Out of memory.");
+        r = mcp_sandbox_for_run(&c->server->options, &c->args, cwd, &sandbox, &c->run_sandbox, &refused);
+        if (r == -ENOMEM)
+                return mcp_call_fail(c, "Out of memory.");
+        if (r < 0)
+                return mcp_call_fail(c, "%s", refused);
 
         r = mcp_new_call(c, "Launch", &m);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(m, "sss", command, c->args.session ?: c->server->session, cwd);
         if (r >= 0)
-                r = append_options(c, m, env);
+                r = append_options(c, m, env, &sandbox);
         if (r < 0)
                 return mcp_call_fail(c, "Failed to build the Launch call: %s", strerror(-r));
         return mcp_call_bus(c, TAKE_PTR(m), 0, on_launched);

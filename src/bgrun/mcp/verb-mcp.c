@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bgrun mcp: options to the server. */
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "mcp-server.h"
+#include "sandbox-profile.h"
 #include "verb-mcp.h"
 
 void verb_mcp_prepare(const Args *args) {
@@ -33,7 +36,18 @@ int verb_mcp(sd_bus *bus, const Args *args) {
                 .keep_jobs = args->keep_jobs,
                 .output_limit = args->output_limit,
                 .remote = bus_target_is_remote(&args->target),
+                .sandbox = args->sandbox < 0 ? SANDBOX_PROFILE_OFF : args->sandbox,
+                .network = args->network,
         };
-
+        /* The workspace is fixed now, as the kernel names it: a call's cwd
+         * never moves it. */
+        char workspace[PATH_MAX];
+        if (args->workspace && o.sandbox == SANDBOX_PROFILE_OFF)
+                return log_usage_error("--workspace goes with --sandbox (the directory a sandboxed run may write).");
+        if (o.sandbox != SANDBOX_PROFILE_OFF) {
+                if (!realpath(args->workspace ?: ".", workspace))
+                        return log_error_errno(errno, "Cannot find the workspace %s: %m", args->workspace ?: ".");
+                o.workspace = workspace;
+        }
         return mcp_serve(bus, &o);
 }

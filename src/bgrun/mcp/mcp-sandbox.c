@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "macro.h"
+#include "mcp-sandbox.h"
+#include "sandbox-profile.h"
+
+_printf_(2, 3) static int refuse(char **ret_error, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(ret_error, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return -EPERM;
+}
+
+/* The server's floor, in words for the model. */
+static const char *floor_words(const McpOptions *o) {
+        return o->network ? " (with the network)" : " (without a network)";
+}
+
+int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, JobSpec *spec, const char **ret_profile,
+                        char **ret_error) {
+        SandboxProfile floor = (SandboxProfile) o->sandbox;
+        SandboxProfile p = mcp_args_has(a, MCP_ARG_SANDBOX) ? (SandboxProfile) a->sandbox : floor;
+        if (p < floor)
+                return refuse(ret_error,
+                              "This server runs every command in the sandbox '%s'%s: a run may ask for more confinement "
+                              "(\"read-only\" is more than \"workspace\"), never less; '%s' is less.",
+                              sandbox_profile_to_string(floor), floor_words(o), sandbox_profile_to_string(p));
+        /* The network: a floor's own, unless the call takes it away; without
+         * a floor, a profile has none unless the call keeps it. */
+        bool allowed = floor == SANDBOX_PROFILE_OFF || o->network;
+        bool network = mcp_args_has(a, MCP_ARG_NETWORK) ? a->network
+                       : floor != SANDBOX_PROFILE_OFF   ? o->network
+                                                        : p == SANDBOX_PROFILE_OFF;
+        if (network && !allowed)
+                return refuse(ret_error,
+                              "This server runs every command in the sandbox '%s' without a network: a run may not ask "
+                              "for the network.", sandbox_profile_to_string(floor));
+        if (p == SANDBOX_PROFILE_OFF && network) {
+                *ret_profile = sandbox_profile_to_string(SANDBOX_PROFILE_OFF);
+                return 0;
+        }
+        /* The workspace: the server's with a floor, whatever cwd says. */
+        const char *workspace = floor != SANDBOX_PROFILE_OFF ? o->workspace : cwd;
+        if (sandbox_profile_spec(p, workspace, network, spec) < 0)
+                return -ENOMEM;
+        *ret_profile = p == SANDBOX_PROFILE_OFF ? "custom" : sandbox_profile_to_string(p);
+        return 0;
+}
+
+int mcp_sandbox_check_call(const McpOptions *o, const char *session, McpTool tool, const McpArgs *a, bool own_job,
+                           char **ret_error) {
+        if (o->sandbox == SANDBOX_PROFILE_OFF)
+                return 0;
+        if (tool == MCP_TOOL_LIST && a->session && !streq(a->session, session))
+                return refuse(ret_error, "This server runs its commands in a sandbox and lists only its own jobs: "
+                                         "leave session out.");
+        if (a->id && !own_job)
+                return refuse(ret_error, "Job '%.64s' was not launched by this server, which runs its commands in a "
+                                         "sandbox and acts only on its own jobs.", a->id);
+        return 0;
+}
