@@ -3,7 +3,7 @@
 #include <linux/magic.h>
 #include <poll.h>
 #include <stdio.h>
-#include <sys/inotify.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -12,6 +12,9 @@
 #include "fileio.h"
 #include "macro.h"
 #include "time-util.h"
+
+_Static_assert(CGROUP_EVENTS_WATCH_EVENTS == POLLPRI && CGROUP_EVENTS_WATCH_EVENTS == EPOLLPRI,
+               "one value for poll() and epoll");
 
 int cgroup2_root(const char **ret) {
         static const char *cached = NULL;
@@ -126,6 +129,19 @@ int cgroup_kill(int cgroup_fd) {
         return r;
 }
 
+/* "populated 1" or "populated 0" in cgroup.events' text. */
+static int parse_populated(int fd) {
+        char buf[256];
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        const char *p = strstr(buf, "populated ");
+        if (!p)
+                return -EBADMSG;
+        return p[strlen("populated ")] == '1';
+}
+
 int cgroup_is_populated(int cgroup_fd) {
         /* read_file_at wants regular files; cgroupfs files are, with size 0,
          * so read directly. */
@@ -137,46 +153,47 @@ int cgroup_is_populated(int cgroup_fd) {
                 return 0;
         if (fd < 0)
                 return negative_errno();
-        char buf[256];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = '\0';
-        const char *p = strstr(buf, "populated ");
-        if (!p)
-                return -EBADMSG;
-        return p[strlen("populated ")] == '1';
+        return parse_populated(fd);
 }
 
-int cgroup_events_watch(int cgroup_fd, int *ret_inotify_fd) {
-        _cleanup_close_ int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (ifd < 0)
+int cgroup_events_watch(int cgroup_fd, int *ret_watch_fd) {
+        _cleanup_close_ int fd = openat(cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
                 return negative_errno();
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d/cgroup.events", cgroup_fd);
-        if (inotify_add_watch(ifd, path, IN_MODIFY) < 0)
-                return negative_errno();
-        *ret_inotify_fd = TAKE_FD(ifd);
+        /* Armed by the open; read once all the same, as every re-arm is. */
+        int r = parse_populated(fd);
+        if (r < 0)
+                return r;
+        *ret_watch_fd = TAKE_FD(fd);
         return 0;
 }
 
+int cgroup_events_watch_populated(int watch_fd) {
+        int r = parse_populated(watch_fd);
+        /* The cgroup was removed under the open file: it was empty then. */
+        return r == -ENODEV || r == -ENOENT ? 0 : r;
+}
+
 int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
-        _cleanup_close_ int ifd = -EBADF;
-        int r = cgroup_events_watch(cgroup_fd, &ifd);
+        int r = cgroup_is_populated(cgroup_fd);
+        if (r <= 0)
+                return r;
+        _cleanup_close_ int wfd = -EBADF;
+        r = cgroup_events_watch(cgroup_fd, &wfd);
         if (r == -ENOENT && cgroup_is_populated(cgroup_fd) == 0)
                 return 0; /* removed already, so empty */
         if (r < 0)
                 return r;
 
         /* The kernel rate-limits cgroup.events notifications (one per ~10 ms,
-         * the rest deferred by a timer), so besides the inotify watch the
-         * file is re-read after short, growing pauses: a few wakeups, not a
-         * busy loop, and no waiting on a deferred notification. */
+         * the rest deferred by a timer), so besides the watch the file is
+         * re-read after short, growing pauses: a few wakeups, not a busy
+         * loop, and no waiting on a deferred notification. */
         uint64_t step_ms = 1;
         uint64_t start = now_monotonic_usec();
         for (;;) {
-                /* Check after the watch exists, so no change can slip between. */
-                r = cgroup_is_populated(cgroup_fd);
+                /* Read after the watch exists, so no change can slip between. */
+                r = cgroup_events_watch_populated(wfd);
                 if (r <= 0)
                         return r;
 
@@ -188,13 +205,9 @@ int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec) {
                 if (step_ms < 64)
                         step_ms *= 2;
 
-                struct pollfd p = { .fd = ifd, .events = POLLIN };
-                r = poll(&p, 1, (int) wait_ms);
-                if (r < 0 && errno != EINTR)
+                struct pollfd p = { .fd = wfd, .events = CGROUP_EVENTS_WATCH_EVENTS };
+                if (poll(&p, 1, (int) wait_ms) < 0 && errno != EINTR)
                         return negative_errno();
-                char buf[4096];
-                while (read(ifd, buf, sizeof buf) > 0)
-                        ;
         }
 }
 

@@ -44,10 +44,21 @@ int cgroup_kill(int cgroup_fd);
  * removed: a cgroup can only be removed once empty. */
 int cgroup_is_populated(int cgroup_fd);
 
-/* An inotify fd that becomes readable whenever cgroup.events changes, for an
- * event loop that waits for "populated 0" without polling. */
-int cgroup_events_watch(int cgroup_fd, int *ret_inotify_fd);
+/* A watch of cgroup.events for an event loop that waits for "populated 0"
+ * without polling: the file itself, open, which poll() and epoll report
+ * with CGROUP_EVENTS_WATCH_EVENTS whenever it changed since it was last
+ * read (kernfs's own notification; the kernel rate-limits it to about one
+ * per 10 ms). Not inotify: closing an inotify instance that had a watch
+ * waits for an SRCU grace period (measured: 15 ms), which a job's end
+ * and bgrund's loop would pay. */
+int cgroup_events_watch(int cgroup_fd, int *ret_watch_fd);
+#define CGROUP_EVENTS_WATCH_EVENTS 0x002 /* POLLPRI, EPOLLPRI; POLLERR comes with it */
 
-/* Block until the cgroup is empty or timeout_usec passed (-ETIMEDOUT). Uses
- * the inotify watch and poll(), never a busy loop. */
+/* Through a watch: 1 when populated, 0 when empty or removed; re-arms it
+ * (a change is reported once per read). */
+int cgroup_events_watch_populated(int watch_fd);
+
+/* Block until the cgroup is empty or timeout_usec passed (-ETIMEDOUT).
+ * Looks first, so an empty cgroup costs one read; else waits on a watch,
+ * with poll(), never a busy loop. */
 int cgroup_wait_empty(int cgroup_fd, uint64_t timeout_usec);

@@ -2,14 +2,16 @@
 /*
  * The cgroup kind, for every mechanism that contains. The supervisor starts
  * inside the job's own cgroup (the systemd mechanism: its transient scope,
- * Delegate=yes), which the grant names. It moves itself into
- * <cgroup>/supervisor and the command into <cgroup>/payload, so that
- * cgroup.kill of payload ends everything the job made and never the
- * supervisor, and "populated 0" confirms it.
+ * Delegate=yes), which the grant names, and moves itself into
+ * <cgroup>/supervisor, or is born there (cgroupfs: bgrund makes the leaf).
+ * Its command is born in <cgroup>/payload, so that cgroup.kill of payload
+ * ends everything the job made and never the supervisor, and "populated 0"
+ * confirms it.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/pidfd.h>
 
 #include "cgroup.h"
@@ -24,6 +26,12 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         int r = cgroup_path_of_pid(0, &c->job_cgroup);
         if (r < 0)
                 return r;
+        /* Born in the job cgroup's supervisor/ leaf already: the job's
+         * cgroup is its parent. */
+        char *leaf = strrchr(c->job_cgroup, '/');
+        bool born_in_leaf = leaf && leaf != c->job_cgroup && streq(leaf, "/supervisor");
+        if (born_in_leaf)
+                *leaf = '\0';
         /* Never split a cgroup that is not the job's own, the one its grant
          * names (bgrund's, say, had the move into the scope not happened). */
         _cleanup_(grant_done) Grant g = {};
@@ -49,12 +57,14 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
         /* Leave the job cgroup's root so it holds no process itself (cgroup
          * v2 enables controllers for children only of cgroups without
          * processes), then make the payload's cgroup beside ours. */
-        r = cgroup_create_child(job_fd, "supervisor", &sup_fd);
-        if (r < 0)
-                return r;
-        r = cgroup_attach(sup_fd, 0);
-        if (r < 0)
-                return r;
+        if (!born_in_leaf) {
+                r = cgroup_create_child(job_fd, "supervisor", &sup_fd);
+                if (r < 0)
+                        return r;
+                r = cgroup_attach(sup_fd, 0);
+                if (r < 0)
+                        return r;
+        }
         /* Account the payload's memory where the job cgroup has the
          * controller (memory.peak); its limits stay the job cgroup's. */
         _cleanup_free_ char *controllers = NULL;
@@ -68,6 +78,10 @@ static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **
                 return -ENOMEM;
         }
         return 0;
+}
+
+static int payload_cgroup_birth_cgroup(const PayloadContainment *c) {
+        return c->payload_fd;
 }
 
 static int payload_cgroup_enter(const PayloadContainment *c, const char **ret_step) {
@@ -220,6 +234,7 @@ const PayloadContainmentOps payload_cgroup_ops = {
         .teardown_method = TEARDOWN_CGROUP_KILL,
         .answers_at_confirmation = true,
         .setup = payload_cgroup_setup,
+        .birth_cgroup = payload_cgroup_birth_cgroup,
         .enter = payload_cgroup_enter,
         .kill = payload_cgroup_kill,
         .signal = payload_cgroup_signal,

@@ -19,6 +19,10 @@ static int payload_tree_setup(PayloadContainment *c, int dir_fd, const char **re
         return 0;
 }
 
+static int payload_tree_birth_cgroup(const PayloadContainment *c) {
+        return -EBADF; /* no cgroup: the child of a plain fork */
+}
+
 static int payload_tree_enter(const PayloadContainment *c, const char **ret_step) {
         return 0;
 }
@@ -93,6 +97,7 @@ const PayloadContainmentOps payload_process_tree_ops = {
         .name = "process-tree",
         .teardown_method = TEARDOWN_PROCESS_TREE,
         .setup = payload_tree_setup,
+        .birth_cgroup = payload_tree_birth_cgroup,
         .enter = payload_tree_enter,
         .kill = payload_tree_kill,
         .signal = payload_tree_signal,

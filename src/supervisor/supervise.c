@@ -12,6 +12,7 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
+#include "cgroup.h"
 #include "environment.h"
 #include "exec-child.h"
 #include "job-store.h"
@@ -411,7 +412,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         { .fd = s->output.eof || output_relay_hold_usec(&s->output) > 0 ? -EBADF : s->output.pipe_fd,
                           .events = POLLIN },
                         { .fd = e.grace_fd, .events = POLLIN },
-                        { .fd = empty_fd, .events = POLLIN },
+                        { .fd = empty_fd, .events = CGROUP_EVENTS_WATCH_EVENTS },
                 };
                 input_control_poll(&s->input, p + 6);
                 struct timespec ts = { .tv_sec = (time_t) (hold / USEC_PER_SEC),
@@ -442,11 +443,8 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 exchange_disk_budget(s);
                 if (p[4].revents)
                         end_now(s, &e, e.status); /* the grace is over */
-                if (p[5].revents) {
-                        char buf[4096];
-                        while (read(empty_fd, buf, sizeof buf) > 0)
-                                ;
-                }
+                if (p[5].revents)
+                        (void) cgroup_events_watch_populated(empty_fd); /* re-armed; is_empty() looks */
                 if (p[0].revents) {
                         if (waitid(P_PIDFD, (id_t) s->child.fd, ret, WEXITED) == 0)
                                 shell_done = true;

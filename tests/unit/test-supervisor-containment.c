@@ -50,7 +50,7 @@ static const struct {
         const char *name;
         size_t offset;
 } every_op[] = {
-        OP(setup), OP(enter), OP(kill), OP(signal), OP(is_empty), OP(watch),
+        OP(setup), OP(birth_cgroup), OP(enter), OP(kill), OP(signal), OP(is_empty), OP(watch),
         OP(confirm_empty), OP(usage), OP(controllers), OP(cleanup), OP(cgroup),
 };
 #undef OP
@@ -92,6 +92,7 @@ Test(supervisor_containment, init_and_done) {
         cr_assert_eq(c.payload_fd, -EBADF);
         c.payload = strdup("/x/payload");
         c.payload_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_eq(c.ops->birth_cgroup(&c), c.payload_fd, "the command is born in the payload's cgroup");
         payload_containment_done(&c);
         cr_assert_null(c.payload);
         cr_assert_eq(c.payload_fd, -EBADF);
@@ -104,6 +105,7 @@ Test(supervisor_containment, a_process_tree_has_no_cgroup_and_nothing_to_set_up)
         cr_assert_eq(payload_containment_init(&c, MECHANISM_PROCESS_GROUP), 0);
         const char *step = NULL;
         cr_assert_eq(c.ops->setup(&c, -EBADF, &step), 0);
+        cr_assert_lt(c.ops->birth_cgroup(&c), 0, "a plain fork: no cgroup to be born in");
         cr_assert_eq(c.ops->enter(&c, &step), 0);
         cr_assert_null(c.ops->cgroup(&c));
         payload_containment_done(&c);

@@ -56,9 +56,17 @@ static int wait_exit_status(pid_t pid) {
         return WEXITSTATUS(status);
 }
 
-Test(supervisor_exec_child, the_containment_is_entered_first_and_its_failure_reported) {
-        const PayloadContainmentOps fake = { .name = "fake", .enter = fake_enter_failing };
-        PayloadContainment c = { .ops = &fake, .payload_fd = -EBADF };
+static int fake_no_birth_cgroup(const PayloadContainment *c) {
+        return -EBADF;
+}
+
+/* A "cgroup" that is a plain directory: clone3 refuses a birth there. */
+static int fake_birth_in_a_directory(const PayloadContainment *c) {
+        return c->payload_fd;
+}
+
+static void assert_enter_reported(const PayloadContainmentOps *ops, int payload_fd) {
+        PayloadContainment c = { .ops = ops, .payload_fd = payload_fd };
         JobSpec spec = { .command = sh_true, .cwd = tmp };
         pid_t pid;
         _cleanup_close_ int report_fd = -EBADF;
@@ -70,6 +78,22 @@ Test(supervisor_exec_child, the_containment_is_entered_first_and_its_failure_rep
         cr_assert_eq(f.error, -EIO);
         cr_assert_str_eq(f.step, "enter the fake containment");
         cr_assert_eq(wait_exit_status(pid), 127);
+}
+
+Test(supervisor_exec_child, the_containment_is_entered_first_and_its_failure_reported) {
+        const PayloadContainmentOps fake = {
+                .name = "fake", .birth_cgroup = fake_no_birth_cgroup, .enter = fake_enter_failing };
+        assert_enter_reported(&fake, -EBADF);
+}
+
+/* Where the birth in its cgroup is refused, the child is moved in by
+ * enter() as before, and that step's failure is what is reported. */
+Test(supervisor_exec_child, a_refused_birth_in_a_cgroup_falls_back_to_enter) {
+        const PayloadContainmentOps fake = {
+                .name = "fake", .birth_cgroup = fake_birth_in_a_directory, .enter = fake_enter_failing };
+        _cleanup_close_ int not_a_cgroup = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr_assert_geq(not_a_cgroup, 0);
+        assert_enter_reported(&fake, not_a_cgroup);
 }
 
 /* As root: the command runs as spec.uid with no capabilities, in spec.cwd,

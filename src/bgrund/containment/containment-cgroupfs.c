@@ -4,9 +4,13 @@
  * subtree it was started in (a container's own cgroup namespace, say), and
  * never inside a tree systemd manages. It moves itself into a leaf,
  * "bgrund", and puts each job's cgroup beside it, "bgrun-job-<id>"; the
- * supervisor is born inside it (clone3 with CLONE_INTO_CGROUP), splits it
- * into supervisor/ and payload/ as it does a scope, and the teardown is
- * cgroup.kill and "populated 0", as for systemd. Jobs outlive bgrund only
+ * supervisor is born in its supervisor/ leaf (clone3 with
+ * CLONE_INTO_CGROUP) and its command in payload/, as the supervisor splits
+ * a scope, and the teardown is cgroup.kill and "populated 0", as for
+ * systemd. Nothing of a job is ever moved between cgroups: a move takes the
+ * kernel's cgroup write lock, which waits for an RCU grace period unless
+ * another move just did (measured here: 6–23 ms, against 0.1 ms for a birth
+ * inside). Jobs outlive bgrund only
  * if bgrund is not the container's PID 1 (run it under an init, as
  * docker run --init gives). */
 #include <fcntl.h>
@@ -176,9 +180,14 @@ static int cgroupfs_prepare(Containment *c, const ContainmentJob *j, SpawnPlan *
         int r = cgroup_create_child(state(c)->base_fd, name, &fd);
         if (r < 0)
                 return r;
-        apply_limits(c, j, fd);
+        _cleanup_close_ int job_fd = fd;
+        apply_limits(c, j, job_fd);
+        int sup_fd;
+        r = cgroup_create_child(job_fd, "supervisor", &sup_fd);
+        if (r < 0)
+                return r;
         *ret = SPAWN_PLAN_NULL;
-        ret->cgroup_fd = fd; /* born inside it */
+        ret->cgroup_fd = sup_fd; /* born inside it */
         return 0;
 }
 
@@ -187,11 +196,14 @@ static int cgroupfs_start(Containment *c, const ContainmentJob *j, pid_t supervi
 }
 
 static int cgroupfs_verify(Containment *c, const ContainmentJob *j, pid_t pid) {
-        _cleanup_free_ char *expected = NULL, *actual = NULL;
-        int r = job_cgroup(c, j->id, &expected);
+        _cleanup_free_ char *job = NULL, *actual = NULL;
+        int r = job_cgroup(c, j->id, &job);
         if (r >= 0)
                 r = cgroup_path_of_pid(pid, &actual);
-        return r < 0 ? r : streq(expected, actual);
+        if (r < 0)
+                return r;
+        size_t n = strlen(job);
+        return strncmp(actual, job, n) == 0 && streq(actual + n, "/supervisor");
 }
 
 static int cgroupfs_list(Containment *c, char ***ret_ids, char ***ret_cgroups) {

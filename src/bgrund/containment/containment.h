@@ -120,9 +120,10 @@ typedef struct ContainmentOps {
         /* Any registered. 1 when nothing of the job is alive, 0 while
          * something is, < 0 when it cannot be told. */
         int (*is_empty)(Containment *c, const JobRun *run, int handle);
-        /* Any registered. An fd that wakes whenever is_empty() may have
-         * changed; -EOPNOTSUPP where nothing tells (is_empty() is then
-         * asked again and again). */
+        /* Any registered. A cgroup.events watch (cgroup.h: it wakes with
+         * CGROUP_EVENTS_WATCH_EVENTS, reading it re-arms it) for whenever
+         * is_empty() may have changed; -EOPNOTSUPP where nothing tells
+         * (is_empty() is then asked again and again). */
         int (*watch)(Containment *c, int handle, int *ret_fd);
 
         /* Any registered. Jobs whose containment exists and holds processes

@@ -13,6 +13,7 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "containment.h"
 #include "job-kill.h"
 #include "job-end.h"
@@ -285,9 +286,8 @@ static bool job_release_confirmed(Job *j) {
 
 static int on_release_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Job *j = userdata;
-        char buf[4096];
-        while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
-                ;
+        if (fd >= 0)
+                (void) cgroup_events_watch_populated(fd); /* re-armed; confirmed below as ever */
         if (job_release_confirmed(j))
                 job_release_finish(j, true, job_containment(j)->ops->teardown_method);
         return 0;
@@ -354,7 +354,8 @@ void job_release(Job *j) {
         int ifd;
         r = containment_watch(c, j->live->teardown_handle, &ifd);
         if (r >= 0) {
-                r = sd_event_add_io(rt->event, &j->live->teardown_source, ifd, EPOLLIN, on_release_event, j);
+                r = sd_event_add_io(rt->event, &j->live->teardown_source, ifd, CGROUP_EVENTS_WATCH_EVENTS,
+                                    on_release_event, j);
                 if (r < 0)
                         safe_close(ifd);
                 else

@@ -91,9 +91,7 @@ static int job_kill_check(Job *j) {
 }
 
 static int on_kill_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        char buf[4096];
-        while (read(fd, buf, sizeof buf) > 0)
-                ;
+        (void) cgroup_events_watch_populated(fd); /* re-armed; job_kill_check() looks */
         (void) job_kill_check(userdata);
         return 0;
 }
@@ -112,7 +110,7 @@ static void job_kill_watch(Job *j, int ifd) {
         JobLive *l = j->live;
         sd_event *e = j->runtime->event;
         l->kill_poll_usec = KILL_POLL_FIRST_USEC;
-        int r = sd_event_add_io(e, &l->kill_source, ifd, EPOLLIN, on_kill_event, j);
+        int r = sd_event_add_io(e, &l->kill_source, ifd, CGROUP_EVENTS_WATCH_EVENTS, on_kill_event, j);
         if (r >= 0)
                 (void) sd_event_source_set_io_fd_own(l->kill_source, true);
         else

@@ -17,7 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "job.h"
 #include "list.h"
 #include "log.h"
@@ -394,28 +393,31 @@ void supervisor_pool_refill(Runtime *rt) {
         (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ONESHOT);
 }
 
-/* Hand an idle supervisor job j: for a mechanism whose supervisor must be
- * in the job's cgroup before it is let go, into that cgroup first (knowing
- * no job yet, it has nothing to do with any if that fails), then the job's
- * id down its go pipe. Failing here costs only this supervisor. */
+bool supervisor_pool_serves(const SpawnPlan *plan) {
+        /* One to be born in a cgroup is not taken from the pool: moving an
+         * idle one there would take the kernel's cgroup write lock, which
+         * waits for an RCU grace period (6–23 ms measured) where a birth
+         * inside costs the supervisor's exec (about 1 ms). */
+        return plan->cgroup_fd < 0;
+}
+
+/* Hand an idle supervisor job j: the job's id down its go pipe. Failing
+ * here costs only this supervisor. */
 int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
                          int *ret_go_fd) {
         Runtime *rt = j->runtime;
         SupervisorPool *p = rt->supervisor_pool;
-        if (!p || p->n_idle == 0)
+        if (!supervisor_pool_serves(plan) || !p || p->n_idle == 0)
                 return -EAGAIN;
         SpawnedChild *c = p->idle[p->n_idle - 1];
 
         _cleanup_close_ int pidfd = fcntl(sd_event_source_get_io_fd(c->source), F_DUPFD_CLOEXEC, 3);
         if (pidfd < 0)
                 return negative_errno();
-        int r = plan->cgroup_fd >= 0 ? cgroup_attach(plan->cgroup_fd, c->pid) : 0;
-        if (r >= 0) {
-                char msg[JOB_ID_MAX + 1];
-                int n = snprintf(msg, sizeof msg, "%s\n", j->id);
-                ssize_t k = write(c->go_fd, msg, (size_t) n);
-                r = k == n ? 0 : k < 0 ? negative_errno() : -EIO;
-        }
+        char msg[JOB_ID_MAX + 1];
+        int n = snprintf(msg, sizeof msg, "%s\n", j->id);
+        ssize_t k = write(c->go_fd, msg, (size_t) n);
+        int r = k == n ? 0 : k < 0 ? negative_errno() : -EIO;
         if (r < 0) {
                 /* Unpinned still: reaped as soon as it is seen to die. */
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);

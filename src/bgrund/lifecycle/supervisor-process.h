@@ -36,8 +36,12 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
  * one of the pool), pinned or not, reaping it once it exits (unpinned). */
 int spawned_child_watch(Runtime *rt, int pidfd, const char *job_id, bool pin, SpawnedChild **ret);
 
+/* Whether a supervisor spawned as plan says may come from the pool. */
+bool supervisor_pool_serves(const SpawnPlan *plan);
+
 /* Take an idle supervisor of the pool for j as plan says: -EAGAIN when
- * there is none, < 0 when it failed (it is then killed). */
+ * there is none or the plan is not one the pool serves, < 0 when it failed
+ * (it is then killed). */
 int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
                          int *ret_go_fd);
 
