@@ -23,6 +23,7 @@
 #define CALL_TIMEOUT (60 * USEC_PER_SEC)
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))

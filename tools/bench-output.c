@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "bench-common.h"
@@ -30,7 +31,29 @@ static double best(const Samples *s) {
         return b;
 }
 
+/* What one side of the row needs free at a time: its whole output, plus
+ * KeepFree= (bgrund cuts a job's output short of it) and some slack. */
+#define OUTPUT_ROOM_SLACK (UINT64_C(1) << 30)
+
+/* Free bytes on the state directory's file system, or 0. */
+static uint64_t free_bytes(void) {
+        struct statvfs st;
+        return statvfs("/var/lib/bgrun", &st) == 0 ? (uint64_t) st.f_bavail * st.f_frsize : 0;
+}
+
 void bench_output(void) {
+        uint64_t room = free_bytes(), need = S.output_bytes + OUTPUT_ROOM_SLACK;
+        if (room < need) {
+                /* Measured, a full file system makes both sides fail: say so
+                 * rather than show a row of n/a. */
+                progress("4. output: skipped: %.1f GiB free on the state directory's file system (%s), needs %.1f GiB",
+                         (double) room / GIB, state_fs(), (double) need / GIB);
+                row(fmt("Output: a job writing %.0f MiB to stdout", (double) S.output_bytes / MIB), fmt("n/a"),
+                    fmt("no room: %.1f GiB free on %s, the row needs %.1f GiB", (double) room / GIB, state_fs(),
+                        (double) need / GIB),
+                    fmt("n/a"), fmt("≥ 0.9x: n/a (no room)"));
+                return;
+        }
         Samples sb = {}, sd = {}, pairs = {};
         double last_b = -1, last_d = -1;
         char *cmd = fmt("head -c %" PRIu64 " /dev/zero", S.output_bytes);
