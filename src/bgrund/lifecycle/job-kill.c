@@ -143,7 +143,7 @@ int job_kill_direct(Job *j) {
         if (r < 0)
                 return r;
         /* The contract's rule: killed only if something of it was left. */
-        r = cgroup_is_populated(cg_fd);
+        r = cgroup_events_watch_populated(ifd);
         if (r <= 0)
                 return r < 0 ? r : -ESRCH; /* ended on its own: its supervisor says how */
         r = cgroup_kill(cg_fd);
