@@ -36,15 +36,24 @@ assert_refused_and_gone() { # USER UID OUTPUT CWD JOBS-BEFORE STORE-BEFORE
 	wait_until 5 no_procs_of "$user" || fail "processes of $user left: $(procs_of "$user")"
 }
 
+# make_closed_dir: CLOSED_DIR, a directory of root's that no other user may
+# enter (never /root: the clone, and the bgrun on the users' PATH, may live
+# there).
+make_closed_dir() {
+	CLOSED_DIR=$(mktemp -d /tmp/bgrun-cwd-closed.XXXXXX)
+	chmod 700 "$CLOSED_DIR"
+	on_exit "rmdir '$CLOSED_DIR'"
+}
+
 test_a_cwd_the_user_cannot_enter_leaves_nothing() {
 	setup_users
-	local uid jobs store
+	local uid jobs store closed
 	uid=$(id -u alice)
-	on_exit "chmod $(stat -c %a /root) /root"
-	chmod 700 /root
+	make_closed_dir
+	closed=$CLOSED_DIR
 	jobs=$(job_count alice) store=$(store_count)
-	expect_fail ucall alice Launch "'touch /tmp/bgrun-cwd-ran'" "''" "'/root'" "{}"
-	assert_refused_and_gone alice "$uid" "$ERR_OUT" /root "$jobs" "$store"
+	expect_fail ucall alice Launch "'touch /tmp/bgrun-cwd-ran'" "''" "'$closed'" "{}"
+	assert_refused_and_gone alice "$uid" "$ERR_OUT" "$closed" "$jobs" "$store"
 	[[ ! -e /tmp/bgrun-cwd-ran ]] || fail "the command ran"
 	# A Launch that waits meanwhile for nothing else still works, and the
 	# same user's next job runs.
@@ -135,19 +144,19 @@ test_a_hanging_cwd_lookup_holds_up_no_one() {
 test_the_user_instance_refuses_the_same_way() {
 	command -v bgrun-sandbox-login >/dev/null || fail "bgrun-sandbox-login is missing: tools/sandbox puts it on PATH"
 	setup_users
-	local out
-	on_exit "chmod $(stat -c %a /root) /root"
-	chmod 700 /root
+	local out closed
+	make_closed_dir
+	closed=$CLOSED_DIR
 	out=$(bgrun-sandbox-login alice -- bash -c '
 		records() { ls ~/.local/state/bgrun/jobs 2>/dev/null | wc -l; }
 		jobs() { bgrun --user list --json | jq length; }
 		bgrun --user list >/dev/null # started, so that its own state counts below
 		r=$(records) j=$(jobs)
-		bgrun --user run -C /root -- "touch /tmp/bgrun-cwd-ran" 2>&1 && echo "LAUNCHED"
+		bgrun --user run -C '"$closed"' -- "touch /tmp/bgrun-cwd-ran" 2>&1 && echo "LAUNCHED"
 		echo "records: $r -> $(records); jobs: $j -> $(jobs)"
 	' 2>&1)
-	assert_not_contains "$out" LAUNCHED "bgrun --user run in /root"
-	assert_contains "$out" "cwd '/root' does not exist or is not a directory that user alice can enter" "the --user instance's error"
+	assert_not_contains "$out" LAUNCHED "bgrun --user run in $closed"
+	assert_contains "$out" "cwd '$closed' does not exist or is not a directory that user alice can enter" "the --user instance's error"
 	[[ $out =~ records:\ ([0-9]+)\ -\>\ ([0-9]+)\;\ jobs:\ ([0-9]+)\ -\>\ ([0-9]+) ]] || fail "no counts in: $out"
 	assert_eq "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "alice's --user job directories after the refusal"
 	assert_eq "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}" "alice's --user jobs after the refusal"
