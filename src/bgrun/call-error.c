@@ -56,6 +56,15 @@ const char *access_denied_reason(const char *message) {
         return message;
 }
 
+const char *nothing_ran_clause(const char *message, const char *clause) {
+        static const char *const said[] = { "nothing ran", "nothing was run", "nothing was started" };
+
+        for (size_t i = 0; i < ELEMENTSOF(said); i++)
+                if (strstr(message, said[i]))
+                        return "";
+        return clause;
+}
+
 bool errno_means_nobody_there(int r) {
         return r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN || r == -ENOTDIR;
 }
@@ -234,15 +243,19 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
         if (code == BGRUN_EXIT_ACCESS_DENIED)
                 return call_failure(code, name, r, "Access denied: %s", access_denied_reason(text));
         if (sd_bus_error_has_name(error, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
-                return call_failure(code, name, r, "Sandbox not available, nothing was run: %s", text);
+                return call_failure(code, name, r, "Sandbox not available%s: %s",
+                                    nothing_ran_clause(text, ", nothing was run"), text);
         if (code == BGRUN_EXIT_CONTAINMENT_REFUSED)
-                return call_failure(code, name, r, "Containment refused, nothing was started: %s", text);
+                return call_failure(code, name, r, "Containment refused%s: %s",
+                                    nothing_ran_clause(text, ", nothing was started"), text);
         if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
                 return call_failure(code, name, r, "Job %s is still running; kill it or wait for it first.", id ? id : "");
         if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
-                return call_failure(code, name, r, "Limit exceeded, nothing was started: %s", text);
+                return call_failure(code, name, r, "Limit exceeded%s: %s",
+                                    nothing_ran_clause(text, ", nothing was started"), text);
         if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
-                return call_failure(code, name, r, "Limit not enforced, nothing was run: %s", text);
+                return call_failure(code, name, r, "Limit not enforced%s: %s",
+                                    nothing_ran_clause(text, ", nothing was run"), text);
         if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
                 return call_failure(code, name, r, "bgrund could not start the job within the deadline "
                                     "(--call-timeout, now %s); nothing ran.",

@@ -41,6 +41,10 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
  * message), so that "Access denied: " is not said twice. */
 const char *access_denied_reason(const char *message);
 
+/* clause (", nothing was run") for a refusal's message, or "" where the
+ * message says so itself, so that it is said once. */
+const char *nothing_ran_clause(const char *message, const char *clause);
+
 /* One line for a reply that does not read as it should. Returns r. */
 int log_parse_error(const char *method, int r);
 

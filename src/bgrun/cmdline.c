@@ -175,9 +175,14 @@ static int parse_argv_options(Args *args, int argc, char *argv[]) {
                         return log_usage_error("Option '%s' needs an argument.", argv[optind - 1]);
                 }
                 if (c == '?') {
-                        if (optopt != 0)
-                                return log_usage_error("Unknown option '-%c'. See 'bgrun --help'.", optopt);
-                        return log_usage_error("Unknown option '%s'. See 'bgrun --help'.", argv[optind - 1]);
+                        /* The help that lists what this verb takes. */
+                        const char *verb = args->peeked && args->peeked->dispatch ? args->peeked->name : NULL;
+                        char opt[3] = { '-', (char) optopt, '\0' };
+                        const char *what = optopt != 0 ? opt : argv[optind - 1];
+                        if (verb)
+                                return log_usage_error("Unknown option '%s' for '%s'. See 'bgrun help %s'.", what, verb,
+                                                       verb);
+                        return log_usage_error("Unknown option '%s'. See 'bgrun --help'.", what);
                 }
 
                 o = c >= OPTION_CODE_BASE ? &options[c - OPTION_CODE_BASE] : find_short((char) c, NULL, !!optarg);
@@ -328,8 +333,11 @@ int parse_argv(Args *args, int argc, char *argv[]) {
         if (args->target.host && args->target.transport == BUS_TRANSPORT_USER)
                 return log_usage_error("-H reaches the system bgrund of a host; --user cannot go with it.");
 
-        if (args->n_words == 0)
-                return log_usage_error("Missing command. See 'bgrun --help'.");
+        if (args->n_words == 0) {
+                /* As git and pueue do: what there is to run, and a usage error. */
+                print_short_help(stderr);
+                return -EINVAL;
+        }
         if (!args->verb)
                 return log_usage_error("Unknown command '%s'. See 'bgrun --help'.", args->words[0]);
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <systemd/sd-bus.h>
 
 #include "connection.h"
@@ -141,6 +142,8 @@ struct Args {
 const Verb *find_verb(const char *name);
 void print_verb_help(const Verb *verb);
 void print_help(void);
+/* The usage line and the verbs only: what a bare `bgrun` shows. */
+void print_short_help(FILE *f);
 
 /* The verbs' own checks, for the table of verbs. */
 int check_run(Args *args);

@@ -27,13 +27,16 @@ static void print_end_answer(json_object *result, const char *id, const char *ve
         t = dict_get(result, &kill_keys[KILL_KEY_TEARDOWN]);
         dead_known = dict_get_bool(t, &teardown_keys[TEARDOWN_KEY_DEAD], &dead);
 
-        if (dict_get_bool(result, &kill_keys[KILL_KEY_KILLED], &killed) && killed)
+        if (!dict_get_bool(result, &kill_keys[KILL_KEY_KILLED], &killed))
+                killed = false;
+        if (killed)
                 printf("Job %s %s", id, verb);
         else
-                printf("Job %s was not running", id);
+                printf("Job %s had ended already", id);
         if (dead_known && dead)
                 printf(", nothing of it is left alive");
-        method = dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD]);
+        /* How this end was made sure of; an ended job's was not this call's. */
+        method = killed ? dict_get_string(t, &teardown_keys[TEARDOWN_KEY_METHOD]) : NULL;
         if (method && method[0]) {
                 fputs(" (", stdout);
                 print_cell(method, SIZE_MAX);

@@ -272,15 +272,25 @@ static const Verb verbs[] = {
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };
 
-void print_help(void) {
-        printf("bgrun [OPTIONS...] COMMAND ...\n"
-               "\n"
-               "Run commands as background jobs of bgrund, and look after them.\n"
-               "\n"
-               "Commands:\n");
+/* The usage line and the verbs, what both helps begin with. */
+static void print_commands(FILE *f) {
+        fprintf(f, "bgrun [OPTIONS...] COMMAND ...\n"
+                   "\n"
+                   "Run commands as background jobs of bgrund, and look after them.\n"
+                   "\n"
+                   "Commands:\n");
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (verbs[i].summary)
-                        printf("  %-30s %s\n", verbs[i].name, verbs[i].summary);
+                        fprintf(f, "  %-30s %s\n", verbs[i].name, verbs[i].summary);
+}
+
+void print_short_help(FILE *f) {
+        print_commands(f);
+        fprintf(f, "\nSee 'bgrun help VERB' for a verb's options and examples, 'bgrun --help' for all.\n");
+}
+
+void print_help(void) {
+        print_commands(stdout);
         printf("\n"
                "Options:\n"
                "  -h --help                      Show this help ('bgrun help VERB': a verb's)\n"

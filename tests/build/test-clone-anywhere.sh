@@ -7,7 +7,7 @@
 # tracked and untracked files, not its build dirs) copied under /root, built
 # there as the demo builds (no unit tests, benchmark or man pages), and its
 # user-facing tests that meet the clone's own path run in a sandbox of its
-# own: test-cwd.sh (users who cannot enter a directory).
+# own: test-cwd.sh (users who cannot enter a directory) and test-first-hour.sh.
 # Runs on the host as root; removes the copy. Ends with
 # "clone-anywhere: N passed, N failed, N skipped".
 set -uo pipefail
@@ -48,7 +48,7 @@ if ((rc != 0)); then
 	exit 1
 fi
 
-tests=("$copy/tests/integration/test-cwd.sh")
+tests=("$copy/tests/integration/test-cwd.sh" "$copy/tests/integration/test-first-hour.sh")
 out=$("$copy/tools/sandbox" --build-dir "$copy/build-sandbox" --no-build -- \
 	"$copy/tests/integration/run.sh" "${tests[@]}" </dev/null 2>&1)
 rc=$?

@@ -61,6 +61,8 @@ test_listen_strict_limits_are_refused_without_controllers() {
 		fail "run --strict-limits launched: $out"
 	fi
 	assert_contains "$out" "MemoryMax" "the refusal names the limit"
+	# Said once (issue #36), though the CLI and bgrund both know it.
+	assert_eq 1 "$(grep -o 'nothing was run' <<<"$out" | wc -l)" "'nothing was run' in: $out"
 	assert_eq 0 "$(bgrun list -s strict --json | jq length)" "records after the refusal"
 	[[ ! -e /tmp/bgrun-strict-ran ]] || fail "the refused command ran"
 }

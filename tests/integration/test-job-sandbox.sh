@@ -100,7 +100,9 @@ test_the_sandbox_in_the_user_instance_is_enforced_or_refused() {
 		[ -e "$HOME/ran" ] && echo "it ran"
 		rm -rf ~/.config/systemd/user/bgrund.service.d; systemctl --user daemon-reload; systemctl --user restart bgrund.service' 2>&1)
 	assert_contains "$out" $'lo\nRead-only file system\nhome written' "alice's --user job, sandboxed"
-	assert_contains "$out" "Sandbox not available, nothing was run: PrivateNetwork cannot be enforced here"
+	assert_contains "$out" "Sandbox not available: PrivateNetwork cannot be enforced here"
+	# bgrund's message says nothing ran; the command line does not say it again.
+	assert_eq 1 "$(grep -oE 'nothing (ran|was run)' <<<"$out" | wc -l)" "'nothing ran' once in: $out"
 	assert_contains "$out" "rc=244" "exits as containment refused"
 	grep -q "^records \([0-9]*\) \1$" <<<"$out" || fail "a record was left: $out"
 	assert_not_contains "$out" "it ran"

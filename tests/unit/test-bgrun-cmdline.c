@@ -52,10 +52,23 @@ static uint64_t max_runtime(void) {
         return args.launch.values[LAUNCH_OPTION_MAX_RUNTIME_USEC].u64;
 }
 
-Test(cmdline, missing_command) {
+/* A bare bgrun, as git and pueue: what there is to run, as a usage error. */
+Test(cmdline, a_bare_bgrun_shows_the_short_help) {
         char *argv[] = { "bgrun", NULL };
+        char *want = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&want, &n);
+        cr_assert_not_null(f);
+        print_short_help(f);
+        fclose(f);
+        cr_assert_not_null(strstr(want, "Commands:\n  run "), "the verbs: %s", want);
+        cr_assert_not_null(strstr(want, "See 'bgrun help VERB'"), "where a verb's help is: %s", want);
+        cr_assert_null(strstr(want, "--call-timeout"), "short: no options: %s", want);
 
-        expect_usage_error(parse_v(argv), "Missing command. See 'bgrun --help'.");
+        cr_assert_eq(parse_v(argv), -EINVAL);
+        fflush(stderr);
+        cr_assert_stderr_eq_str(want);
+        free(want);
 }
 
 Test(cmdline, unknown_command) {
@@ -188,8 +201,13 @@ Test(cmdline, unknown_options) {
         expect_usage_error(PARSE("-x"), "Unknown option '-x'. See 'bgrun --help'.");
 }
 
+/* An unknown option after a verb points at that verb's help. */
 Test(cmdline, unknown_long_option) {
-        expect_usage_error(PARSE("status", "--bogus", "abc"), "Unknown option '--bogus'. See 'bgrun --help'.");
+        expect_usage_error(PARSE("status", "--bogus", "abc"), "Unknown option '--bogus' for 'status'. See 'bgrun help status'.");
+}
+
+Test(cmdline, unknown_short_option_of_a_verb) {
+        expect_usage_error(PARSE("run", "-Z", "--", "true"), "Unknown option '-Z' for 'run'. See 'bgrun help run'.");
 }
 
 Test(cmdline, option_needs_argument) {

@@ -258,14 +258,15 @@ static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
         if (sd_bus_error_has_names(e, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED))
                 return mcp_call_fail(c, "Access denied: %s", access_denied_reason(msg));
         if (sd_bus_error_has_name(e, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
-                return mcp_call_fail(c, "Sandbox not available, nothing was run: %s", msg);
+                return mcp_call_fail(c, "Sandbox not available%s: %s", nothing_ran_clause(msg, ", nothing was run"), msg);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_CONTAINMENT_REFUSED))
-                return mcp_call_fail(c, "Containment refused, nothing was started: %s", msg);
+                return mcp_call_fail(c, "Containment refused%s: %s", nothing_ran_clause(msg, ", nothing was started"),
+                                     msg);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_JOB_NOT_FINISHED))
                 return mcp_call_fail(c, "Job %s is still running: stop or kill it first.", id);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_LIMIT_EXCEEDED))
-                return mcp_call_fail(c, "Limit exceeded, nothing was started: %s. Forget or stop jobs you no longer "
-                                     "need.", msg);
+                return mcp_call_fail(c, "Limit exceeded%s: %s. Forget or stop jobs you no longer need.",
+                                     nothing_ran_clause(msg, ", nothing was started"), msg);
         if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_INPUT))
                 return mcp_call_fail(c, "Job %s takes no input: run it with stdin true (or tty true); or its input "
                                      "was closed already.", id);
