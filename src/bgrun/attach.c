@@ -77,7 +77,7 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 }
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_NO_INPUT)) {
                         if (log_no_input)
-                                log_error("Job %s takes no input (start it with --stdin or --tty), "
+                                log_error("Job %s takes no input (start it with --stdin, --open-stdin or --tty), "
                                           "or its input was closed.", id);
                         return -ENOENT;
                 }
@@ -433,7 +433,8 @@ int attach_job(sd_bus *bus, const char *id, const AttachOptions *o, json_object 
                 return r;
 
         if (a.detached) {
-                log_error("Detached from job %s; it runs on (bgrun logs -f %s, bgrun send %s TEXT).", id, id, id);
+                log_error("Detached from job %s; it runs on: bgrun attach %s to come back (bgrun logs -f %s, "
+                          "bgrun send %s TEXT).", id, id, id, id);
                 return 0;
         }
 

@@ -255,7 +255,7 @@ static const Verb verbs[] = {
         { "kill", VERB_KILL, 1, VERB_ANY, NULL, check_kill, verb_kill,
           "kill ID... | --session SESSION [--json]", "End jobs at once with everything they started", kill_details },
         { "send", VERB_SEND, 2, 3, "Missing job ID: bgrun send ID TEXT | send ID --eof", check_send, verb_send,
-          "send ID TEXT | send ID --eof", "Write to the input of a --stdin or --tty job", send_details },
+          "send ID TEXT | send ID --eof", "Write to the input of a --stdin, --open-stdin or --tty job", send_details },
         { "list", VERB_LIST, 1, 1, NULL, check_list, verb_list,
           "list [-s SESSION] [--status STATUS] [--json]", "List jobs (alias: ls)", list_details },
         { "ls", VERB_LIST, 1, 1, NULL, check_list, verb_list, "ls [-s SESSION] [--status STATUS] [--json]", NULL,

@@ -484,6 +484,8 @@ test_send_text_and_eof() {
 	kill_at_exit "$n"
 	expect_fail bgrun send "$n" hi
 	assert_contains "$ERR_OUT" "takes no input"
+	# Every way a job gets input (issue #36).
+	assert_contains "$ERR_OUT" "--stdin, --open-stdin or --tty" "the hint"
 	bgrun kill "$n" >/dev/null
 }
 
@@ -583,6 +585,8 @@ test_tty_detach_leaves_the_job_running() {
 	tmux send-keys -t clidetach C-] C-] C-]
 	tmux_wait clidetach "bgrun-rc=0"
 	assert_contains "$(tmux capture-pane -p -t clidetach)" "Detached from job $id"
+	# The way back (issue #36).
+	assert_contains "$(tmux capture-pane -p -t clidetach)" "bgrun attach $id"
 	assert_eq running "$(job_status "$id")" "the job after detaching"
 	bgrun kill "$id" >/dev/null
 }
