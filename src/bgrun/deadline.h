@@ -19,6 +19,7 @@ void call_deadline_set(uint64_t usec);
 /* While a long call (one that waits in bgrund) is unanswered: a Peer.Ping
  * goes out after this long without an answer, and again as long as the
  * call waits; a ping unanswered after call_ping_timeout_usec() means bgrund
- * is not answering. Both together stay under the deadline. */
+ * is not answering. A bgrund that stopped is so found out between the
+ * deadline and the deadline and an interval after it stopped. */
 uint64_t call_ping_interval_usec(void);
 uint64_t call_ping_timeout_usec(void);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <string.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,8 +19,12 @@
 #include "record.h"
 #include "terminal-text.h"
 
-/* How long one Wait call blocks while we follow output: the latency of the
- * streamed output, and the rate of our calls to the daemon. */
+/* How long one call blocks in bgrund while we follow output and nothing
+ * comes: WaitOutput answers at once when output comes or the job ends, so
+ * this is only the rate of our calls while a job is quiet. A bgrund one
+ * release older (no WaitOutput) is paced by Wait, and then it is the
+ * latency of the output too (issue #36, row 4: logs -f was 200 ms behind). */
+#define FOLLOW_IDLE_USEC (10 * USEC_PER_SEC)
 #define FOLLOW_POLL_USEC (200 * USEC_PER_MSEC)
 #define READ_OUTPUT_CHUNK (64U * 1024U)
 
@@ -358,6 +361,36 @@ int output_pump(sd_bus *bus, OutputSource *src, int wait_ms) {
         return output_pump_read(bus, src, false);
 }
 
+/* One WaitOutput from src->offset of up to one byte (the copy is
+ * output_follow_step()'s, through the descriptor or ReadOutput): 1 when the
+ * job has ended and nothing lies past the offset, 0 when output lies past
+ * it or the timeout passed (*ret_more says which), -EOPNOTSUPP from a bgrund
+ * without WaitOutput (said nowhere: Wait paces then). */
+static int wait_output(sd_bus *bus, OutputSource *src, uint64_t timeout, bool *ret_more) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const void *data;
+        size_t size;
+        uint64_t next;
+        int complete, r;
+
+        r = manager_new_call(bus, "WaitOutput", &m, "stut", src->id, src->offset, (uint32_t) 1, timeout);
+        if (r < 0)
+                return r;
+        r = manager_call_raw(bus, m, call_timeout_after_wait(timeout), &error, &reply);
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD))
+                return -EOPNOTSUPP;
+        if (r < 0)
+                return log_call_error("WaitOutput", src->id, &error, r);
+        r = sd_bus_message_read_array(reply, 'y', &data, &size);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "tb", &next, &complete);
+        if (r < 0)
+                return log_parse_error("WaitOutput", r);
+        *ret_more = size > 0;
+        return complete ? 1 : 0;
+}
+
 /* Copies what there is now, as a follower: a gap while the job runs means
  * waiting for its end (the job outruns us, its tail moves on). */
 static int output_follow_step(sd_bus *bus, OutputSource *src) {
@@ -390,11 +423,37 @@ int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_objec
                         }
                 }
 
-                /* Blocks in the daemon for a moment: this is our pacing.
-                 * The first round's came with OpenOutput. */
+                /* Blocks in the daemon until output comes or the job ends:
+                 * this is our pacing. The first round's came with OpenOutput. */
                 if (next)
                         rec = TAKE_PTR(next);
-                else {
+                else if (!src->skipping && !src->no_wait_output) {
+                        uint64_t before = src->offset;
+                        bool more = false;
+
+                        r = wait_output(bus, src, hooks ? hooks->wait_usec : FOLLOW_IDLE_USEC, &more);
+                        if (r == -EOPNOTSUPP) {
+                                src->no_wait_output = true;
+                                continue;
+                        }
+                        if (r < 0)
+                                return r;
+                        if (r == 0) {
+                                if (!more)
+                                        continue; /* quiet: the next round (and the hooks' step) */
+                                r = output_follow_step(bus, src);
+                                if (r < 0)
+                                        return r;
+                                /* bgrund has output past ours that our copy did not
+                                 * find: the live file stopped growing (truncated),
+                                 * or the job outran us. The record says which. */
+                                if (src->offset != before || src->skipping)
+                                        continue;
+                        }
+                        r = get_record(bus, src->id, &rec);
+                        if (r < 0)
+                                return r;
+                } else {
                         r = wait_record(bus, src->id, hooks ? hooks->wait_usec : FOLLOW_POLL_USEC, &rec);
                         if (r < 0)
                                 return r;
@@ -425,128 +484,5 @@ int output_follow(sd_bus *bus, OutputSource *src, FollowHooks *hooks, json_objec
                         *ret = TAKE_PTR(rec);
                         return 0;
                 }
-        }
-}
-
-/* The offset where the last `lines` lines of the bytes before `end` start,
- * reading backwards through read_at(). */
-typedef ssize_t (*ReadAt)(void *userdata, void *buf, size_t n, uint64_t offset);
-
-static int find_tail_start(ReadAt read_at, void *userdata, uint64_t begin, uint64_t end, uint64_t lines,
-                           uint64_t *ret) {
-        uint8_t buf[16 * 1024];
-        uint64_t pos = end, seen = 0;
-        bool first = true;
-
-        if (lines == 0) {
-                *ret = end;
-                return 0;
-        }
-
-        while (pos > begin) {
-                size_t n = (size_t) MIN((uint64_t) sizeof buf, pos - begin);
-                ssize_t k = read_at(userdata, buf, n, pos - n);
-
-                if (k < 0)
-                        return (int) k;
-                if ((size_t) k < n) /* a shorter read: the middle was dropped; start after it */
-                        break;
-                for (size_t i = n; i > 0; i--) {
-                        if (buf[i - 1] != '\n')
-                                continue;
-                        /* The newline that ends the last line does not start one. */
-                        if (first && pos - n + i == end)
-                                continue;
-                        if (++seen == lines) {
-                                *ret = pos - n + i;
-                                return 0;
-                        }
-                }
-                first = false;
-                pos -= n;
-        }
-        *ret = pos;
-        return 0;
-}
-
-static ssize_t read_at_fd(void *userdata, void *buf, size_t n, uint64_t offset) {
-        int fd = *(int *) userdata;
-        size_t done = 0;
-
-        while (done < n) {
-                ssize_t k = pread(fd, (uint8_t *) buf + done, n - done, (off_t) (offset + done));
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                done += (size_t) k;
-        }
-        return (ssize_t) done;
-}
-
-typedef struct ReadOutputAt {
-        sd_bus *bus;
-        const char *id;
-} ReadOutputAt;
-
-static ssize_t read_at_bus(void *userdata, void *buf, size_t n, uint64_t offset) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        ReadOutputAt *a = userdata;
-        const void *data;
-        size_t size;
-        uint64_t next;
-        int complete;
-
-        int r = call_read_output(a->bus, a->id, offset, n, &reply, &data, &size, &next, &complete);
-        if (r < 0)
-                return r;
-        /* Bytes from elsewhere than offset (a dropped middle): treat as short. */
-        if (next != offset + size)
-                return 0;
-        if (size == 0)
-                return 0; /* data may be NULL */
-        memcpy(buf, data, MIN(size, n));
-        return (ssize_t) MIN(size, n);
-}
-
-int output_seek_tail(sd_bus *bus, OutputSource *src, uint64_t lines) {
-        uint64_t start;
-        int r;
-
-        if (src->fd >= 0) {
-                struct stat st;
-
-                if (!src->regular)
-                        return 0; /* a pipe: no going back; all of it */
-                if (fstat(src->fd, &st) < 0)
-                        return log_error_errno(errno, "Failed to stat output descriptor: %m");
-                r = find_tail_start(read_at_fd, &src->fd, 0, (uint64_t) st.st_size, lines, &start);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to read job output: %m");
-                if (lseek(src->fd, (off_t) start, SEEK_SET) < 0)
-                        return log_error_errno(errno, "Failed to seek in job output: %m");
-                /* A live file is as the job wrote it; a final one (with its marker)
-                 * is read to its end either way. */
-                src->offset = start;
-                return 0;
-        } else {
-                _cleanup_json_ json_object *rec = NULL;
-                ReadOutputAt a = { .bus = bus, .id = src->id };
-                uint64_t end;
-
-                r = get_record(bus, src->id, &rec);
-                if (r < 0)
-                        return r;
-                if (!dict_get_uint(rec, &record_keys[RECORD_KEY_OUTPUT_BYTES], &end))
-                        return 0;
-                r = find_tail_start(read_at_bus, &a, 0, end, lines, &start);
-                if (r < 0)
-                        return r;
-                src->offset = start;
-                src->end = end;
-                return 0;
         }
 }

@@ -28,6 +28,7 @@ typedef struct OutputSource {
         uint64_t offset; /* the next byte wanted, counted as the job wrote them */
         uint64_t end;    /* output_pump() by ReadOutput: stop here (output_bytes when it began); 0: not yet known */
         bool skipping;   /* output_follow(): the job outran us into the dropped middle */
+        bool no_wait_output; /* bgrund is one release older: followed by Wait's pacing alone */
 } OutputSource;
 
 /* Sets up reading the output of job id: its descriptor, or ReadOutput where
@@ -42,8 +43,9 @@ void output_source_done(OutputSource *src);
 int output_pump(sd_bus *bus, OutputSource *src, int wait_ms);
 
 /* What a follower does between rounds: step (if set) runs each round before
- * a Wait call of wait_usec (its pacing); a step that returns > 0 ends the
- * following there (an interrupt), < 0 is an error it logged. */
+ * a call that waits up to wait_usec in bgrund for output or the job's end
+ * (WaitOutput; Wait from an older bgrund), its pacing; a step that returns
+ * > 0 ends the following there (an interrupt), < 0 is an error it logged. */
 typedef struct FollowHooks {
         uint64_t wait_usec;
         int (*step)(sd_bus *bus, void *userdata);

@@ -56,7 +56,7 @@ test_a_run_that_gave_up_never_starts_later() {
 }
 
 test_wait_notices_a_stopped_bgrund_within_the_deadline() {
-	local id wpid start rc
+	local id wpid start rc ms
 	id=$(bgrun run -q -- 'sleep 300') || fail "run"
 	timeout 60 bgrun --call-timeout 2s wait "$id" >/dev/null 2>err &
 	wpid=$!
@@ -66,7 +66,11 @@ test_wait_notices_a_stopped_bgrund_within_the_deadline() {
 	start=$(date +%s%N)
 	wait "$wpid"; rc=$?
 	assert_eq 245 "$rc" "wait's exit status once bgrund stopped ($(cat err))"
-	assert_le "$(ms_since "$start")" 2500 "ms from the stop to wait's end, deadline 2 s"
+	# Not before the deadline it names (issue #36, row 8; a ping in flight
+	# at the stop may have left a moment earlier), a tenth after it at most.
+	ms=$(ms_since "$start")
+	assert_le 1950 "$ms" "ms from the stop to wait's end, deadline 2 s"
+	assert_le "$ms" 2500 "ms from the stop to wait's end, deadline 2 s"
 	# logs -f the same.
 	timeout 60 bgrun --call-timeout 2s logs -f "$id" >/dev/null 2>&1 &
 	wpid=$!

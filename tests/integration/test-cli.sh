@@ -429,10 +429,11 @@ test_run_wait_takes_three_round_trips() {
 	# The authentication; Hello with NameHasOwner (the diagnostic of a
 	# bgrund that cannot start, never awaited on its own) and Launch; then
 	# OpenOutput with the Wait that is also the record read after it. The
-	# job may outlast that first Wait on a busy machine: more Waits then.
+	# job may outlast that first Wait on a busy machine: then WaitOutput
+	# until it ends, and Get for the record.
 	cli_round_trips wait.trips bgrun run --wait -q true
 	assert_eq $'AUTH\nHello NameHasOwner Launch\nOpenOutput Wait' "$(head -3 wait.trips)" "round trips of run --wait"
-	assert_eq "" "$(tail -n +4 wait.trips | grep -vx Wait)" "after the third, only Waits"
+	assert_eq "" "$(tail -n +4 wait.trips | grep -vx -e WaitOutput -e Get)" "after the third, only WaitOutput and Get"
 	cli_round_trips run.trips bgrun run -q true
 	assert_eq $'AUTH\nHello NameHasOwner Launch' "$(cat run.trips)" "round trips of run"
 	# logs: OpenOutput and the record that says how to read it, together
@@ -453,7 +454,23 @@ test_run_wait_that_starts_bgrund_asks_systemd_only_until_it_answers() {
 	n=$(grep -n -x 'OpenOutput Wait' start.trips | cut -d: -f1)
 	[[ -n $n ]] || fail "no OpenOutput with its Wait: $(cat start.trips)"
 	assert_le 1 "$(head -n "$n" start.trips | grep -c -w Get)" "looks at bgrund.service while bgrund starts: $(cat start.trips)"
-	assert_eq "" "$(tail -n +$((n + 1)) start.trips | grep -vx Wait)" "calls after bgrund answered: $(cat start.trips)"
+	assert_eq "" "$(tail -n +$((n + 1)) start.trips | grep -vx -e WaitOutput -e Get)" "calls after bgrund answered: $(cat start.trips)"
+}
+
+test_a_follower_waits_in_bgrund_for_output_not_on_a_clock() {
+	local id n
+	command -v strace >/dev/null || fail "strace is missing: tools/install-deps installs it"
+	# Issue #36, row 4: logs -f paced itself on 200 ms Waits, and was that
+	# far behind the job. Now each round is a WaitOutput that bgrund holds
+	# until output comes or the job ends: over 3 quiet seconds, a handful
+	# of calls (once 15 Waits), and the lines all there.
+	id=$(bgrun run -q -- 'echo one; sleep 3; echo two') || fail "launch"
+	cli_round_trips follow.trips bgrun logs -f "$id"
+	assert_eq $'AUTH\nHello NameHasOwner\nOpenOutput Wait' "$(head -3 follow.trips)" "the first round trips of logs -f"
+	assert_eq "" "$(tail -n +4 follow.trips | grep -vx -e WaitOutput -e Get)" "after the first round, only WaitOutput and Get"
+	n=$(tail -n +4 follow.trips | wc -l)
+	assert_le "$n" 5 "round trips of logs -f over 3 quiet seconds: $(cat follow.trips)"
+	assert_eq $'one\ntwo' "$(bgrun logs -f "$id")" "what logs -f prints"
 }
 
 test_stdin_is_forwarded() {
