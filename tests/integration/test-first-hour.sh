@@ -38,3 +38,14 @@ test_a_kill_of_an_ended_job_says_so_and_names_no_method() {
 	out=$(bgrun kill "$id") || fail "kill: $out"
 	assert_eq "Job $id killed, nothing of it is left alive (cgroup.kill)." "$out" "kill's answer"
 }
+
+test_the_journalctl_hint_finds_what_bgrund_said() {
+	# Issue #36, row 10: bgrun's hints say "see: journalctl -u bgrund", and
+	# in tools/sandbox that found nothing (no journal ran there).
+	local out
+	systemctl restart bgrund.service || fail "restart bgrund"
+	wait_until 5 eval 'journalctl --sync; journalctl -u bgrund -b --no-pager -q | grep -q "Started: containment mode"' ||
+		fail "journalctl -u bgrund has not bgrund's start: $(journalctl -u bgrund -b --no-pager 2>&1 | tail -3)"
+	out=$(journalctl -u bgrund -b --no-pager -q -o cat | grep "Started: containment mode" | tail -1)
+	assert_contains "$out" "containment mode enforcing" "bgrund's start, as journalctl -u bgrund shows it"
+}

@@ -1,29 +1,14 @@
 # SPDX-License-Identifier: MIT
 # bgrund's journal entries (issue #13): a structured entry per job event,
 # found by the job's id and by its unit, never with its command, cwd or
-# environment. The sandbox runs no journal: these tests start a real
-# systemd-journald as a transient service and point bgrund's stderr at it
-# with a drop-in, and put everything back when they end.
+# environment. The sandbox runs systemd-journald, as a booted system does
+# (tools/sandbox.d/init), and services' output goes to it and the console.
 
-JOURNALD=/lib/systemd/systemd-journald
-[[ -x $JOURNALD ]] || JOURNALD=/usr/lib/systemd/systemd-journald
-
-# with_journal: journald running, bgrund logging to it, for the rest of the test.
+# with_journal: the sandbox's journal, which bgrund logs to.
 with_journal() {
-	[[ -x $JOURNALD ]] || fail "systemd-journald is missing: it comes with systemd, which tools/install-deps installs"
-	local unitdir
-	unitdir=$(systemctl show -p UnitPath --value | awk '{ print $1 }')
-	[[ -d $unitdir ]] || fail "no unit directory in the sandbox's UnitPath"
-	JOURNAL_DROPIN=$unitdir/bgrund.service.d/60-test-journal.conf
-	trap 'rm -f "$JOURNAL_DROPIN"; systemctl daemon-reload; systemctl stop bgrun-test-journald.service 2>/dev/null;
-	      systemctl reset-failed bgrund.service; systemctl restart bgrund.service' EXIT
-	systemd-run --quiet --unit=bgrun-test-journald -p Type=notify "$JOURNALD" || fail "journald did not start"
-	mkdir -p "$(dirname "$JOURNAL_DROPIN")"
-	# journal+console: the sandbox's log (and a sanitizer's report) still gets it all.
-	printf '[Service]\nStandardOutput=journal+console\nStandardError=journal+console\n' >"$JOURNAL_DROPIN"
-	systemctl daemon-reload
-	systemctl reset-failed bgrund.service
-	systemctl restart bgrund.service || fail "bgrund did not restart logging to the journal"
+	systemctl is-active --quiet systemd-journald.service ||
+		fail "no systemd-journald in the sandbox: $(systemctl status --no-pager systemd-journald.service 2>&1 | head -5)"
+	assert_eq journal+console "$(systemctl show -P StandardOutput bgrund.service)" "where bgrund's output and messages go (StandardError=inherit)"
 }
 
 # entries FIELD=VALUE...: the matching entries as JSON lines, once journald has them.
@@ -87,8 +72,7 @@ test_a_limit_and_a_refusal_are_logged_with_the_owner() {
 	BGRUN=$(command -v bgrun)
 	mkdir -p /etc/bgrun/bgrund.conf.d
 	printf '[Limits]\nMaxRunningJobs=1\n' >/etc/bgrun/bgrund.conf.d/90-test-journal.conf
-	trap 'rm -f /etc/bgrun/bgrund.conf.d/90-test-journal.conf "$JOURNAL_DROPIN"; systemctl daemon-reload;
-	      systemctl stop bgrun-test-journald.service 2>/dev/null; systemctl reset-failed bgrund.service;
+	trap 'rm -f /etc/bgrun/bgrund.conf.d/90-test-journal.conf; systemctl reset-failed bgrund.service;
 	      systemctl restart bgrund.service' EXIT
 	systemctl restart bgrund.service || fail "restart with MaxRunningJobs=1"
 	a=$(as_user alice "$BGRUN" run -q -C / -- 'sleep 300') || fail "launch a"
