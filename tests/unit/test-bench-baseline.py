@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""tools/bench-baseline's logic on made-up tables, in TAP: how a row is
+"""tools/bench/bench-baseline's logic on made-up tables, in TAP: how a row is
 known across a quick and a full run, which ratio is the row's, which way is
 better, when a row is worse, when a regression, and the tolerances.
 
-    test-bench-baseline.py TOOLS/BENCH-BASELINE"""
+    test-bench-baseline.py TOOLS/BENCH/BENCH-BASELINE"""
 import contextlib
 import importlib.machinery
 import importlib.util
