@@ -342,7 +342,7 @@ Test(job_lifecycle, no_mechanism_that_starts_means_nothing_is_left) {
         spec_for(&spec, "true");
         Job *j = NULL;
         cr_assert_eq(runtime_launch(rt, &spec, &j), LAUNCH_START_FAILED);
-        cr_assert_eq(rt->jobs.n_jobs, 0);
+        cr_assert_eq(job_table_size(&rt->jobs), 0);
         cr_assert_eq(rt->n_running, 0);
         cr_assert_eq(events.new + events.running + events.discarded, 0, "nobody heard of it");
         _cleanup_closedir_ DIR *d = fdopendir(dup(rt->jobs_fd));

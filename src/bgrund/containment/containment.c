@@ -26,16 +26,25 @@ int containments_init(Containment cs[static _MECHANISM_MAX], const ContainmentHo
         for (Mechanism m = 0; m < _MECHANISM_MAX; m++)
                 cs[m] = (Containment) { .ops = containment_ops(m), .host = host };
 
+        /* In order of preference: one that is off behind one that contains
+         * changes nothing for the jobs (cgroupfs under systemd, on every
+         * start), and is said as news, not as a warning. */
+        bool contained = false;
         for (unsigned i = 0; i < host->config->n_mechanisms; i++) {
                 Containment *c = &cs[host->config->mechanisms[i]];
                 if (!c->ops)
                         continue;
                 int r = c->ops->init ? c->ops->init(c) : 0;
                 if (r < 0) {
-                        log_warning_errno(r, "The %s mechanism is off: %m", mechanism_to_string(c->ops->mechanism));
+                        if (contained)
+                                log_info_errno(r, "The %s mechanism is off: %m", mechanism_to_string(c->ops->mechanism));
+                        else
+                                log_warning_errno(r, "The %s mechanism is off: %m",
+                                                  mechanism_to_string(c->ops->mechanism));
                         continue;
                 }
                 c->initialized = true;
+                contained = contained || mechanism_contains(c->ops->mechanism);
         }
         return 0;
 }

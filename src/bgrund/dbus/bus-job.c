@@ -60,12 +60,13 @@ static int job_find(sd_bus *bus, const char *path, const char *interface, void *
 static int job_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         BusService *s = userdata;
         Runtime *rt = s->runtime;
-        char **list = calloc(rt->jobs.n_jobs + 1, sizeof(char *));
+        char **list = calloc(job_table_size(&rt->jobs) + 1, sizeof(char *));
         if (!list)
                 return -ENOMEM;
-        size_t n = 0, b;
+        size_t n = 0;
+        JobTableIter it;
         Viewer v = current_viewer(s, bus, NULL);
-        for (Job *j = job_table_first(&rt->jobs, &b); j; j = job_table_next(&rt->jobs, &b, j)) {
+        for (Job *j = job_table_first(&rt->jobs, &it); j; j = job_table_next(&rt->jobs, &it)) {
                 if (!viewer_may_see(&v, j))
                         continue;
                 char job_path[BUS_JOB_PATH_MAX];

@@ -1,115 +1,89 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "job.h"
 #include "job-table.h"
+#include "macro.h"
 
-/* FNV-1a of the owner (for requests) and the key string; ids are random
- * already, a RequestId is the caller's, and the chains grow with the table
- * either way. */
-static size_t hash_key(uid_t owner, const char *s, size_t n_buckets) {
-        uint64_t h = 1469598103934665603ULL;
-        for (unsigned i = 0; i < sizeof owner; i++)
-                h = (h ^ ((owner >> (8 * i)) & 0xff)) * 1099511628211ULL;
-        for (const char *p = s; *p; p++)
-                h = (h ^ (unsigned char) *p) * 1099511628211ULL;
-        return (size_t) (h & (n_buckets - 1));
+typedef struct RequestKey {
+        uid_t owner;
+        const char *request_id;
+} RequestKey;
+
+static void id_hash(const void *key, SipHash *state) {
+        map_feed_string(state, key);
 }
 
-static Job **link_of(const JobTable *t, Job *j) {
-        return t->key == JOB_KEY_ID ? &j->table_next : &j->request_next;
+static bool id_is(const MapNode *node, const void *key) {
+        return streq(MAP_ITEM(node, Job, id_node)->id, key);
 }
 
-static size_t bucket_of(const JobTable *t, const Job *j, size_t n_buckets) {
-        return t->key == JOB_KEY_ID ? hash_key(0, j->id, n_buckets) : hash_key(j->owner, j->request_id, n_buckets);
+static void request_hash(const void *key, SipHash *state) {
+        const RequestKey *k = key;
+        map_feed_u64(state, k->owner);
+        map_feed_string(state, k->request_id);
 }
 
-static int grow(JobTable *t) {
-        size_t n = t->n_buckets ? t->n_buckets * 2 : 64;
-        Job **b = calloc(n, sizeof(Job *));
-        if (!b)
-                return -ENOMEM;
-        for (size_t i = 0; i < t->n_buckets; i++)
-                for (Job *j = t->buckets[i], *next; j; j = next) {
-                        next = *link_of(t, j);
-                        size_t h = bucket_of(t, j, n);
-                        *link_of(t, j) = b[h];
-                        b[h] = j;
-                }
-        free(t->buckets);
-        t->buckets = b;
-        t->n_buckets = n;
-        return 0;
+static bool request_is(const MapNode *node, const void *key) {
+        const RequestKey *k = key;
+        const Job *j = MAP_ITEM(node, Job, request_node);
+        return j->owner == k->owner && streq(j->request_id, k->request_id);
+}
+
+static const MapType by_id = { .hash = id_hash, .has_key = id_is };
+static const MapType by_request = { .hash = request_hash, .has_key = request_is };
+
+void job_table_init(JobTable *t, JobKey key) {
+        *t = (JobTable) { .key = key, .map = MAP_INIT(key == JOB_KEY_ID ? &by_id : &by_request) };
+}
+
+static MapNode *node_of(const JobTable *t, Job *j) {
+        return t->key == JOB_KEY_ID ? &j->id_node : &j->request_node;
+}
+
+static Job *job_of(const JobTable *t, MapNode *node) {
+        if (!node)
+                return NULL;
+        return t->key == JOB_KEY_ID ? MAP_ITEM(node, Job, id_node) : MAP_ITEM(node, Job, request_node);
 }
 
 int job_table_put(JobTable *t, Job *j) {
-        if (t->key == JOB_KEY_REQUEST && !j->request_id)
+        if (t->key == JOB_KEY_ID)
+                return map_put(&t->map, &j->id_node, j->id);
+        if (!j->request_id)
                 return -EINVAL;
-        if (t->n_jobs + 1 > t->n_buckets) {
-                int r = grow(t);
-                if (r < 0)
-                        return r;
-        }
-        if (t->key == JOB_KEY_ID ? job_table_get(t, j->id) : job_table_get_request(t, j->owner, j->request_id))
-                return -EEXIST;
-        size_t h = bucket_of(t, j, t->n_buckets);
-        *link_of(t, j) = t->buckets[h];
-        t->buckets[h] = j;
-        t->n_jobs++;
-        return 0;
+        return map_put(&t->map, &j->request_node, &(RequestKey) { j->owner, j->request_id });
 }
 
 Job *job_table_get(const JobTable *t, const char *id) {
-        if (!t->n_buckets || t->key != JOB_KEY_ID)
-                return NULL;
-        for (Job *j = t->buckets[hash_key(0, id, t->n_buckets)]; j; j = j->table_next)
-                if (strcmp(j->id, id) == 0)
-                        return j;
-        return NULL;
+        return t->key == JOB_KEY_ID ? job_of(t, map_get(&t->map, id)) : NULL;
 }
 
 Job *job_table_get_request(const JobTable *t, uid_t owner, const char *request_id) {
-        if (!t->n_buckets || t->key != JOB_KEY_REQUEST)
+        if (t->key != JOB_KEY_REQUEST)
                 return NULL;
-        for (Job *j = t->buckets[hash_key(owner, request_id, t->n_buckets)]; j; j = j->request_next)
-                if (j->owner == owner && strcmp(j->request_id, request_id) == 0)
-                        return j;
-        return NULL;
+        return job_of(t, map_get(&t->map, &(RequestKey) { owner, request_id }));
 }
 
 void job_table_remove(JobTable *t, Job *j) {
-        if (!t->n_buckets || (t->key == JOB_KEY_REQUEST && !j->request_id))
+        if (t->key == JOB_KEY_REQUEST && !j->request_id)
                 return;
-        for (Job **p = &t->buckets[bucket_of(t, j, t->n_buckets)]; *p; p = link_of(t, *p))
-                if (*p == j) {
-                        *p = *link_of(t, j);
-                        *link_of(t, j) = NULL;
-                        t->n_jobs--;
-                        return;
-                }
+        (void) map_remove(&t->map, node_of(t, j));
+}
+
+size_t job_table_size(const JobTable *t) {
+        return map_size(&t->map);
 }
 
 void job_table_clear(JobTable *t) {
-        free(t->buckets);
-        *t = (JobTable) { .key = t->key };
+        map_done(&t->map);
 }
 
-Job *job_table_first(const JobTable *t, size_t *bucket) {
-        for (*bucket = 0; *bucket < t->n_buckets; (*bucket)++)
-                if (t->buckets[*bucket])
-                        return t->buckets[*bucket];
-        return NULL;
+Job *job_table_first(const JobTable *t, JobTableIter *i) {
+        return job_of(t, map_first(&t->map, i));
 }
 
-Job *job_table_next(const JobTable *t, size_t *bucket, Job *j) {
-        Job *next = *link_of(t, j);
-        if (next)
-                return next;
-        for ((*bucket)++; *bucket < t->n_buckets; (*bucket)++)
-                if (t->buckets[*bucket])
-                        return t->buckets[*bucket];
-        return NULL;
+Job *job_table_next(const JobTable *t, JobTableIter *i) {
+        return job_of(t, map_next(&t->map, i));
 }

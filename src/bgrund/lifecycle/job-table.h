@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Jobs by a key: a chained hash table that grows, so a lookup stays O(1) as
- * finished jobs pile up. Intrusive: a Job carries a chain pointer for each
- * table it can be in. Two keys: a job's id (every job, in Runtime.jobs),
- * and its owner with its RequestId (the jobs launched with one, in
- * Runtime.requests: "launch at most once" is a lookup there). */
+/* Jobs by a key, over the one map (basic/map.h), so a lookup stays O(1) as
+ * finished jobs pile up. A Job carries a node for each table it can be in.
+ * Two keys: a job's id (every job, in Runtime.jobs), and its owner with its
+ * RequestId (the jobs launched with one, in Runtime.requests: "launch at
+ * most once" is a lookup there). */
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "map.h"
 
 typedef struct Job Job;
 
@@ -19,11 +21,10 @@ typedef enum JobKey {
 
 typedef struct JobTable {
         JobKey key;
-        Job **buckets;
-        size_t n_buckets;
-        size_t n_jobs;
+        Map map;
 } JobTable;
 
+void job_table_init(JobTable *t, JobKey key);
 /* -EEXIST when a job of the same key is in t already. */
 int job_table_put(JobTable *t, Job *j);
 /* By id (a JOB_KEY_ID table). */
@@ -32,8 +33,11 @@ Job *job_table_get(const JobTable *t, const char *id);
 Job *job_table_get_request(const JobTable *t, uid_t owner, const char *request_id);
 /* Take j out of t, if it is there. */
 void job_table_remove(JobTable *t, Job *j);
+size_t job_table_size(const JobTable *t);
 void job_table_clear(JobTable *t);
 
-/* Iterate: for (Job *j = job_table_first(t, &i); j; j = job_table_next(t, &i, j)) */
-Job *job_table_first(const JobTable *t, size_t *bucket);
-Job *job_table_next(const JobTable *t, size_t *bucket, Job *j);
+/* Iterate (j may be taken out on the way):
+ *   JobTableIter i; for (Job *j = job_table_first(t, &i); j; j = job_table_next(t, &i)) */
+typedef MapIter JobTableIter;
+Job *job_table_first(const JobTable *t, JobTableIter *i);
+Job *job_table_next(const JobTable *t, JobTableIter *i);

@@ -16,6 +16,7 @@
 #include "job-teardown.h"
 #include "job-usage.h"
 #include "macro.h"
+#include "map.h"
 #include "pidref.h"
 
 typedef struct Runtime Runtime;
@@ -108,8 +109,8 @@ typedef struct JobLive {
  * enough for listings and the per-owner limits without reading the store. */
 struct Job {
         Runtime *runtime;
-        Job *table_next;                /* job-table.c's chains: by id, */
-        Job *request_next;              /* and by owner and RequestId */
+        MapNode id_node;                /* job-table.c's maps: by id, */
+        MapNode request_node;           /* and by owner and RequestId */
         Job *all_next, *all_prev;       /* every job, oldest first (listings) */
         Job *owner_next, *owner_prev;   /* its owner's, oldest first */
         Job *ended_next, *ended_prev;   /* ended ones, in the order they ended (retention) */

@@ -265,9 +265,9 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
 
 int runtime_reap(Runtime *rt, ReapCounts *ret) {
         ReapCounts counts = {};
-        size_t b;
-        for (Job *j = job_table_first(&rt->jobs, &b), *next; j; j = next) {
-                next = job_table_next(&rt->jobs, &b, j);
+        JobTableIter it;
+        for (Job *j = job_table_first(&rt->jobs, &it), *next; j; j = next) {
+                next = job_table_next(&rt->jobs, &it);
                 if (!job_is_supervised(j))
                         continue;
                 if (j->live->supervisor.fd >= 0 && pidref_check(&j->live->supervisor) == PIDREF_OWNED) {

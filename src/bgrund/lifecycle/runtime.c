@@ -50,7 +50,8 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
         if (!rt)
                 return -ENOMEM;
         rt->jobs_fd = -EBADF;
-        rt->requests.key = JOB_KEY_REQUEST;
+        job_table_init(&rt->jobs, JOB_KEY_ID);
+        job_table_init(&rt->requests, JOB_KEY_REQUEST);
         rt->event = sd_event_ref(event);
         rt->state_dir = state_dir;
         rt->supervisor_path = BGRUN_SUPERVISOR_PATH;
@@ -91,9 +92,9 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
 Runtime *runtime_free(Runtime *rt) {
         if (!rt)
                 return NULL;
-        size_t b;
-        for (Job *j = job_table_first(&rt->jobs, &b), *next; j; j = next) {
-                next = job_table_next(&rt->jobs, &b, j);
+        JobTableIter it;
+        for (Job *j = job_table_first(&rt->jobs, &it), *next; j; j = next) {
+                next = job_table_next(&rt->jobs, &it);
                 job_free(j);
         }
         job_table_clear(&rt->jobs);
