@@ -55,7 +55,7 @@ Test(caller_binding, an_empty_table_has_nothing_and_loses_nothing) {
         /* Removing a job never bound: nothing, and nothing breaks. */
         caller_bindings_remove(&b, j);
         cr_assert_null(j->caller_bound);
-        cr_assert_eq(b.n_names, 0);
+        cr_assert_eq(map_size(&b.names), 0);
 }
 
 Test(caller_binding, add_then_lookup_then_remove) {
@@ -69,14 +69,14 @@ Test(caller_binding, add_then_lookup_then_remove) {
         cr_assert(caller_bindings_has(&b, ":1.7"));
         cr_assert(!caller_bindings_has(&b, ":1.70"));
         cr_assert(!caller_bindings_has(&b, ":1.8"));
-        cr_assert_eq(b.n_names, 1);
+        cr_assert_eq(map_size(&b.names), 1);
         /* A job is bound once. */
         cr_assert_eq(caller_bindings_add(&b, j, ":1.8", &new), -EALREADY);
         cr_assert(!caller_bindings_has(&b, ":1.8"));
         caller_bindings_remove(&b, j);
         cr_assert_null(j->caller_bound);
         cr_assert(!caller_bindings_has(&b, ":1.7"), "a name with no job left is not kept");
-        cr_assert_eq(b.n_names, 0);
+        cr_assert_eq(map_size(&b.names), 0);
         cr_assert_eq(caller_bindings_gone(&b, ":1.7"), 0);
         cr_assert(!stopped(j), "a job unbound before its caller left is not stopped");
         /* Bound again, to another name, after its removal. */
@@ -99,7 +99,7 @@ Test(caller_binding, several_jobs_per_name_and_the_loss_stops_exactly_its_jobs) 
         cr_assert(new);
         cr_assert_eq(caller_bindings_add(&b, a3, ":1.42", &new), 0);
         cr_assert(!new);
-        cr_assert_eq(b.n_names, 2);
+        cr_assert_eq(map_size(&b.names), 2);
 
         /* The middle one of its name ends: the others stay bound. */
         caller_bindings_remove(&b, a2);
@@ -119,12 +119,12 @@ Test(caller_binding, several_jobs_per_name_and_the_loss_stops_exactly_its_jobs) 
         cr_assert_null(a1->caller_bound);
         cr_assert_null(a3->caller_bound);
         cr_assert(!caller_bindings_has(&b, ":1.42"));
-        cr_assert_eq(b.n_names, 1);
+        cr_assert_eq(map_size(&b.names), 1);
         /* A second loss of the same name: nothing left to stop. */
         cr_assert_eq(caller_bindings_gone(&b, ":1.42"), 0);
         /* Removing a job the loss unbound already: nothing. */
         caller_bindings_remove(&b, a1);
-        cr_assert_eq(b.n_names, 1);
+        cr_assert_eq(map_size(&b.names), 1);
         cr_assert(caller_bindings_has(&b, ":1.43"));
         cr_assert_not_null(other->caller_bound);
 }
@@ -146,7 +146,7 @@ Test(caller_binding, a_job_that_ended_is_not_stopped_nor_counted) {
         cr_assert(!stopped(ended));
         cr_assert_null(ended->caller_bound);
         cr_assert_null(freed_live->caller_bound);
-        cr_assert_eq(b.n_names, 0);
+        cr_assert_eq(map_size(&b.names), 0);
 }
 
 Test(caller_binding, a_stop_under_way_is_not_changed) {
@@ -176,8 +176,8 @@ Test(caller_binding, many_names_grow_the_table) {
                 cr_assert_eq(caller_bindings_add(&b, jobs[2 * i + 1], name, &new), 0);
                 cr_assert(!new, "%s", name);
         }
-        cr_assert_eq(b.n_names, N);
-        cr_assert_geq(b.n_buckets, N);
+        cr_assert_eq(map_size(&b.names), N);
+        cr_assert_geq(b.names.n_buckets, N);
         for (unsigned i = 0; i < N; i++) {
                 snprintf(name, sizeof name, ":1.%u", i);
                 cr_assert(caller_bindings_has(&b, name), "%s", name);
@@ -196,7 +196,7 @@ Test(caller_binding, many_names_grow_the_table) {
                 if (i + 1 < N)
                         cr_assert(!stopped(jobs[2 * (i + 1) + 1]), "%s", name);
         }
-        cr_assert_eq(b.n_names, 0);
+        cr_assert_eq(map_size(&b.names), 0);
         for (unsigned i = 0; i < 2 * N; i++)
                 job_unmake(jobs[i]);
         free(jobs);
@@ -213,9 +213,9 @@ Test(caller_binding, clear_frees_what_is_bound) {
         cr_assert_eq(caller_bindings_add(&b, j2, ":1.1", NULL), 0);
         cr_assert_eq(caller_bindings_add(&b, j3, ":1.2", NULL), 0);
         caller_bindings_clear(&b);
-        cr_assert_null(b.buckets);
-        cr_assert_eq(b.n_names, 0);
-        cr_assert_eq(b.n_buckets, 0);
+        cr_assert_null(b.names.buckets);
+        cr_assert_eq(map_size(&b.names), 0);
+        cr_assert_eq(b.names.n_buckets, 0);
         cr_assert(!caller_bindings_has(&b, ":1.1"));
         cr_assert(!stopped(j1) && !stopped(j2) && !stopped(j3));
         /* A cleared table is usable again. */

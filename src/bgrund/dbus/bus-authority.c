@@ -6,6 +6,8 @@
 #include "job-id.h"
 #include "log.h"
 #include "macro.h"
+#include "map.h"
+#include "name-cache.h"
 #include "bus-polkit.h"
 
 /* Who sent a method call, as the bus daemon vouches for it, is asked once
@@ -33,7 +35,7 @@
 #define CREDS_HELD_PER_SENDER 320
 
 typedef struct CredsQuery {
-        struct CredsQuery *next;
+        MapNode node;          /* BusAuthority.queries, by sender */
         BusAuthority *authority;
         char *sender;
         sd_bus_slot *slot;     /* GetConnectionCredentials in flight; NULL once answered */
@@ -45,16 +47,16 @@ typedef struct CredsQuery {
 } CredsQuery;
 
 struct BusAuthority {
+        /* Senders whose identity is known, the oldest forgotten first, and
+         * what it is (at the cache's slot); senders known to be gone. Both
+         * found in O(1) on every call (issue #37: they were scanned). */
+        NameCache known;
         struct {
-                char sender[64];
                 uid_t uid;
                 pid_t pid;
-        } known[CREDS_CACHE_SIZE];
-        unsigned next_known;
-        char gone[GONE_CACHE_SIZE][64];
-        unsigned next_gone;
-        CredsQuery *queries;
-        unsigned n_queries;
+        } known_ids[CREDS_CACHE_SIZE];
+        NameCache gone;
+        Map queries;           /* CredsQuery by sender */
         /* The call being dispatched and its sender's identity: what the
          * handler asks for, even if the cache has forgotten it meanwhile. */
         sd_bus_message *current;
@@ -65,44 +67,42 @@ struct BusAuthority {
 };
 
 static bool creds_cache_get(const BusAuthority *creds, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
-        for (unsigned i = 0; i < CREDS_CACHE_SIZE; i++)
-                if (creds->known[i].sender[0] && streq(creds->known[i].sender, sender)) {
-                        *ret_uid = creds->known[i].uid;
-                        *ret_pid = creds->known[i].pid;
-                        return true;
-                }
-        return false;
+        ssize_t i = name_cache_find(&creds->known, sender);
+        if (i < 0)
+                return false;
+        *ret_uid = creds->known_ids[i].uid;
+        *ret_pid = creds->known_ids[i].pid;
+        return true;
 }
 
 static void creds_cache_put(BusAuthority *creds, const char *sender, uid_t uid, pid_t pid) {
-        if (strlen(sender) >= sizeof creds->known[0].sender)
+        ssize_t i = name_cache_put(&creds->known, sender);
+        if (i < 0)
                 return;
-        unsigned i = creds->next_known++ % CREDS_CACHE_SIZE;
-        strcpy(creds->known[i].sender, sender);
-        creds->known[i].uid = uid;
-        creds->known[i].pid = pid;
+        creds->known_ids[i].uid = uid;
+        creds->known_ids[i].pid = pid;
 }
 
 static bool sender_gone(const BusAuthority *creds, const char *sender) {
-        for (unsigned i = 0; i < GONE_CACHE_SIZE; i++)
-                if (creds->gone[i][0] && streq(creds->gone[i], sender))
-                        return true;
-        return false;
+        return name_cache_find(&creds->gone, sender) >= 0;
 }
 
 static void sender_mark_gone(BusAuthority *creds, const char *sender) {
-        if (strlen(sender) < sizeof creds->gone[0])
-                strcpy(creds->gone[creds->next_gone++ % GONE_CACHE_SIZE], sender);
+        (void) name_cache_put(&creds->gone, sender);
 }
 
+static void query_hash(const void *key, SipHash *state) {
+        map_feed_string(state, key);
+}
+
+static bool query_is(const MapNode *node, const void *key) {
+        return streq(MAP_ITEM(node, CredsQuery, node)->sender, key);
+}
+
+static const MapType queries_by_sender = { .hash = query_hash, .has_key = query_is };
+
 static void creds_query_free(CredsQuery *q) {
-        BusAuthority *creds = q->authority;
-        for (CredsQuery **p = &creds->queries; *p; p = &(*p)->next)
-                if (*p == q) {
-                        *p = q->next;
-                        break;
-                }
-        creds->n_queries--;
+        (void) map_remove(&q->authority->queries, &q->node);
         sd_bus_slot_unref(q->slot);
         for (unsigned i = q->n_back; i < q->n_held; i++)
                 sd_bus_message_unref(q->held[i]);
@@ -112,10 +112,8 @@ static void creds_query_free(CredsQuery *q) {
 }
 
 static CredsQuery *creds_query_of(const BusAuthority *creds, const char *sender) {
-        for (CredsQuery *q = creds->queries; q; q = q->next)
-                if (streq(q->sender, sender))
-                        return q;
-        return NULL;
+        MapNode *node = map_get(&creds->queries, sender);
+        return node ? MAP_ITEM(node, CredsQuery, node) : NULL;
 }
 
 /* Queue m to be dispatched again (after the ones queued before it). */
@@ -215,7 +213,7 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                 return 1; /* dropped: nobody to answer */
 
         if (!q) {
-                if (creds->n_queries >= CREDS_QUERIES_MAX) {
+                if (map_size(&creds->queries) >= CREDS_QUERIES_MAX) {
                         (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
                                                           "bgrund is establishing %d callers' identities; try again",
                                                           CREDS_QUERIES_MAX);
@@ -241,9 +239,15 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                         (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
                         return 1;
                 }
-                q->next = creds->queries;
-                creds->queries = q;
-                creds->n_queries++;
+                r = map_put(&creds->queries, &q->node, q->sender);
+                if (r < 0) {
+                        sd_bus_slot_unref(q->slot);
+                        free(q->held);
+                        free(q->sender);
+                        free(q);
+                        (void) sd_bus_reply_method_errnof(m, r, "Cannot establish the caller's identity: %m");
+                        return 1;
+                }
         }
         if (q->n_held >= CREDS_HELD_PER_SENDER) {
                 (void) sd_bus_reply_method_errorf(m, BGRUN_ERROR_LIMIT_EXCEEDED,
@@ -260,6 +264,11 @@ int bus_authority_new(BusAuthority **ret) {
         if (!a)
                 return -ENOMEM;
         a->served_only = UID_INVALID;
+        a->queries = MAP_INIT(&queries_by_sender);
+        if (name_cache_init(&a->known, CREDS_CACHE_SIZE) < 0 || name_cache_init(&a->gone, GONE_CACHE_SIZE) < 0) {
+                bus_authority_free(a);
+                return -ENOMEM;
+        }
         *ret = a;
         return 0;
 }
@@ -267,8 +276,12 @@ int bus_authority_new(BusAuthority **ret) {
 BusAuthority *bus_authority_free(BusAuthority *a) {
         if (!a)
                 return NULL;
-        while (a->queries)
-                creds_query_free(a->queries);
+        MapIter it;
+        for (MapNode *node = map_first(&a->queries, &it); node; node = map_next(&a->queries, &it))
+                creds_query_free(MAP_ITEM(node, CredsQuery, node));
+        map_done(&a->queries);
+        name_cache_done(&a->known);
+        name_cache_done(&a->gone);
         free(a);
         return NULL;
 }

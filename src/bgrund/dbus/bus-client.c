@@ -32,18 +32,19 @@ static UidTally *tally(BusService *s, uid_t uid) {
         return t;
 }
 
-static size_t hash_name(const char *name) {
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *p = name; *p; p++)
-                h = (h ^ (unsigned char) *p) * 1099511628211ULL;
-        return (size_t) (h % BUS_CLIENT_BUCKETS);
+static void name_hash(const void *key, SipHash *state) {
+        map_feed_string(state, key);
 }
 
+static bool name_is(const MapNode *node, const void *key) {
+        return streq(MAP_ITEM(node, BusClient, node)->name, key);
+}
+
+static const MapType by_name = { .hash = name_hash, .has_key = name_is };
+
 static BusClient *client_find(BusService *s, const char *name) {
-        for (BusClient *c = s->client_buckets[hash_name(name)]; c; c = c->hash_next)
-                if (streq(c->name, name))
-                        return c;
-        return NULL;
+        MapNode *node = map_get(&s->clients_by_name, name);
+        return node ? MAP_ITEM(node, BusClient, node) : NULL;
 }
 
 static void client_unsubscribe(BusClient *c) {
@@ -68,11 +69,7 @@ static void client_free(BusClient *c) {
         BusService *s = c->service;
         pending_calls_drop_client(c);
         client_unsubscribe(c);
-        for (BusClient **p = &s->client_buckets[hash_name(c->name)]; *p; p = &(*p)->hash_next)
-                if (*p == c) {
-                        *p = c->hash_next;
-                        break;
-                }
+        (void) map_remove(&s->clients_by_name, &c->node);
         LIST_REMOVE(s->clients, c);
         sd_bus_slot_unref(c->gone_match);
         sd_bus_slot_unref(c->owner_check);
@@ -151,11 +148,14 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         if (!c)
                 return -ENOMEM;
         *c = (BusClient) { .service = s, .uid = uid, .name = strdup(name), .bus = bus, .direct = direct };
-        int r = c->name ? 0 : -ENOMEM;
+        if (!s->clients_by_name.type)
+                s->clients_by_name = MAP_INIT(&by_name);
+        int r = c->name ? map_put(&s->clients_by_name, &c->node, c->name) : -ENOMEM;
         /* A direct connection's end is told by bus-listen.c. */
         if (r >= 0 && !direct)
                 r = client_watch(c);
         if (r < 0) {
+                (void) map_remove(&s->clients_by_name, &c->node);
                 sd_bus_slot_unref(c->gone_match);
                 sd_bus_slot_unref(c->owner_check);
                 free(c->name);
@@ -163,9 +163,6 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
                 return r;
         }
         LIST_PREPEND(s->clients, c);
-        size_t h = hash_name(name);
-        c->hash_next = s->client_buckets[h];
-        s->client_buckets[h] = c;
         *ret = c;
         return 0;
 }
@@ -268,6 +265,7 @@ int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *erro
 void bus_clients_free(BusService *s) {
         while (s->clients)
                 client_free(s->clients);
+        map_done(&s->clients_by_name);
         while (s->tallies) {
                 UidTally *t = s->tallies;
                 s->tallies = t->next;

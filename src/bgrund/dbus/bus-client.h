@@ -12,6 +12,8 @@
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
+#include "map.h"
+
 typedef struct BusService BusService;
 typedef struct PendingCall PendingCall;
 
@@ -24,7 +26,7 @@ typedef struct PendingCall PendingCall;
 
 typedef struct BusClient {
         struct BusClient *next, *prev;     /* all clients */
-        struct BusClient *hash_next;
+        MapNode node;                      /* BusService.clients_by_name */
         BusService *service;
         char *name;                        /* the connection's unique name (":p2p.N" on --listen's) */
         sd_bus *bus;                       /* the connection its signals go out on */

@@ -5,6 +5,7 @@
 #include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
+#include "owner.h"
 
 typedef struct ListFilter {
         const char *session; /* "" for every session */
@@ -34,6 +35,20 @@ static int read_filter(BusService *s, sd_bus_message *m, const char *session, Li
         return 0;
 }
 
+/* The jobs a listing walks, oldest first: an admin's, every job; anyone
+ * else's, their own alone, so a listing costs its caller's jobs, whatever
+ * others hold (and tells nothing of them by its time). */
+static Job *walk_first(BusService *s, const ListFilter *f) {
+        if (f->admin)
+                return s->runtime->all.head;
+        Owner *o = owner_get(&s->runtime->owners, f->uid);
+        return o ? o->jobs.head : NULL;
+}
+
+static Job *walk_next(const ListFilter *f, const Job *j) {
+        return f->admin ? j->all_next : j->owner_next;
+}
+
 static int append_job(sd_bus_message *reply, const Job *j) {
         char path[BUS_JOB_PATH_MAX];
         return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
@@ -54,7 +69,7 @@ int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
 
         size_t n = 0;
-        for (Job *j = s->runtime->all.head; j; j = j->all_next)
+        for (Job *j = walk_first(s, &f); j; j = walk_next(&f, j))
                 n += filter_matches(&f, j);
         if (n > BUS_LIST_MAX)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
@@ -65,7 +80,7 @@ int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(sssso)");
-        for (Job *j = s->runtime->all.head; r >= 0 && j; j = j->all_next)
+        for (Job *j = walk_first(s, &f); r >= 0 && j; j = walk_next(&f, j))
                 if (filter_matches(&f, j))
                         r = append_job(reply, j);
         if (r >= 0)
@@ -90,13 +105,13 @@ int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *
                 return r;
 
         /* The page starts after a job the caller may see, or at the start. */
-        Job *j = s->runtime->all.head;
+        Job *j = walk_first(s, &f);
         if (*after) {
                 Job *a = job_id_is_valid(after) ? runtime_find_job(s->runtime, after) : NULL;
                 if (!a || !(f.admin || a->owner == f.uid))
                         return sd_bus_error_setf(error, BGRUN_ERROR_NO_SUCH_JOB,
                                                  "No such job to page after (forgotten since? start again with \"\")");
-                j = a->all_next;
+                j = walk_next(&f, a);
         }
 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -105,7 +120,7 @@ int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *
                 r = sd_bus_message_open_container(reply, 'a', "(sssso)");
         const Job *last = NULL;
         uint32_t n = 0;
-        for (; r >= 0 && j && n < max; j = j->all_next)
+        for (; r >= 0 && j && n < max; j = walk_next(&f, j))
                 if (filter_matches(&f, j)) {
                         r = append_job(reply, j);
                         last = j;
@@ -113,7 +128,7 @@ int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *
                 }
         /* Another page only if something is left to show. */
         while (j && !filter_matches(&f, j))
-                j = j->all_next;
+                j = walk_next(&f, j);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)

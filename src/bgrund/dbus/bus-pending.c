@@ -19,7 +19,7 @@ typedef struct SessionKill {
 /* The calls held on one job: the face's own map, one entry for each job
  * holding any, gone with its last call. */
 struct PendingJob {
-        PendingJob *hash_next;
+        MapNode node;                           /* BusService.pending_jobs */
         Job *job;
         QUEUE(PendingCall) calls;               /* oldest first */
 };
@@ -37,38 +37,40 @@ struct PendingCall {
         PendingAnswer timeout;                  /* answers call when timer fires */
 };
 
-static size_t hash_job(const Job *j) {
-        uint64_t h = (uint64_t) (uintptr_t) j * 0x9E3779B97F4A7C15ULL;
-        return (size_t) ((h >> 32) % BUS_PENDING_BUCKETS);
+static void job_hash(const void *key, SipHash *state) {
+        map_feed_u64(state, (uint64_t) (uintptr_t) key);
 }
 
+static bool job_is(const MapNode *node, const void *key) {
+        return MAP_ITEM(node, PendingJob, node)->job == key;
+}
+
+static const MapType by_job = { .hash = job_hash, .has_key = job_is };
+
 static PendingJob *pending_job_find(BusService *s, const Job *j) {
-        for (PendingJob *e = s->pending_buckets[hash_job(j)]; e; e = e->hash_next)
-                if (e->job == j)
-                        return e;
-        return NULL;
+        MapNode *node = map_get(&s->pending_jobs, j);
+        return node ? MAP_ITEM(node, PendingJob, node) : NULL;
 }
 
 static PendingJob *pending_job_get(BusService *s, Job *j) {
         PendingJob *e = pending_job_find(s, j);
         if (e)
                 return e;
+        if (!s->pending_jobs.type)
+                s->pending_jobs = MAP_INIT(&by_job);
         e = calloc(1, sizeof(PendingJob));
         if (!e)
                 return NULL;
         e->job = j;
-        PendingJob **b = &s->pending_buckets[hash_job(j)];
-        e->hash_next = *b;
-        *b = e;
+        if (map_put(&s->pending_jobs, &e->node, j) < 0) {
+                free(e);
+                return NULL;
+        }
         return e;
 }
 
 static void pending_job_free(BusService *s, PendingJob *e) {
-        for (PendingJob **p = &s->pending_buckets[hash_job(e->job)]; *p; p = &(*p)->hash_next)
-                if (*p == e) {
-                        *p = e->hash_next;
-                        break;
-                }
+        (void) map_remove(&s->pending_jobs, &e->node);
         free(e);
 }
 
@@ -238,9 +240,12 @@ void pending_calls_drop(BusService *s, Job *j) {
 }
 
 void pending_calls_drop_all(BusService *s) {
-        for (size_t b = 0; b < BUS_PENDING_BUCKETS; b++)
-                while (s->pending_buckets[b])
-                        pending_calls_drop(s, s->pending_buckets[b]->job);
+        /* From the first anew each time: a job's drop may free a client and
+         * with it entries of other jobs, which an iterator could hold. */
+        MapIter it;
+        for (MapNode *node; (node = map_first(&s->pending_jobs, &it));)
+                pending_calls_drop(s, MAP_ITEM(node, PendingJob, node)->job);
+        map_done(&s->pending_jobs);
 }
 
 void pending_calls_drop_client(BusClient *c) {

@@ -5,7 +5,7 @@
  * Wait until it ends or its timeout passes, Kill until its teardown is
  * confirmed, Forget of a killed job until its record is final, WriteInput and ResizeTty until the supervisor answers (or, at
  * most, BUS_INPUT_WAIT_USEC). The face keeps them by job in its own map
- * (BusService.pending_buckets), which the lifecycle never sees, and answers
+ * (BusService.pending_jobs), which the lifecycle never sees, and answers
  * them on the runtime's notifications (bus-service.c): O(1) per job. */
 
 #include <stdbool.h>

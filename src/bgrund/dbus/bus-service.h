@@ -11,11 +11,9 @@
 #include "bus-job-path.h"
 #include "bus-polkit.h"
 #include "macro.h"
+#include "map.h"
 #include "runtime.h"
 
-#define BUS_CLIENT_BUCKETS 1024
-/* Jobs holding calls: few (each caller holds BUS_*_PENDING_MAX at most). */
-#define BUS_PENDING_BUCKETS 1024
 
 typedef struct BusService {
         sd_bus *bus;                        /* NULL: no bus, only the --listen socket */
@@ -26,14 +24,14 @@ typedef struct BusService {
         PolkitCached polkit_cache[BUS_POLKIT_CACHE_SIZE]; /* recent answers, by sender */
         unsigned polkit_cache_next;
         struct BusClient *clients;          /* connections holding calls or subscriptions */
-        struct BusClient *client_buckets[BUS_CLIENT_BUCKETS]; /* by unique name */
+        Map clients_by_name;                /* BusClient by unique name */
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;
         const struct BusPeerServer *peer_ops; /* the --listen server (bus-peer.h), or NULL */
         void *peer_server;
         struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
-        struct PendingJob *pending_buckets[BUS_PENDING_BUCKETS]; /* calls held, by job (bus-pending.c) */
+        Map pending_jobs;                   /* calls held, by job (bus-pending.c's PendingJob) */
         struct BusCallerWatch *caller_watch; /* BindToCaller's jobs and the one match for their callers */
 } BusService;
 

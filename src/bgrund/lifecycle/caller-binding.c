@@ -10,70 +10,50 @@
 #include "macro.h"
 
 struct CallerName {
-        CallerName *hash_next;
+        MapNode node;
         char *name;
         CallerBound *jobs;
 };
 
-static size_t hash_name(const char *name, size_t n_buckets) {
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *p = name; *p; p++)
-                h = (h ^ (unsigned char) *p) * 1099511628211ULL;
-        return (size_t) (h % n_buckets);
+static void name_hash(const void *key, SipHash *state) {
+        map_feed_string(state, key);
 }
 
-static CallerName **find_slot(const CallerBindings *b, const char *name) {
-        if (b->n_buckets == 0)
-                return NULL;
-        CallerName **p = &b->buckets[hash_name(name, b->n_buckets)];
-        for (; *p; p = &(*p)->hash_next)
-                if (streq((*p)->name, name))
-                        return p;
-        return p;
+static bool name_is(const MapNode *node, const void *key) {
+        return streq(MAP_ITEM(node, CallerName, node)->name, key);
 }
 
-/* Twice the buckets once there are more names than buckets: chains stay short. */
-static int grow(CallerBindings *b) {
-        if (b->n_names < b->n_buckets)
-                return 0;
-        size_t n = b->n_buckets ? b->n_buckets * 2 : 64;
-        CallerName **buckets = calloc(n, sizeof(CallerName *));
-        if (!buckets)
-                return -ENOMEM;
-        for (size_t i = 0; i < b->n_buckets; i++)
-                for (CallerName *c = b->buckets[i], *next; c; c = next) {
-                        next = c->hash_next;
-                        size_t h = hash_name(c->name, n);
-                        c->hash_next = buckets[h];
-                        buckets[h] = c;
-                }
-        free(b->buckets);
-        b->buckets = buckets;
-        b->n_buckets = n;
-        return 0;
+static const MapType by_name = { .hash = name_hash, .has_key = name_is };
+
+static CallerName *find(const CallerBindings *b, const char *name) {
+        MapNode *node = b->names.type ? map_get(&b->names, name) : NULL;
+        return node ? MAP_ITEM(node, CallerName, node) : NULL;
 }
 
 int caller_bindings_add(CallerBindings *b, Job *j, const char *name, bool *ret_new) {
         if (j->caller_bound)
                 return -EALREADY;
-        int r = grow(b);
-        if (r < 0)
-                return r;
-        CallerName **slot = find_slot(b, name);
-        bool new = !*slot;
+        if (!b->names.type)
+                b->names = MAP_INIT(&by_name);
+        CallerName *c = find(b, name);
+        bool new = !c;
         _cleanup_free_ CallerBound *bound = calloc(1, sizeof(CallerBound));
         if (!bound)
                 return -ENOMEM;
         if (new) {
-                CallerName *c = calloc(1, sizeof(CallerName));
+                c = calloc(1, sizeof(CallerName));
                 if (!c || !(c->name = strdup(name))) {
                         free(c);
                         return -ENOMEM;
                 }
-                *slot = c;
-                b->n_names++;
+                int r = map_put(&b->names, &c->node, c->name);
+                if (r < 0) {
+                        free(c->name);
+                        free(c);
+                        return r;
+                }
         }
-        bound->name = *slot;
+        bound->name = c;
         bound->job = j;
         bound->next = bound->name->jobs;
         if (bound->next)
@@ -86,11 +66,7 @@ int caller_bindings_add(CallerBindings *b, Job *j, const char *name, bool *ret_n
 }
 
 static void name_free(CallerBindings *b, CallerName *c) {
-        CallerName **slot = find_slot(b, c->name);
-        if (slot && *slot == c) {
-                *slot = c->hash_next;
-                b->n_names--;
-        }
+        (void) map_remove(&b->names, &c->node);
         free(c->name);
         free(c);
 }
@@ -113,12 +89,10 @@ void caller_bindings_remove(CallerBindings *b, Job *j) {
 }
 
 unsigned caller_bindings_gone(CallerBindings *b, const char *name) {
-        CallerName **slot = find_slot(b, name);
-        if (!slot || !*slot)
+        CallerName *c = find(b, name);
+        if (!c)
                 return 0;
-        CallerName *c = *slot;
-        *slot = c->hash_next;
-        b->n_names--;
+        (void) map_remove(&b->names, &c->node);
         unsigned n = 0;
         for (CallerBound *bound = c->jobs, *next; bound; bound = next) {
                 next = bound->next;
@@ -137,21 +111,20 @@ unsigned caller_bindings_gone(CallerBindings *b, const char *name) {
 }
 
 bool caller_bindings_has(const CallerBindings *b, const char *name) {
-        CallerName **slot = find_slot(b, name);
-        return slot && *slot;
+        return find(b, name);
 }
 
 void caller_bindings_clear(CallerBindings *b) {
-        for (size_t i = 0; i < b->n_buckets; i++)
-                for (CallerName *c = b->buckets[i], *next; c; c = next) {
-                        next = c->hash_next;
-                        for (CallerBound *bound = c->jobs, *n; bound; bound = n) {
-                                n = bound->next;
-                                free(bound);
-                        }
-                        free(c->name);
-                        free(c);
+        MapIter it;
+        for (MapNode *node = map_first(&b->names, &it); node; node = map_next(&b->names, &it)) {
+                CallerName *c = MAP_ITEM(node, CallerName, node);
+                for (CallerBound *bound = c->jobs, *n; bound; bound = n) {
+                        n = bound->next;
+                        free(bound);
                 }
-        free(b->buckets);
+                free(c->name);
+                free(c);
+        }
+        map_done(&b->names);
         *b = (CallerBindings) {};
 }

@@ -4,12 +4,14 @@
 /* Jobs launched with BindToCaller, by the unique name of the connection that
  * launched them, bus-free: the D-Bus face (bus-caller-watch.c) learns that a
  * name is gone and this stops its jobs, each with its own StopSignal and
- * StopGraceUSec. A chained hash table that grows, so that a name's end costs
+ * StopGraceUSec. Over the one map (basic/map.h), so that a name's end costs
  * O(its jobs), never a pass over all jobs. A bound job leaves the table when
  * it ends or is discarded. */
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "map.h"
 
 typedef struct Job Job;
 typedef struct CallerName CallerName;
@@ -22,9 +24,7 @@ typedef struct CallerBound {
 } CallerBound;
 
 typedef struct CallerBindings {
-        CallerName **buckets;
-        size_t n_buckets;
-        size_t n_names;
+        Map names; /* CallerName by its unique name */
 } CallerBindings;
 
 /* Bind j to the connection name. *ret_new (may be NULL): the name had no

@@ -5,36 +5,54 @@
 #include "macro.h"
 #include "owner.h"
 
-static Owner **bucket(OwnerTable *t, uid_t uid) {
-        return &t->buckets[(uid * 2654435761u) % ELEMENTSOF(t->buckets)];
+static void uid_hash(const void *key, SipHash *state) {
+        map_feed_u64(state, *(const uid_t *) key);
+}
+
+static bool uid_is(const MapNode *node, const void *key) {
+        return MAP_ITEM(node, Owner, node)->uid == *(const uid_t *) key;
+}
+
+static const MapType by_uid = { .hash = uid_hash, .has_key = uid_is };
+
+static Owner *owner_of(MapNode *node) {
+        return node ? MAP_ITEM(node, Owner, node) : NULL;
 }
 
 Owner *owner_get(OwnerTable *t, uid_t uid) {
-        for (Owner *o = *bucket(t, uid); o; o = o->next)
-                if (o->uid == uid)
-                        return o;
-        return NULL;
+        return owner_of(map_get(&t->owners, &uid));
 }
 
 int owner_get_or_add(OwnerTable *t, uid_t uid, Owner **ret) {
+        if (!t->owners.type)
+                t->owners = MAP_INIT(&by_uid);
         Owner *o = owner_get(t, uid);
         if (!o) {
                 o = calloc(1, sizeof(Owner));
                 if (!o)
                         return -ENOMEM;
                 o->uid = uid;
-                o->next = *bucket(t, uid);
-                *bucket(t, uid) = o;
+                int r = map_put(&t->owners, &o->node, &o->uid);
+                if (r < 0) {
+                        free(o);
+                        return r;
+                }
         }
         *ret = o;
         return 0;
 }
 
+Owner *owner_first(OwnerTable *t, MapIter *i) {
+        return owner_of(map_first(&t->owners, i));
+}
+
+Owner *owner_next(OwnerTable *t, MapIter *i) {
+        return owner_of(map_next(&t->owners, i));
+}
+
 void owner_table_clear(OwnerTable *t) {
-        for (size_t i = 0; i < ELEMENTSOF(t->buckets); i++)
-                while (t->buckets[i]) {
-                        Owner *o = t->buckets[i];
-                        t->buckets[i] = o->next;
-                        free(o);
-                }
+        MapIter it;
+        for (Owner *o = owner_first(t, &it); o; o = owner_next(t, &it))
+                free(o);
+        map_done(&t->owners);
 }

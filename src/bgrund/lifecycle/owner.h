@@ -11,11 +11,12 @@
 #include <sys/types.h>
 
 #include "list.h"
+#include "map.h"
 
 typedef struct Job Job;
 
 typedef struct Owner {
-        struct Owner *next;     /* hash chain */
+        MapNode node;           /* OwnerTable.owners */
         uid_t uid;
         unsigned running;       /* starting and running jobs */
         unsigned records;       /* jobs in the store */
@@ -24,10 +25,14 @@ typedef struct Owner {
 } Owner;
 
 typedef struct OwnerTable {
-        Owner *buckets[256];
+        Map owners; /* Owner by uid */
 } OwnerTable;
 
 Owner *owner_get(OwnerTable *t, uid_t uid);
 /* The owner of uid, made when new. */
 int owner_get_or_add(OwnerTable *t, uid_t uid, Owner **ret);
 void owner_table_clear(OwnerTable *t);
+
+/* Every owner: for (Owner *o = owner_first(t, &i); o; o = owner_next(t, &i)) */
+Owner *owner_first(OwnerTable *t, MapIter *i);
+Owner *owner_next(OwnerTable *t, MapIter *i);

@@ -97,9 +97,9 @@ void runtime_apply_limits(Runtime *rt, Job *keep) {
 }
 
 void runtime_apply_all_limits(Runtime *rt) {
-        for (size_t b = 0; b < ELEMENTSOF(rt->owners.buckets); b++)
-                for (Owner *o = rt->owners.buckets[b]; o; o = o->next)
-                        runtime_enforce_owner_limits(rt, o, NULL);
+        MapIter it;
+        for (Owner *o = owner_first(&rt->owners, &it); o; o = owner_next(&rt->owners, &it))
+                runtime_enforce_owner_limits(rt, o, NULL);
         int r = enforce_retention(rt);
         if (r < 0)
                 log_warning_errno(r, "Cannot schedule the retention of records: %m");
