@@ -17,6 +17,10 @@
 #define BGRUN_ERROR_INVALID_ARGS "org.freedesktop.DBus.Error.InvalidArgs"
 
 #define BGRUN_BUS_NAME "org.bgrun.Runtime1"
+/* bgrund --listen's default sockets, where there is no bus: the system
+ * instance's, and the user instance's below $XDG_RUNTIME_DIR. */
+#define BGRUN_LISTEN_ADDRESS_SYSTEM "unix:path=/run/bgrun/bus"
+#define BGRUN_LISTEN_SOCKET_USER "bgrun/bus"
 #define BGRUN_MANAGER_PATH "/org/bgrun/Runtime1"
 #define BGRUN_MANAGER_INTERFACE "org.bgrun.Runtime1.Manager"
 #define BGRUN_JOB_PATH_PREFIX "/org/bgrun/Runtime1/job"

@@ -2,6 +2,7 @@
 /* Parsers for option values: strict numbers, byte sizes, CPU percentages. */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "parse-util.h"
@@ -96,4 +97,27 @@ int parse_cpu_percent(const char *s, uint64_t *ret) {
 
         *ret = whole * 10000 + fraction;
         return 0;
+}
+
+static int parse_int_in(const char *s, uint64_t min, int *ret) {
+        uint64_t v;
+        int r = parse_uint64_strict(s, &v, NULL);
+        if (r < 0)
+                return r;
+        if (v < min || v > INT_MAX)
+                return -ERANGE;
+        *ret = (int) v;
+        return 0;
+}
+
+int parse_fd(const char *s, int *ret) {
+        return parse_int_in(s, 0, ret);
+}
+
+int parse_pid(const char *s, pid_t *ret) {
+        int v;
+        int r = parse_int_in(s, 1, &v);
+        if (r >= 0)
+                *ret = (pid_t) v;
+        return r;
 }

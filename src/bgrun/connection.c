@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bgrun/bus-api.h"
 #include "call-error.h"
 #include "connection.h"
 #include "daemon-check.h"

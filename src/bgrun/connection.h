@@ -23,9 +23,6 @@ typedef struct BusTarget {
         const char *address;    /* --address: any D-Bus address, a bus or bgrund --listen */
 } BusTarget;
 
-/* The default sockets of bgrund --listen, used where there is no bus. */
-#define BGRUN_LISTEN_ADDRESS_SYSTEM "unix:path=/run/bgrun/bus"
-#define BGRUN_LISTEN_SOCKET_USER "bgrun/bus" /* below $XDG_RUNTIME_DIR */
 
 /* Connects to bgrund as target says; with neither -H nor --address,
  * $BGRUN_ADDRESS (or the older $BGRUN_BUS_ADDRESS) unless --user/--system

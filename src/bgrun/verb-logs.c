@@ -17,7 +17,7 @@
 #include "print.h"
 #include "terminal-text.h"
 #include "utf8.h"
-#include "utf8-valid.h"
+#include "utf8.h"
 #include "verbs.h"
 
 #define LOGS_CHUNK (64U * 1024U)

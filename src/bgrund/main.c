@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "bgrun/bus-api.h"
 #include "build-config.h"
 #include "config.h"
 #include "bus-listen.h"
@@ -62,7 +63,7 @@ static void help(void) {
                "     --listen[=ADDRESS]           Also serve the API peer to peer on ADDRESS\n"
                "                                  (default %s,\n"
                "                                  with --user unix:path=$XDG_RUNTIME_DIR/bgrun/bus)\n",
-               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE, BUS_LISTEN_ADDRESS_SYSTEM);
+               program_invocation_short_name, BGRUN_STATE_DIR, BGRUN_CONFIG_FILE, BGRUN_LISTEN_ADDRESS_SYSTEM);
 }
 
 static int parse_argv(int argc, char **argv) {
@@ -129,12 +130,12 @@ static int resolve_listen_address(char **ret) {
         if (arg_listen[0])
                 a = strdup(arg_listen);
         else if (!arg_user)
-                a = strdup(BUS_LISTEN_ADDRESS_SYSTEM);
+                a = strdup(BGRUN_LISTEN_ADDRESS_SYSTEM);
         else {
                 const char *runtime_dir = getenv("XDG_RUNTIME_DIR");
                 if (!runtime_dir || runtime_dir[0] != '/')
                         return log_error_errno(-EINVAL, "--user --listen needs XDG_RUNTIME_DIR, or an ADDRESS");
-                if (asprintf(&a, "unix:path=%s/bgrun/bus", runtime_dir) < 0)
+                if (asprintf(&a, "unix:path=%s/" BGRUN_LISTEN_SOCKET_USER, runtime_dir) < 0)
                         a = NULL;
         }
         if (!a)

@@ -38,6 +38,7 @@
 #include "job-store.h"
 #include "job-teardown.h"
 #include "log.h"
+#include "parse-util.h"
 #include "macro.h"
 #include "publish.h"
 #include "supervise.h"
@@ -103,17 +104,26 @@ static int run(int argc, char **argv) {
         int ready_fd = -EBADF, go_fd = -EBADF;
         bool pooled = false;
         int c;
+        uint64_t nofile;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
                 case 'j': id = optarg; break;
                 case 'd': state_dir = optarg; break;
-                case 'r': ready_fd = atoi(optarg); break;
-                case 'g': go_fd = atoi(optarg); break;
+                case 'r':
+                        if (parse_fd(optarg, &ready_fd) < 0)
+                                return log_error_errno(-EINVAL, "Invalid --ready-fd: %s", optarg);
+                        break;
+                case 'g':
+                        if (parse_fd(optarg, &go_fd) < 0)
+                                return log_error_errno(-EINVAL, "Invalid --go-fd: %s", optarg);
+                        break;
                 case 'n': {
+                        if (parse_uint64_strict(optarg, &nofile, NULL) < 0)
+                                return log_error_errno(-EINVAL, "Invalid --nofile-soft: %s", optarg);
                         /* bgrund raised its own; the command gets what bgrund got. */
                         struct rlimit rl;
                         if (getrlimit(RLIMIT_NOFILE, &rl) >= 0) {
-                                rl.rlim_cur = MIN((rlim_t) strtoull(optarg, NULL, 10), rl.rlim_max);
+                                rl.rlim_cur = MIN((rlim_t) nofile, rl.rlim_max);
                                 (void) setrlimit(RLIMIT_NOFILE, &rl);
                         }
                         break;

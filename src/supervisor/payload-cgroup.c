@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "grant.h"
 #include "log.h"
+#include "parse-util.h"
 #include "payload-containment.h"
 
 static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
@@ -147,8 +148,8 @@ static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, P
         _cleanup_free_ char *procs = NULL;
         if (read_file_at(cg_fd, "cgroup.procs", 4 * 1024 * 1024, &procs, NULL) >= 0)
                 for (char *save = NULL, *tok = strtok_r(procs, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
-                        pid_t pid = (pid_t) atoi(tok);
-                        if (pid <= 0 || pid_set_contains(done, pid))
+                        pid_t pid;
+                        if (parse_pid(tok, &pid) < 0 || pid_set_contains(done, pid))
                                 continue;
                         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
                         if (pidfd < 0 || !pid_in_payload(c, pid))

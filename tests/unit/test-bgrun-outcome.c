@@ -9,7 +9,7 @@
 #include "bgrun/bus-api.h"
 #include "call-error.h"
 #include "exit-status.h"
-#include "utf8-valid.h"
+#include "utf8.h"
 
 static int code_of(const char *name, int r) {
         sd_bus_error e = SD_BUS_ERROR_MAKE_CONST(name, "m");

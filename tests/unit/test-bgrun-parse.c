@@ -135,3 +135,36 @@ Test(parse, cpu_percent) {
 
         check("parse_cpu_percent", parse_cpu_percent, cases, ELEMENTSOF(cases));
 }
+
+/* What bgrund passes its supervisor: no atoi(), whose "3x" is 3 and whose
+ * garbage is 0, a descriptor the supervisor would then write to. */
+Test(parse, fd_and_pid) {
+        static const struct {
+                const char *in;
+                int r;
+                int fd;  /* parse_fd's, if r == 0 */
+                int pid; /* parse_pid's r */
+        } cases[] = {
+                { "0", 0, 0, -ERANGE },
+                { "3", 0, 3, 0 },
+                { "2147483647", 0, 2147483647, 0 },
+                { "2147483648", -ERANGE, 0, -ERANGE },
+                { "3x", -EINVAL, 0, -EINVAL },
+                { "-1", -EINVAL, 0, -EINVAL },
+                { " 3", -EINVAL, 0, -EINVAL },
+                { "", -EINVAL, 0, -EINVAL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int fd = -7;
+                pid_t pid = -7;
+
+                cr_assert_eq(parse_fd(cases[i].in, &fd), cases[i].r, "parse_fd(\"%s\")", cases[i].in);
+                cr_assert_eq(fd, cases[i].r == 0 ? cases[i].fd : -7, "parse_fd(\"%s\") wrote %d", cases[i].in, fd);
+                cr_assert_eq(parse_pid(cases[i].in, &pid), cases[i].pid, "parse_pid(\"%s\")", cases[i].in);
+                if (cases[i].pid == 0)
+                        cr_assert_eq(pid, cases[i].fd, "parse_pid(\"%s\")", cases[i].in);
+                else
+                        cr_assert_eq(pid, -7, "parse_pid(\"%s\") wrote on failure", cases[i].in);
+        }
+}

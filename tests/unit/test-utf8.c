@@ -34,3 +34,22 @@ Test(utf8, prefix_keeps_whole_characters_and_counts_bad_bytes_as_one) {
         cr_assert_eq(utf8_prefix_len("a\xc3z", 3), 3);      /* a lead byte with no continuation */
         cr_assert_eq(utf8_prefix_len("ab", 10), 2);         /* the string's end first */
 }
+
+/* One scanner for both uses: what utf8_make_valid() replaces is what
+ * utf8_prefix_len() counts byte by byte. */
+Test(utf8, one_scanner_for_cutting_and_making_valid) {
+        /* A surrogate (ED A0 80) and an overlong form (E0 80 80) are no
+         * characters: three bytes each, cut anywhere. */
+        cr_assert_eq(utf8_prefix_len("\xed\xa0\x80", 2), 2);
+        cr_assert_eq(utf8_prefix_len("\xe0\x80\x80", 2), 2);
+        /* A valid start cut at max is left out, an emoji whole is kept. */
+        cr_assert_eq(utf8_prefix_len("\xf0\x9f\x98\x80", 3), 0);
+        cr_assert_eq(utf8_prefix_len("\xf0\x9f\x98\x80", 4), 4);
+
+        size_t n;
+        char *s = utf8_make_valid("\xed\xa0\x80" "a\xf0\x9f\x98\x80", 8, &n);
+        cr_assert_not_null(s);
+        cr_assert_eq(n, 3 * 3 + 1 + 4);
+        cr_assert_str_eq(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "a\xf0\x9f\x98\x80");
+        free(s);
+}

@@ -18,8 +18,6 @@
 typedef struct BusService BusService;
 typedef struct BusListen BusListen;
 
-#define BUS_LISTEN_ADDRESS_SYSTEM "unix:path=/run/bgrun/bus"
-
 /* Listen on address ("unix:path=PATH"): the directory is made if missing
  * (0755), the socket is 0666 (every local user may connect; what each may
  * do is decided by its peer credentials). The listener is s's peer-to-peer
