@@ -8,7 +8,7 @@
  * shows it, and how the command line writes it. Reading Launch (bgrund's
  * D-Bus face), spec.json both ways (job-record.c), the record's "limits",
  * `bgrun -p` and `bgrun status` all go through it, and so does the interface
- * reference's drift test (tests/integration/docs-drift.py reads the rows).
+ * reference's drift test (tests/integration/clients/docs-drift.py reads the rows).
  * A new option is a row here, and code only where its type is new.
  *
  * The rules are bus-free, so unit tests and the fuzzer drive them directly:

@@ -4,8 +4,10 @@
 # sandbox (a private systemd with a real system bus and bgrund running).
 
 MGR=(org.bgrun.Runtime1 /org/bgrun/Runtime1 org.bgrun.Runtime1.Manager)
-# This directory, for the helpers beside the tests (subscribe.py, …).
+# This directory, and the D-Bus clients the tests drive bgrund with
+# (subscribe.py, cost.py, …), apart from the tests in clients/.
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CLIENTS_DIR=$TESTS_DIR/clients
 
 # A failed assertion prints where and why, and ends the test (it runs in a
 # subshell with errexit off, so `exit 1` fails just this test).

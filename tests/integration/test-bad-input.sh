@@ -48,7 +48,7 @@ test_one_mib_command() {
 	head -c 1048576 /dev/zero | tr '\0' x >big
 	before=$(njobs)
 	pid=$(bgrund_pid)
-	res=$(python3 "$(dirname "${BASH_SOURCE[0]}")/raw-launch.py" --file big)
+	res=$(python3 "$CLIENTS_DIR/raw-launch.py" --file big)
 	assert_eq "error $INVALID" "$res" "Launch of a 1 MiB command"
 	assert_eq "$before" "$(njobs)" "job records"
 	assert_eq "$pid" "$(bgrund_pid)" "bgrund pid"
@@ -59,7 +59,7 @@ test_invalid_utf8_command() {
 	before=$(njobs)
 	pid=$(bgrund_pid)
 	# "true" followed by 0xff 0xfe: never valid UTF-8.
-	res=$(python3 "$(dirname "${BASH_SOURCE[0]}")/raw-launch.py" 74727565fffe)
+	res=$(python3 "$CLIENTS_DIR/raw-launch.py" 74727565fffe)
 	# The bus refuses such a message before bgrund sees it; either way no
 	# job may come of it and bgrund stays up.
 	[[ $res == disconnected || $res == error* ]] || fail "invalid UTF-8 was accepted: $res"
@@ -68,7 +68,7 @@ test_invalid_utf8_command() {
 	assert_eq "$pid" "$(bgrund_pid)" "bgrund pid"
 	# And a well-formed raw message through the same path does work, so the
 	# refusal above is about the bytes, not the tool.
-	res=$(python3 "$(dirname "${BASH_SOURCE[0]}")/raw-launch.py" 74727565)
+	res=$(python3 "$CLIENTS_DIR/raw-launch.py" 74727565)
 	assert_eq reply "$res" "raw Launch of 'true'"
 }
 

@@ -85,7 +85,7 @@ test_a_caller_gone_while_bgrund_was_stopped_has_its_job_stopped_on_start() {
 	wait_until 10 is_status "$id" killed || fail "the job of a caller gone meanwhile: $(job_status "$id")"
 	# A caller still there keeps its job across the restart (bgrun run
 	# --wait leaves with bgrund: a caller of its own holds the connection).
-	/usr/bin/python3 "$TESTS_DIR/bound-launch.py" 'sleep 300' >kept.id 2>kept.err &
+	/usr/bin/python3 "$CLIENTS_DIR/bound-launch.py" 'sleep 300' >kept.id 2>kept.err &
 	pid=$!
 	on_exit "kill -KILL $pid 2>/dev/null"
 	wait_until 10 test -s kept.id || fail "bound-launch.py: $(cat kept.err)"

@@ -420,7 +420,7 @@ cli_round_trips() {
 	# cannot run: no leak check for it (its calls are checked elsewhere).
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		strace -xx -s 4096 -e trace=sendmsg,recvmsg -o "$out.trace" "$@" >/dev/null || fail "$* failed"
-	python3 "$TESTS_DIR/round-trips.py" "$out.trace" >"$out" || fail "round-trips.py failed"
+	python3 "$CLIENTS_DIR/round-trips.py" "$out.trace" >"$out" || fail "round-trips.py failed"
 }
 
 test_run_wait_takes_three_round_trips() {

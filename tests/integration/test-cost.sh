@@ -38,7 +38,7 @@
 # printed beside them, not bounded.
 
 PY=/usr/bin/python3
-COST=$TESTS_DIR/cost.py
+COST=$CLIENTS_DIR/cost.py
 RSS_MAX_KB=$((64 * 1024))
 # sd-bus's floor: bgrund's CPU for a 4 MiB message whose string it reads
 # once (the socket's copy, then sd-bus's UTF-8 check, one call a character):
@@ -159,11 +159,11 @@ test_hostile_input_to_every_method_and_option_on_a_listen_socket_costs_others_no
 test_every_signal_bgrund_listens_to_sent_forged_by_another_user_changes_nothing() {
 	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
 	setup_users
-	local forge=$TESTS_DIR/forge.py pid restarts holder id caller waiter out
+	local forge=$CLIENTS_DIR/forge.py pid restarts holder id caller waiter out
 	pid=$(systemctl show -p MainPID --value bgrund.service)
 	restarts=$(systemctl show -p NRestarts --value bgrund.service)
 	: >bound.id
-	setpriv --reuid=alice --regid=alice --init-groups --reset-env -- env -C / "$PY" "$TESTS_DIR/bound-launch.py" 'sleep 300' >bound.id 2>bound.err &
+	setpriv --reuid=alice --regid=alice --init-groups --reset-env -- env -C / "$PY" "$CLIENTS_DIR/bound-launch.py" 'sleep 300' >bound.id 2>bound.err &
 	holder=$!
 	on_exit "kill -KILL $holder 2>/dev/null"
 	wait_until 10 test -s bound.id || fail "alice's bound job: $(cat bound.err)"

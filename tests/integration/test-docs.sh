@@ -12,7 +12,7 @@ MAN_DIR=${BGRUN_PREFIX:-/nonexistent}/share/man
 
 drift() { # docs-drift.py ARGS...: its findings are the failure message
 	local out
-	out=$(/usr/bin/python3 "$TESTS_DIR/docs-drift.py" "$@" 2>&1) ||
+	out=$(/usr/bin/python3 "$CLIENTS_DIR/docs-drift.py" "$@" 2>&1) ||
 		fail "the reference and the code differ ($(wc -l <<<"$out") findings):"$'\n'"$out"
 }
 

@@ -5,7 +5,7 @@
 # bgrund's handlers checks the sender itself; a direct connection's sender
 # field is its peer's say-so, and is refused.
 
-FORGE=$TESTS_DIR/forge.py
+FORGE=$CLIENTS_DIR/forge.py
 
 # bgrund's connections to the system bus: the API's and the systemd
 # mechanism's own.
@@ -22,7 +22,7 @@ is_status() { [[ $(job_status "$1") == "$2" ]]; }
 bound_holder() {
 	local user=$1 file=$2
 	: >"$file" # empty before the wait below looks: the tests share a directory
-	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- env -C / /usr/bin/python3 "$TESTS_DIR/bound-launch.py" 'sleep 300' >"$file" 2>"$file.err" &
+	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- env -C / /usr/bin/python3 "$CLIENTS_DIR/bound-launch.py" 'sleep 300' >"$file" 2>"$file.err" &
 	HOLDER=$!
 	on_exit "kill -KILL $HOLDER 2>/dev/null"
 	wait_until 10 test -s "$file" || fail "bound-launch.py as $user: $(cat "$file.err")"
@@ -59,7 +59,7 @@ test_a_forged_name_owner_changed_stops_no_bound_job_and_drops_no_wait() {
 	bgrun wait "$root_id" >wait.out 2>wait.err &
 	waiter=$!
 	on_exit "kill $waiter 2>/dev/null"
-	/usr/bin/python3 "$TESTS_DIR/subscribe.py" 60 >sub.out &
+	/usr/bin/python3 "$CLIENTS_DIR/subscribe.py" 60 >sub.out &
 	sub_pid=$!
 	on_exit "kill $sub_pid 2>/dev/null"
 	wait_until 10 grep -q ready sub.out || fail "subscriber not ready"

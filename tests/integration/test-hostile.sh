@@ -7,7 +7,7 @@
 # (hostile-input.py, cost.py) as busctl and sd-bus would not send them.
 
 PY=/usr/bin/python3
-HOSTILE=$TESTS_DIR/hostile-input.py
+HOSTILE=$CLIENTS_DIR/hostile-input.py
 # bob's worst Ping while alice sends, and his Kill after her flood, in ms.
 # An AddressSanitizer build (tools/test --sanitize) runs several times
 # slower, bgrund and the bus daemon alike: five times the bounds there,
@@ -21,7 +21,7 @@ fi
 # sets PING (its JSON line) and PING_WORST (ms, a whole number).
 ping_start() {
 	# setpriv execs the pinger: $! is its pid.
-	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- "$PY" "$TESTS_DIR/cost.py" ping system >ping.out 2>&1 &
+	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- "$PY" "$CLIENTS_DIR/cost.py" ping system >ping.out 2>&1 &
 	PING_PID=$!
 	on_exit "kill $PING_PID 2>/dev/null"
 	wait_until 10 grep -q pinging ping.out || fail "bob's pinger did not start: $(cat ping.out)"

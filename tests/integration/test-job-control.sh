@@ -57,7 +57,7 @@ final() {
 # is final: PropertiesChanged says timed_out with the teardown and no
 # finished_at yet; the next, at the end, says the same with it.
 test_a_time_limit_publishes_its_status_at_the_confirmation() {
-	(/usr/bin/python3 "$TESTS_DIR/subscribe.py" 15 >signals.out 2>&1) &
+	(/usr/bin/python3 "$CLIENTS_DIR/subscribe.py" 15 >signals.out 2>&1) &
 	mon=$!
 	on_exit "kill $mon 2>/dev/null; rm -f signals.out"
 	wait_until 5 grep -q '^ready' signals.out || fail "subscriber not ready: $(cat signals.out)"
@@ -208,8 +208,8 @@ test_stop_under_the_process_group_mechanism_runs_the_trap() {
 	rm -f "$f"
 }
 
-# input ARGS...: tests/integration/input.py (WriteInput through dbus_next).
-input() { /usr/bin/python3 "$TESTS_DIR/input.py" "$@"; }
+# input ARGS...: tests/integration/clients/input.py (WriteInput through dbus_next).
+input() { /usr/bin/python3 "$CLIENTS_DIR/input.py" "$@"; }
 
 test_write_input_feeds_a_pipe_job() {
 	id=$(launch 'read x; echo got $x' "{'Stdin': <'pipe'>}")

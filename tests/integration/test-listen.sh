@@ -5,7 +5,7 @@
 # --listen in place of bgrund.service (same state), and puts it back.
 
 LISTEN=unix:path=/run/bgrun/bus
-CLIENT=$TESTS_DIR/listen-client.py
+CLIENT=$CLIENTS_DIR/listen-client.py
 
 listen_start() {
 	[[ ${BGRUN_SANDBOX_KIND:-systemd} == systemd ]] || skip "needs the private systemd (tools/sandbox)"
@@ -173,7 +173,7 @@ test_listen_answers_a_bus_daemons_methods_so_clients_work_unchanged() {
 	listen_start
 	local since out err
 	since=$(date '+%Y-%m-%d %H:%M:%S')
-	out=$(/usr/bin/python3 "$TESTS_DIR/listen-bus-daemon.py" "$LISTEN" client 2>err) ||
+	out=$(/usr/bin/python3 "$CLIENTS_DIR/listen-bus-daemon.py" "$LISTEN" client 2>err) ||
 		fail "dbus-next client failed: $out $(cat err)"
 	err=$(cat err)
 	assert_eq "" "$err" "what dbus-next logged"
@@ -216,7 +216,7 @@ test_listen_answers_a_bus_daemons_methods_so_clients_work_unchanged() {
 # capped per connection, as a bus daemon caps it.
 test_listen_match_rules_per_connection_are_limited() {
 	listen_start
-	out=$(/usr/bin/python3 "$TESTS_DIR/listen-bus-daemon.py" "$LISTEN" matches 256 2>&1) || fail "client failed: $out"
+	out=$(/usr/bin/python3 "$CLIENTS_DIR/listen-bus-daemon.py" "$LISTEN" matches 256 2>&1) || fail "client failed: $out"
 	assert_contains "$out" "added 256" "match rules held"
 	assert_contains "$out" "then org.freedesktop.DBus.Error.LimitsExceeded" "the 257th"
 	assert_contains "$out" "remove-unknown org.freedesktop.DBus.Error.MatchRuleNotFound" "RemoveMatch of no rule"

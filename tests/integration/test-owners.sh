@@ -183,7 +183,7 @@ test_a_flood_of_calls_that_need_polkit_holds_a_bounded_number() {
 	setup_users
 	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
 	polkit_pause
-	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
+	out=$(as_user bob /usr/bin/python3 "$CLIENTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
 	polkit_resume
 	# Past 32 in flight for bob, bgrund asks polkit no more: those calls
 	# are answered at once, as for any caller who is no admin.
@@ -205,9 +205,9 @@ test_polkit_is_asked_whether_the_job_or_session_exists_or_not() {
 	polkit_pause
 	local nosuch=zzzzzzzzzz
 	[[ $id != "$nosuch" ]] || nosuch=yyyyyyyyyy
-	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$nosuch" 1 2) || fail "bob's Get failed: $out"
+	out=$(as_user bob /usr/bin/python3 "$CLIENTS_DIR/polkit-flood.py" "$nosuch" 1 2) || fail "bob's Get failed: $out"
 	assert_eq 0 "$(jq -r .answered <<<"$out")" "bob's Get of an id that does not exist, answered while polkit cannot"
-	out=$(as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" nosuchsession 1 2) ||
+	out=$(as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$CLIENTS_DIR/polkit-flood.py" nosuchsession 1 2) ||
 		fail "bob's ListJobs failed: $out"
 	assert_eq 0 "$(jq -r .answered <<<"$out")" "bob's ListJobs of a session no one has, answered while polkit cannot"
 	polkit_resume
@@ -237,7 +237,7 @@ test_polkit_answers_no_handler_asks_for_are_not_kept() {
 	polkit_pause
 	local marks flood
 	marks=$(mktemp -d) && chown bob "$marks" || fail "no directory for bob's mark"
-	as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "" 32 10 "$marks/held" >flood.out &
+	as_user bob env FLOOD_METHOD=ListJobs /usr/bin/python3 "$CLIENTS_DIR/polkit-flood.py" "" 32 10 "$marks/held" >flood.out &
 	flood=$!
 	wait_until 10 test -e "$marks/held" || fail "bgrund did not handle bob's 32 ListJobs"
 	rm -rf "$marks"
@@ -249,7 +249,7 @@ test_polkit_answers_no_handler_asks_for_are_not_kept() {
 	# The same flood as above: 32 held, 68 answered at once.
 	id=$(alice_job 'sleep 300') || fail "alice cannot launch"
 	polkit_pause
-	out=$(as_user bob /usr/bin/python3 "$TESTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
+	out=$(as_user bob /usr/bin/python3 "$CLIENTS_DIR/polkit-flood.py" "$id" 100 5) || fail "the flood failed: $out"
 	polkit_resume
 	assert_eq 68 "$(jq -r .answered <<<"$out")" "calls answered while polkit could not answer: $out"
 	bgrun kill "$id" >/dev/null || fail "kill failed"

@@ -202,7 +202,7 @@ test_wait_output_is_bounded_per_connection_and_leaves_no_watch() {
 	local job out
 	job=$(as_user alice "$BGRUN" run -q -C /home/alice -- 'sleep 300') || fail "alice cannot launch"
 	on_exit "as_user alice $BGRUN kill $job >/dev/null 2>&1"
-	out=$(as_user alice /usr/bin/python3 "$TESTS_DIR/sharing-waiters.py" "$job" --wait-output --noreply 1 --normal 127 \
+	out=$(as_user alice /usr/bin/python3 "$CLIENTS_DIR/sharing-waiters.py" "$job" --wait-output --noreply 1 --normal 127 \
 		--extra) || fail "waiters failed: $out"
 	assert_eq 0 "$(jq '.connections[0].answered' <<<"$out")" "WaitOutputs answered while nothing was written"
 	assert_contains "$(jq -r '.connections[0].extra' <<<"$out")" "This connection has 128 calls waiting" "the 129th"

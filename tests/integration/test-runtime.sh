@@ -176,7 +176,7 @@ test_wait_does_not_block_other_callers() {
 test_signals_job_new_and_removed() {
 	# Signals go only to connections that subscribed (the contract's
 	# Subscribe); this one does, first.
-	(/usr/bin/python3 "$TESTS_DIR/subscribe.py" 10 >signals.out 2>&1) &
+	(/usr/bin/python3 "$CLIENTS_DIR/subscribe.py" 10 >signals.out 2>&1) &
 	mon=$!
 	wait_until 5 grep -q '^ready' signals.out || fail "subscriber not ready: $(cat signals.out)"
 	id=$(bgrun run -- true)

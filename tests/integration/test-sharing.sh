@@ -176,7 +176,7 @@ test_list_jobs_refuses_more_than_5000_entries_and_pages_them() {
 	as_user alice "$BGRUN" wait "$template" >/dev/null
 	have=$(grep -l "\"owner\":$ALICE," /var/lib/bgrun/jobs/*/spec.json | wc -l)
 	((have < 5000)) || fail "alice already has $have records"
-	copies=$($PY "$TESTS_DIR/sharing-records.py" "$template" $((5000 - have))) || fail "cannot copy records: $copies"
+	copies=$($PY "$CLIENTS_DIR/sharing-records.py" "$template" $((5000 - have))) || fail "cannot copy records: $copies"
 	echo "$copies" >copies
 	on_exit "(cd /var/lib/bgrun/jobs && xargs rm -rf <'$PWD/copies'); restart_bgrund"
 	restart_bgrund || fail "bgrund did not restart with 5,000 records"
@@ -231,7 +231,7 @@ test_a_lost_bus_connection_is_an_error_exit_and_bgrund_comes_back() {
 	restarts=$(systemctl show -P NRestarts bgrund.service)
 	on_exit "kill -CONT $old 2>/dev/null"
 	kill -STOP "$old"
-	n=$($PY "$TESTS_DIR/sharing-drop-bus.py" "$old") || fail "cannot drop bgrund's bus connections: $n"
+	n=$($PY "$CLIENTS_DIR/sharing-drop-bus.py" "$old") || fail "cannot drop bgrund's bus connections: $n"
 	((n >= 1)) || fail "bgrund has no connection to the system bus to drop"
 	# systemd stops a Type=dbus service whose name went (SIGTERM, SIGCONT);
 	# else bgrund goes on by itself.
@@ -494,7 +494,7 @@ test_waiting_calls_are_bounded_per_connection_and_dropped_with_it() {
 	on_exit "kill_running alice"
 	job=$(arun alice -- 'sleep 300') || fail "alice cannot launch"
 	pid=$(bgrund_pid)
-	W=(as_user alice "$PY" "$TESTS_DIR/sharing-waiters.py" "$job")
+	W=(as_user alice "$PY" "$CLIENTS_DIR/sharing-waiters.py" "$job")
 	# 128 Waits held (1 sent NO_REPLY_EXPECTED: dbus-daemon itself lets a
 	# connection await at most 128 replies), the 129th refused by bgrund.
 	out=$("${W[@]}" --noreply 1 --normal 127 --extra) || fail "waiters failed: $out"
@@ -532,7 +532,7 @@ test_waiting_calls_are_bounded_per_uid() {
 	a=$(arun alice -- 'sleep 300') || fail "alice cannot launch"
 	b=$(arun bob -- 'sleep 300') || fail "bob cannot launch"
 	new_fifo hold
-	(as_user alice "$PY" "$TESTS_DIR/sharing-waiters.py" "$a" --connections 9 --noreply 1 --normal 127 --hold <hold >alice.out 2>&1) &
+	(as_user alice "$PY" "$CLIENTS_DIR/sharing-waiters.py" "$a" --connections 9 --noreply 1 --normal 127 --hold <hold >alice.out 2>&1) &
 	holder=$!
 	on_exit "kill $holder 2>/dev/null"
 	exec 8>hold
@@ -545,14 +545,14 @@ test_waiting_calls_are_bounded_per_uid() {
 	assert_eq "uid $ALICE has 1024 calls waiting already, the most it may" "$(jq -r '.connections[8].messages | join(",")' <<<"$line")" \
 		"the 9th connection's answers"
 	# bob is not alice.
-	out=$(as_user bob "$PY" "$TESTS_DIR/sharing-waiters.py" "$b" --noreply 1 --normal 127 --extra) || fail "bob's waiters failed: $out"
+	out=$(as_user bob "$PY" "$CLIENTS_DIR/sharing-waiters.py" "$b" --noreply 1 --normal 127 --extra) || fail "bob's waiters failed: $out"
 	assert_eq 0 "$(jq '.connections[0].answered' <<<"$out")" "bob's Waits answered at once while alice holds 1,024"
 	assert_contains "$(jq -r '.connections[0].extra' <<<"$out")" "This connection has 128" "bob's 129th Wait"
 	arun bob -- true >/dev/null || fail "bob cannot launch while alice holds 1,024 Waits"
 	# alice's connections close: her 1,024 go.
 	exec 8>&-
 	wait "$holder"
-	out=$(as_user alice "$PY" "$TESTS_DIR/sharing-waiters.py" "$a" --noreply 1 --normal 127 --extra) || fail "alice's waiters failed: $out"
+	out=$(as_user alice "$PY" "$CLIENTS_DIR/sharing-waiters.py" "$a" --noreply 1 --normal 127 --extra) || fail "alice's waiters failed: $out"
 	assert_eq 0 "$(jq '.connections[0].answered' <<<"$out")" "alice's Waits answered at once after her connections closed"
 	assert_contains "$(jq -r '.connections[0].extra' <<<"$out")" "This connection has 128" "alice's 129th Wait"
 }
@@ -561,7 +561,7 @@ test_waits_from_a_connection_gone_before_they_are_handled_are_not_kept() {
 	setup_users
 	on_exit "kill_running alice"
 	job=$(arun alice -- 'sleep 300') || fail "alice cannot launch"
-	W=(as_user alice "$PY" "$TESTS_DIR/sharing-waiters.py" "$job")
+	W=(as_user alice "$PY" "$CLIENTS_DIR/sharing-waiters.py" "$job")
 	# 20 connections that send 128 Waits each and close at once: bgrund
 	# meets most of them after their connection is gone.
 	"${W[@]}" --noreply 1 --normal 127 --close-at-once --rounds 20 >/dev/null || fail "waiters failed"
@@ -581,9 +581,9 @@ test_a_call_held_for_its_callers_credentials_is_not_kept() {
 	local pid fds_before fds_after out
 	pid=$(bgrund_pid)
 	# Warm: bgrund's own descriptors (journal, bus) opened before counting.
-	as_user alice "$PY" "$TESTS_DIR/sharing-first-calls.py" 3 >/dev/null || fail "the first calls failed"
+	as_user alice "$PY" "$CLIENTS_DIR/sharing-first-calls.py" 3 >/dev/null || fail "the first calls failed"
 	fds_before=$(ls "/proc/$pid/fd" | wc -l)
-	out=$(as_user alice "$PY" "$TESTS_DIR/sharing-first-calls.py" 300) || fail "the first calls failed: $out"
+	out=$(as_user alice "$PY" "$CLIENTS_DIR/sharing-first-calls.py" 300) || fail "the first calls failed: $out"
 	assert_eq 300 "$(jq -r .answered <<<"$out")" "calls answered: $out"
 	assert_eq '["org.freedesktop.DBus.Error.InvalidArgs"]' "$(jq -c .errors <<<"$out")" "their answer"
 	fds_after=$(ls "/proc/$pid/fd" | wc -l)
@@ -595,7 +595,7 @@ test_a_call_held_for_its_callers_credentials_is_not_kept() {
 test_subscriptions_are_bounded_per_uid_and_dropped_with_their_connection() {
 	setup_users
 	new_fifo hold
-	(as_user alice "$PY" "$TESTS_DIR/sharing-subscribers.py" 65 --hold <hold >alice.out 2>&1) &
+	(as_user alice "$PY" "$CLIENTS_DIR/sharing-subscribers.py" 65 --hold <hold >alice.out 2>&1) &
 	holder=$!
 	on_exit "kill $holder 2>/dev/null"
 	exec 8>hold
@@ -604,12 +604,12 @@ test_subscriptions_are_bounded_per_uid_and_dropped_with_their_connection() {
 	assert_eq 64 "$(jq .subscribed <<<"$line")" "alice's connections subscribed of 65"
 	assert_contains "$(jq -r '.errors | keys[]' <<<"$line")" "org.bgrun.Runtime1.Error.LimitExceeded" "alice's 65th Subscribe"
 	# bob is not alice.
-	out=$(as_user bob "$PY" "$TESTS_DIR/sharing-subscribers.py" 2) || fail "bob cannot subscribe: $out"
+	out=$(as_user bob "$PY" "$CLIENTS_DIR/sharing-subscribers.py" 2) || fail "bob cannot subscribe: $out"
 	assert_eq 2 "$(jq .subscribed <<<"$out")" "bob's subscriptions while alice holds 64"
 	exec 8>&-
 	wait "$holder"
 	# Closed, they are dropped: 64 again, three times over.
-	out=$(as_user alice "$PY" "$TESTS_DIR/sharing-subscribers.py" 64 --rounds 3) || fail "alice cannot subscribe: $out"
+	out=$(as_user alice "$PY" "$CLIENTS_DIR/sharing-subscribers.py" 64 --rounds 3) || fail "alice cannot subscribe: $out"
 	assert_eq "64 64 64" "$(jq -s -r 'map(.subscribed) | join(" ")' <<<"$out")" \
 		"alice's subscriptions per round of 64 connections, each round closed"
 }
@@ -644,7 +644,7 @@ test_listing_opens_no_record_file() {
 	as_user alice "$BGRUN" wait "$template" >/dev/null
 	# A few hundred ended records (loaded at start), and a few that ended
 	# since (see the 5,000 test for why copies).
-	$PY "$TESTS_DIR/sharing-records.py" "$template" 300 >copies || fail "cannot copy records"
+	$PY "$CLIENTS_DIR/sharing-records.py" "$template" 300 >copies || fail "cannot copy records"
 	on_exit "(cd /var/lib/bgrun/jobs && xargs rm -rf <'$PWD/copies'); restart_bgrund"
 	restart_bgrund || fail "bgrund did not restart"
 	for i in 1 2 3; do
@@ -730,12 +730,12 @@ test_no_unit_carries_the_command() {
 test_signals_reach_only_their_owner_and_only_subscribed() {
 	setup_users
 	on_exit "kill_running alice bob"
-	(as_user bob "$PY" "$TESTS_DIR/subscribe.py" 120 >sub.out 2>&1) &
+	(as_user bob "$PY" "$CLIENTS_DIR/subscribe.py" 120 >sub.out 2>&1) &
 	sub=$!
-	(as_user bob "$PY" "$TESTS_DIR/subscribe.py" 120 --no-subscribe >by.out 2>&1) &
+	(as_user bob "$PY" "$CLIENTS_DIR/subscribe.py" 120 --no-subscribe >by.out 2>&1) &
 	by=$!
 	new_fifo ctl
-	(as_user bob "$PY" "$TESTS_DIR/sharing-listen.py" <ctl >listen.out 2>&1) &
+	(as_user bob "$PY" "$CLIENTS_DIR/sharing-listen.py" <ctl >listen.out 2>&1) &
 	lis=$!
 	on_exit "kill $sub $by $lis 2>/dev/null"
 	exec 7>ctl

@@ -824,7 +824,7 @@ def run(argv):
     p.add_argument("--list", action="store_true", help="print the inputs, send nothing")
     args = p.parse_args(argv)
     address = args.listen or "system"
-    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "core",
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src", "core",
                           "launch-options.h")
     inputs, methods, options, uncovered = generate(address, args.job, header, bool(args.listen))
     if args.only:
