@@ -80,7 +80,7 @@ expect() {
 	ok "$name"
 }
 
-echo "1..16"
+echo "1..22"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -116,6 +116,58 @@ expect "a function of 121 lines fails" "$d" '^check-layers: src/basic/utf8\.c:to
 d=$(copy file-601) && f=$d/src/basic/utf8.c &&
 	while (($(wc -l <"$f") < 601)); do echo "/* filler */" >>"$f"; done
 expect "a .c file of 601 lines fails" "$d" '^check-layers: src/basic/utf8\.c: 601 lines '
+
+# The escapes issue #37 found (row 3), each planted.
+d=$(copy function-comment) && {
+	echo "int commented(void) { /* a comment after the brace */"
+	fn commented_body 200 | tail -n +2
+} >>"$d/src/basic/utf8.c"
+expect "a 200-line function whose first line ends with a comment fails" "$d" \
+	'^check-layers: src/basic/utf8\.c:commented: 200 lines '
+
+d=$(copy function-brace-in-string) && {
+	echo "int braces(void) {"
+	echo '        const char *s = "}";'
+	echo "        char c = '}';"
+	echo "        /* } */"
+	fn braces_body 130 | tail -n +5
+} >>"$d/src/basic/utf8.c"
+expect "braces in strings, characters and comments do not end a function" "$d" \
+	'^check-layers: src/basic/utf8\.c:braces: 130 lines '
+
+d=$(copy header-700) && f=$d/src/basic/utf8.h &&
+	while (($(wc -l <"$f") < 700)); do echo "/* filler */" >>"$f"; done
+expect "a 700-line header fails" "$d" '^check-layers: src/basic/utf8\.h: 700 lines '
+
+d=$(copy path-include) && plant "$d/src/bgrund/lifecycle/job-log.c" '#include "src/bgrund/dbus/bus-record.h"'
+expect "an include by a path is named, and judged by the rules" "$d" \
+	'^check-layers: src/bgrund/lifecycle/job-log\.c>src/bgrund/dbus/bus-record\.h: includes a header by a path' \
+	'^check-layers: src/bgrund/lifecycle/job-log\.c>src/bgrund/dbus/bus-record\.h: lifecycle may not include'
+
+# A call the layering forbids, through a declaration of the caller's own:
+# a lifecycle file and a dbus/ file compiled into the copy's build dir.
+# extern_copy NAME HOW: esc-a.c (lifecycle) calls esc_b() of esc-b.c
+# (dbus/), declared in a block (HOW=block) or not called at all (none).
+extern_copy() {
+	local d a
+	d=$(copy "$1") || return 1
+	a='int esc_a(void) { return 0; }'
+	[[ $2 == block ]] && a='int esc_a(void) { extern int esc_b(void); return esc_b(); }'
+	printf '/* x */\n%s\n' "$a" >"$d/src/bgrund/lifecycle/esc-a.c"
+	printf '/* x */\nint esc_b(void) { return 1; }\n' >"$d/src/bgrund/dbus/esc-b.c"
+	"${CC:-cc}" -c -o "$d/build/esc-a.o" "$d/src/bgrund/lifecycle/esc-a.c" || return 1
+	"${CC:-cc}" -c -o "$d/build/esc-b.o" "$d/src/bgrund/dbus/esc-b.c" || return 1
+	printf '[{"directory": "%s", "file": "../src/bgrund/lifecycle/esc-a.c", "output": "esc-a.o"},
+	         {"directory": "%s", "file": "../src/bgrund/dbus/esc-b.c", "output": "esc-b.o"}]\n' \
+		"$d/build" "$d/build" >"$d/build/compile_commands.json"
+	echo "$d"
+}
+d=$(extern_copy extern-none none)
+expect "a lifecycle file beside a dbus/ file it does not call passes" "$d"
+
+d=$(extern_copy extern-block block)
+expect "a call into dbus/ through a block-scope extern fails" "$d" \
+	'^check-layers: src/bgrund/lifecycle/esc-a\.c>src/bgrund/dbus/esc-b\.c: lifecycle calls esc_b'
 
 # Call loops, from objects: two files of src/basic compiled into the copy's
 # build dir, with a compile_commands.json that names them (the copies have
