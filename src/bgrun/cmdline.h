@@ -72,6 +72,8 @@ typedef enum VerbFlag {
 
 typedef struct Args Args;
 
+typedef int (*VerbDispatch)(sd_bus *bus, const Args *args);
+
 #define VERB_ANY ((unsigned) -1)
 
 typedef struct Verb {
@@ -86,7 +88,7 @@ typedef struct Verb {
         int (*check)(Args *args);
         /* Returns bgrun's exit status, or a negative error it has logged.
          * NULL: the verb needs no bus (help). */
-        int (*dispatch)(sd_bus *bus, const Args *args);
+        VerbDispatch dispatch;
         const char *synopsis;        /* after "bgrun " */
         const char *summary;         /* one line for the list of verbs */
         const char *details;         /* options and examples for help VERB */
@@ -140,6 +142,9 @@ struct Args {
 
 /* The verbs, for help and the tests (verb-table.c). */
 const Verb *find_verb(const char *name);
+/* The verb flag's code, from above this library: bgrun's main.c hands in
+ * bgrun mcp's (the verb table names the verb, its help and its options). */
+void verb_table_provide(VerbFlag flag, VerbDispatch dispatch);
 void print_verb_help(const Verb *verb);
 void print_help(void);
 /* The usage line and the verbs only: what a bare `bgrun` shows. */

@@ -29,7 +29,8 @@ static int run(Args *args, int argc, char *argv[]) {
 
         call_deadline_set(args->call_timeout_usec);
 
-        if (args->verb->dispatch == verb_mcp)
+        verb_table_provide(VERB_MCP, verb_mcp);
+        if (args->verb->flag == VERB_MCP)
                 verb_mcp_prepare(args);
         r = bus_connect(&args->target, &bus);
         if (r < 0) {

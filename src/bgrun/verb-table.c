@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The verbs: their words, their own checks, their action, and their help. */
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "cmdline.h"
+#include "log.h"
 #include "macro.h"
 #include "verbs.h"
-#include "verb-mcp.h"
 
 static const char run_details[] =
         "Start COMMAND as a background job of bgrund and print its ID. One word after\n"
@@ -238,6 +239,29 @@ static const char help_details[] =
         "  bgrun help\n"
         "  bgrun help run\n";
 
+/* The verbs whose code sits above this library, handed in by the program
+ * (bgrun mcp: mcp/ calls the CLI, never the other way round). */
+static struct {
+        VerbFlag flag;
+        VerbDispatch dispatch;
+} external_verbs[1];
+
+void verb_table_provide(VerbFlag flag, VerbDispatch dispatch) {
+        for (size_t i = 0; i < ELEMENTSOF(external_verbs); i++)
+                if (!external_verbs[i].dispatch || external_verbs[i].flag == flag) {
+                        external_verbs[i].flag = flag;
+                        external_verbs[i].dispatch = dispatch;
+                        return;
+                }
+}
+
+static int verb_external(sd_bus *bus, const Args *args) {
+        for (size_t i = 0; i < ELEMENTSOF(external_verbs); i++)
+                if (external_verbs[i].dispatch && external_verbs[i].flag == args->verb->flag)
+                        return external_verbs[i].dispatch(bus, args);
+        return log_error_errno(-EOPNOTSUPP, "bgrun %s is not part of this program.", args->verb->name);
+}
+
 static const Verb verbs[] = {
         { "run", VERB_RUN, 2, VERB_ANY, "Missing the command to run: bgrun run [OPTIONS] -- COMMAND...", check_run,
           verb_run, "run [OPTIONS...] -- COMMAND...", "Start COMMAND as a background job, print its ID", run_details },
@@ -267,7 +291,7 @@ static const Verb verbs[] = {
           "Remove ended jobs' records and output", forget_details },
         { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
           "Re-check all jobs, as bgrund does at start (admin)", reap_details },
-        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_mcp, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network] [--workspace DIR]]",
+        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_external, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network] [--workspace DIR]]",
           "Serve the API as MCP tools to an AI agent (stdio)", mcp_details },
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };

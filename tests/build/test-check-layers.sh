@@ -80,7 +80,7 @@ expect() {
 	ok "$name"
 }
 
-echo "1..22"
+echo "1..23"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -143,6 +143,10 @@ d=$(copy path-include) && plant "$d/src/bgrund/lifecycle/job-log.c" '#include "s
 expect "an include by a path is named, and judged by the rules" "$d" \
 	'^check-layers: src/bgrund/lifecycle/job-log\.c>src/bgrund/dbus/bus-record\.h: includes a header by a path' \
 	'^check-layers: src/bgrund/lifecycle/job-log\.c>src/bgrund/dbus/bus-record\.h: lifecycle may not include'
+
+d=$(copy cli-mcp) && plant "$d/src/bgrun/record.c" '#include "mcp-args.h"'
+expect "an mcp/ header in a CLI file fails (mcp/ is above the CLI)" "$d" \
+	'^check-layers: src/bgrun/record\.c>src/bgrun/mcp/mcp-args\.h: cli may not include src/bgrun/mcp/\*'
 
 # A call the layering forbids, through a declaration of the caller's own:
 # a lifecycle file and a dbus/ file compiled into the copy's build dir.

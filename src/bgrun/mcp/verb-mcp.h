@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* bgrun mcp: the verb, between the command line and the server (its code
- * is in mcp/, which includes this folder and not the other way round). */
+/* bgrun mcp: the verb, between the command line and the server. mcp/
+ * includes the CLI's folder, never the other way round: bgrun's main.c
+ * hands verb_mcp to the verb table (verb_table_provide). */
 
 #include <systemd/sd-bus.h>
 
