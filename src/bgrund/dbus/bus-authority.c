@@ -91,6 +91,11 @@ static void sender_mark_gone(BusAuthority *creds, const char *sender) {
         (void) name_cache_put(&creds->gone, sender);
 }
 
+void bus_authority_caller_gone(BusAuthority *a, const char *name) {
+        name_cache_forget(&a->known, name);
+        sender_mark_gone(a, name);
+}
+
 static void query_hash(const void *key, SipHash *state) {
         map_feed_string(state, key);
 }
@@ -180,13 +185,18 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
                  * and a call read since goes after them. */
                 if (q->n_back < q->n_held && q->held[q->n_back] == m) {
                         sd_bus_message_unref(q->held[q->n_back++]);
-                        if (q->known) {
-                                creds->current = m;
-                                creds->current_uid = q->uid;
-                                creds->current_pid = q->pid;
-                        }
+                        bool known = q->known;
+                        uid_t uid = q->uid;
+                        pid_t pid = q->pid;
                         if (q->n_back == q->n_held)
                                 creds_query_free(q);
+                        if (sender_gone(creds, sender))
+                                return 1; /* left meanwhile: nobody to answer, nothing to hold */
+                        if (known) {
+                                creds->current = m;
+                                creds->current_uid = uid;
+                                creds->current_pid = pid;
+                        }
                         return 0;
                 }
                 if (q->n_held >= CREDS_HELD_PER_SENDER)

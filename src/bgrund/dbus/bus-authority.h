@@ -25,6 +25,9 @@ void bus_authority_serve_only(BusAuthority *a, uid_t uid);
 /* Have each method call's sender credentials asked for before its handler
  * runs, without blocking (a filter on bus). */
 int bus_authority_prefetch_creds(BusAuthority *a, sd_bus *bus);
+/* The caller of that name left (bus-callers.c): its identity forgotten, and
+ * a call of it still queued dropped unanswered (nobody is there). */
+void bus_authority_caller_gone(BusAuthority *a, const char *name);
 
 /* The caller's effective uid from bus credentials; AccessDenied into error
  * when it cannot be established (or is not the one served). */

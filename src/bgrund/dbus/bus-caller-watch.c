@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bgrun/bus-api.h"
 #include "bus-caller-watch.h"
+#include "bus-callers.h"
 #include "bus-peer.h"
 #include "bus-sender.h"
 #include "bus-service.h"
@@ -9,14 +10,10 @@
 #include "log.h"
 #include "macro.h"
 
-/* What bus-listen.c names its connections: they live no longer than bgrund. */
-#define DIRECT_NAME_PREFIX ":p2p."
 
 typedef struct BusCallerWatch {
         BusService *service;
         CallerBindings bindings;
-        sd_bus_slot *match;  /* NameOwnerChanged, for every bound job's caller */
-        bool match_failed;   /* then no binding can be watched on the bus */
 } BusCallerWatch;
 
 /* A name's check after a restart, in flight. */
@@ -32,33 +29,6 @@ static BusCallerWatch *watch_of(BusService *s) {
                         s->caller_watch->service = s;
         }
         return s->caller_watch;
-}
-
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusCallerWatch *w = userdata;
-        const char *name, *old_owner, *new_owner;
-        /* Only the bus daemon's word that a connection left: anyone may send
-         * bgrund a NameOwnerChanged of their own. And a bus name is never a
-         * --listen connection's. */
-        if (!bus_message_from_driver(m))
-                return 0;
-        /* Every name's change comes here: one look-up each, no more. */
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && name[0] == ':' && !*new_owner &&
-            !startswith_s(name, DIRECT_NAME_PREFIX))
-                (void) caller_bindings_gone(&w->bindings, name);
-        return 0;
-}
-
-static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusCallerWatch *w = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        if (!e)
-                return 0;
-        /* Never a binding silently dropped: from now on none is accepted. */
-        w->match_failed = true;
-        w->match = sd_bus_slot_unref(w->match);
-        log_error("Cannot watch callers' connections (%s); BindToCaller is refused from now on", e->message ?: e->name);
-        return 0;
 }
 
 static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -91,7 +61,7 @@ static void unbind(Job *j) {
 static int rebind(BusCallerWatch *w, Job *j) {
         BusService *s = w->service;
         const char *name = j->live->spec.caller;
-        if (!s->bus || w->match_failed || startswith_s(name, DIRECT_NAME_PREFIX)) {
+        if (!s->bus || !bus_callers_watched(s) || startswith_s(name, BUS_PEER_NAME_PREFIX)) {
                 unbind(j);
                 return 0;
         }
@@ -120,16 +90,6 @@ int bus_caller_watch_start(BusService *s) {
         BusCallerWatch *w = watch_of(s);
         if (!w)
                 return log_oom();
-        if (s->bus) {
-                int r = sd_bus_add_match_async(s->bus, &w->match,
-                                               "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',"
-                                               "interface='" BUS_DRIVER_NAME "',member='NameOwnerChanged'",
-                                               on_name_owner_changed, on_match_installed, w);
-                if (r < 0) {
-                        log_error_errno(r, "Cannot watch callers' connections; BindToCaller is refused: %m");
-                        w->match_failed = true;
-                }
-        }
         /* Once, at start: the stored bindings. */
         for (Job *j = s->runtime->all.head; j; j = j->all_next) {
                 if (!j->live || job_is_ended(j) || !j->live->spec.bind_to_caller || !j->live->spec.caller)
@@ -152,7 +112,7 @@ int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd
                 return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
                                          "BindToCaller needs a caller with a connection name; this one has none");
         /* A direct connection's close is seen directly; the bus's through the match. */
-        if (!startswith_s(name, DIRECT_NAME_PREFIX) && (w->match_failed || !w->match))
+        if (!startswith_s(name, BUS_PEER_NAME_PREFIX) && !bus_callers_watched(s))
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "BindToCaller cannot be honoured: bgrund cannot watch its callers' connections; nothing was started");
         spec->caller = strdup(name);
@@ -180,7 +140,6 @@ void bus_caller_watch_free(BusService *s) {
         BusCallerWatch *w = s->caller_watch;
         if (!w)
                 return;
-        sd_bus_slot_unref(w->match);
         caller_bindings_clear(&w->bindings);
         free(w);
         s->caller_watch = NULL;

@@ -2,11 +2,9 @@
 #pragma once
 
 /* BindToCaller on the bus: which connection launched a bound job (its
- * unique name, kept in the job's spec so a restart finds it), and when that
- * connection closes. One NameOwnerChanged match serves every bound job (a
- * bus daemon allows a connection only so many match rules); a --listen
- * connection's close is told by bus-listen.c. The jobs are stopped by
- * caller-binding.c. */
+ * unique name, kept in the job's spec so a restart finds it); when that
+ * connection closes (told by bus-callers.c, the one watch of departures),
+ * its jobs are stopped by caller-binding.c. */
 
 #include <systemd/sd-bus.h>
 
@@ -15,9 +13,8 @@
 typedef struct BusService BusService;
 typedef struct Job Job;
 
-/* Add the one match (asynchronously, before the name is requested, so that
- * no caller can launch before it is in place) and take up the bindings of
- * the jobs loaded from the store: on the bus, each caller's name is asked
+/* Once bus-callers.c watches departures, before the name is requested:
+ * take up the bindings of the jobs loaded from the store: on the bus, each caller's name is asked
  * after (NameHasOwner, asynchronously) and the jobs of those gone are
  * stopped; a --listen connection does not outlive bgrund, so its jobs'
  * bindings end and they run on (bind_to_caller false in their spec). */
@@ -25,7 +22,7 @@ int bus_caller_watch_start(BusService *s);
 
 /* For a Launch with BindToCaller (spec->bind_to_caller): the caller's name
  * into spec->caller, or LimitExceeded in error when its connection's end
- * cannot be watched (the match failed). Before the job is created. */
+ * cannot be watched (bus_callers_watched() false). Before the job is created. */
 int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd_bus_error *error);
 
 /* The job, created from a prepared spec, is bound from now on. */
@@ -34,7 +31,7 @@ int bus_caller_watch_bind(BusService *s, Job *j);
 /* The job ended or was discarded: bound no more. */
 void bus_caller_watch_job_done(BusService *s, Job *j);
 
-/* A --listen connection of that name closed. */
+/* The connection of that name closed (bus-callers.c). */
 void bus_caller_watch_gone(BusService *s, const char *name);
 
 void bus_caller_watch_free(BusService *s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
-#include "bus-caller-watch.h"
+#include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-pending.h"
@@ -71,63 +71,8 @@ static void client_free(BusClient *c) {
         client_unsubscribe(c);
         (void) map_remove(&s->clients_by_name, &c->node);
         LIST_REMOVE(s->clients, c);
-        sd_bus_slot_unref(c->gone_match);
-        sd_bus_slot_unref(c->owner_check);
         free(c->name);
         free(c);
-}
-
-/* The connection is gone: nothing of it stays. */
-static void client_gone(BusClient *c) {
-        log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
-        client_free(c);
-}
-
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusClient *c = userdata;
-        const char *name, *old_owner, *new_owner;
-        /* The bus daemon's word alone: a forged one would drop another
-         * user's waiting calls and subscription. */
-        if (!bus_message_from_driver(m))
-                return 0;
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && streq(name, c->name) &&
-            (!new_owner || !*new_owner))
-                client_gone(c);
-        return 0;
-}
-
-static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusClient *c = userdata;
-        /* Untracked, it still goes once it holds nothing (bus_client_release). */
-        if (sd_bus_message_is_method_error(m, NULL))
-                log_warning("Cannot watch connection %s for its end: %s", c->name,
-                            sd_bus_message_get_error(m)->message ?: sd_bus_message_get_error(m)->name);
-        return 0;
-}
-
-static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusClient *c = userdata;
-        c->owner_check = sd_bus_slot_unref(c->owner_check);
-        if (sd_bus_error_has_name(sd_bus_message_get_error(m), SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                client_gone(c); /* gone before the match was there */
-        return 0;
-}
-
-/* Learn when c's connection leaves, without waiting on the bus daemon: the
- * match on its NameOwnerChanged goes out first, then a check that it is
- * still there. The daemon handles them in that order, so a connection that
- * leaves after the check is caught by the match. (sd_bus_track would wait
- * for that check, holding up every other caller.) */
-static int client_watch(BusClient *c) {
-        char match[256 + 160];
-        snprintf(match, sizeof match,
-                 "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',"
-                 "interface='" BUS_DRIVER_NAME "',member='NameOwnerChanged',arg0='%s'", c->name);
-        int r = sd_bus_add_match_async(c->bus, &c->gone_match, match, on_name_owner_changed, on_match_installed, c);
-        if (r < 0)
-                return r;
-        return sd_bus_call_method_async(c->bus, &c->owner_check, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                        "org.freedesktop.DBus", "GetNameOwner", on_owner_checked, c, "s", c->name);
 }
 
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
@@ -143,6 +88,10 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
                 *ret = c;
                 return 0;
         }
+        /* What it would hold must go with it: only if its going is seen
+         * (bus-callers.c; a direct connection's, by bus-listen.c). */
+        if (!direct && !bus_callers_watched(s))
+                return -ENOLINK;
 
         c = calloc(1, sizeof(BusClient));
         if (!c)
@@ -151,13 +100,7 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         if (!s->clients_by_name.type)
                 s->clients_by_name = MAP_INIT(&by_name);
         int r = c->name ? map_put(&s->clients_by_name, &c->node, c->name) : -ENOMEM;
-        /* A direct connection's end is told by bus-listen.c. */
-        if (r >= 0 && !direct)
-                r = client_watch(c);
         if (r < 0) {
-                (void) map_remove(&s->clients_by_name, &c->node);
-                sd_bus_slot_unref(c->gone_match);
-                sd_bus_slot_unref(c->owner_check);
                 free(c->name);
                 free(c);
                 return r;
@@ -167,8 +110,7 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         return 0;
 }
 
-void bus_client_connection_gone(BusService *s, const char *name) {
-        bus_caller_watch_gone(s, name);
+void bus_client_gone(BusService *s, const char *name) {
         BusClient *c = client_find(s, name);
         if (c) {
                 log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);

@@ -2,11 +2,10 @@
 #pragma once
 
 /* What bgrund holds for one caller's connection: the calls it has waiting
- * (bus-pending.c) and whether it subscribed to signals. Its connection is
- * watched (NameOwnerChanged; a --listen connection: by bus-listen.c), so
- * when the connection goes, so does all of it: a caller that leaves leaves
- * nothing behind. A client that holds nothing is dropped at once. Each
- * connection and each uid may hold only so much. */
+ * (bus-pending.c) and whether it subscribed to signals. When the connection
+ * goes (bus-callers.c, the one watch of departures), so does all of it: a
+ * caller that leaves leaves nothing behind. A client that holds nothing is
+ * dropped at once. Each connection and each uid may hold only so much. */
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
@@ -32,8 +31,6 @@ typedef struct BusClient {
         sd_bus *bus;                       /* the connection its signals go out on */
         bool direct;                       /* a --listen connection: no bus daemon between */
         uid_t uid;
-        sd_bus_slot *gone_match;           /* its NameOwnerChanged to "" */
-        sd_bus_slot *owner_check;          /* GetNameOwner, once, after the match */
         PendingCall *pending;              /* its calls waiting on jobs */
         unsigned n_pending;
         bool subscribed;
@@ -41,7 +38,8 @@ typedef struct BusClient {
         struct BusClient *subscriber_next, *subscriber_prev;
 } BusClient;
 
-/* The client of m's sender, made and tracked when new. */
+/* The client of m's sender, made when new; -ENOLINK when the departures
+ * of callers on the bus are not seen (bus_callers_watched()). */
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret);
 
 /* Whether one more pending call is allowed for c; LimitExceeded in error
@@ -54,8 +52,8 @@ int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_erro
 /* Count a call that starts (+1) or stops (-1) waiting on c's behalf. */
 void bus_client_count_pending(BusClient *c, int delta);
 
-/* The direct connection name is gone (bus-listen.c): drop what it held. */
-void bus_client_connection_gone(BusService *s, const char *name);
+/* The connection of that name left (bus-callers.c): drop what it held. */
+void bus_client_gone(BusService *s, const char *name);
 
 /* Drop c if it holds nothing any more. */
 void bus_client_release(BusClient *c);

@@ -31,6 +31,10 @@ void bus_peer_server_unset(BusService *s, void *server);
  * connections). */
 void bus_peer_server_free(BusService *s);
 
+/* What the peer-to-peer server names its connections (":p2p.N", N from
+ * 1; ":p2p.0" is bgrund itself): never a name on the bus. */
+#define BUS_PEER_NAME_PREFIX ":p2p."
+
 /* The peer of bus if it is a peer-to-peer connection of bgrund's: its uid
  * and pid from SO_PEERCRED, and its name (":p2p.N"). -ENXIO if not. */
 int bus_peer(BusService *s, sd_bus *bus, uid_t *ret_uid, pid_t *ret_pid, const char **ret_name);

@@ -7,6 +7,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-caller-watch.h"
+#include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-input.h"
 #include "bus-job.h"
@@ -352,6 +353,7 @@ BusService *bus_service_free(BusService *s) {
         if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
         /* First: connections that close as bgrund goes stop no job. */
+        bus_callers_free(s);
         bus_caller_watch_free(s);
         bus_peer_server_free(s);
         bus_clients_free(s);
@@ -363,7 +365,9 @@ BusService *bus_service_free(BusService *s) {
 }
 
 int bus_service_start(BusService *s) {
-        int r = bus_caller_watch_start(s);
+        int r = bus_callers_start(s);
+        if (r >= 0)
+                r = bus_caller_watch_start(s);
         if (r < 0)
                 return r;
         /* Serve last, so no caller ever sees a half-loaded daemon. */

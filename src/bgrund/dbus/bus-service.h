@@ -32,7 +32,9 @@ typedef struct BusService {
         struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
         Map pending_jobs;                   /* calls held, by job (bus-pending.c's PendingJob) */
-        struct BusCallerWatch *caller_watch; /* BindToCaller's jobs and the one match for their callers */
+        sd_bus_slot *callers_match;         /* the one NameOwnerChanged match (bus-callers.c) */
+        bool callers_match_failed;
+        struct BusCallerWatch *caller_watch; /* BindToCaller's jobs, by their callers' names */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-job.h"
 #include "bus-listen.h"
@@ -67,7 +68,7 @@ static void connection_free(ListenConnection *c) {
                 return;
         BusListen *l = c->listen;
         if (!c->refusal)
-                bus_client_connection_gone(l->service, c->name);
+                bus_caller_gone(l->service, c->name);
         LIST_REMOVE(l->connections, c);
         if (c->refusal)
                 l->n_refusing--;
@@ -314,7 +315,7 @@ static int connection_new(BusListen *l, int fd, const struct ucred *cred, const 
         c->uid = cred->uid;
         c->pid = cred->pid;
         listen_framing_init(&c->framing, BUS_LISTEN_MESSAGE_MAX);
-        snprintf(c->name, sizeof c->name, ":p2p.%" PRIu64, ++l->next_id);
+        snprintf(c->name, sizeof c->name, BUS_PEER_NAME_PREFIX "%" PRIu64, ++l->next_id);
         LIST_PREPEND(l->connections, c);
         int r = 0;
         if (refusal) {

@@ -2,7 +2,8 @@
 #pragma once
 
 /* Jobs launched with BindToCaller, by the unique name of the connection that
- * launched them, bus-free: the D-Bus face (bus-caller-watch.c) learns that a
+ * launched them: the D-Bus face's own table (a unique name is the bus's
+ * word; the lifecycle never sees it). bus-caller-watch.c learns that a
  * name is gone and this stops its jobs, each with its own StopSignal and
  * StopGraceUSec. Over the one map (basic/map.h), so that a name's end costs
  * O(its jobs), never a pass over all jobs. A bound job leaves the table when
