@@ -58,11 +58,6 @@ void containments_done(Containment cs[static _MECHANISM_MAX]) {
         }
 }
 
-void containment_unpin(Containment *c, const char *job_id) {
-        if (c->host->unpin)
-                c->host->unpin(c->host->userdata, job_id);
-}
-
 bool containment_usable(Containment *c) {
         if (!c || !c->initialized || !c->ops->available(c))
                 return false;
