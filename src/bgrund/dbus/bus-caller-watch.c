@@ -10,7 +10,6 @@
 #include "log.h"
 #include "macro.h"
 
-
 typedef struct BusCallerWatch {
         BusService *service;
         CallerBindings bindings;

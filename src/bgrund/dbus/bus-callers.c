@@ -9,7 +9,6 @@
 #include "log.h"
 #include "macro.h"
 
-
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         const char *name, *old_owner, *new_owner;
