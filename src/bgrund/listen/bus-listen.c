@@ -23,8 +23,6 @@
 #include <unistd.h>
 
 #include "bgrun/bus-api.h"
-#include "bus-callers.h"
-#include "bus-client.h"
 #include "bus-job.h"
 #include "bus-listen.h"
 #include "bus-manager.h"
@@ -63,45 +61,7 @@ static int bus_listen_peer(BusListen *l, sd_bus *bus, uid_t *ret_uid, pid_t *ret
         return 0;
 }
 
-static void connection_free(ListenConnection *c) {
-        if (!c)
-                return;
-        BusListen *l = c->listen;
-        if (!c->refusal)
-                bus_caller_gone(l->service, c->name);
-        LIST_REMOVE(l->connections, c);
-        if (c->refusal)
-                l->n_refusing--;
-        else
-                l->n_connections--;
-        sd_event_source_disable_unref(c->read_source);
-        sd_event_source_disable_unref(c->feed_source);
-        sd_event_source_disable_unref(c->auth_timer);
-        sd_event_source_disable_unref(c->close_later);
-        sd_event_source_disable_unref(c->held_source);
-        sd_event_source_disable_unref(c->unread_timer);
-        sd_bus_close_unref(c->bus);
-        listen_bus_daemon_detach(c);
-        safe_close(c->fd);
-        safe_close(c->feed);
-        free(c->refusal);
-        free(c);
-}
-
-void listen_connection_drop(ListenConnection *c, const char *why) {
-        log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
-        connection_free(c);
-}
-
 static int on_held(sd_event_source *src, uint64_t usec, void *userdata);
-static int on_close_later(sd_event_source *src, void *userdata);
-
-void listen_connection_drop_later(ListenConnection *c, const char *why) {
-        if (c->close_later)
-                return;
-        log_debug("Peer-to-peer connection %s of uid %u dropped: %s", c->name, (unsigned) c->uid, why);
-        (void) sd_event_add_defer(c->listen->event, &c->close_later, on_close_later, c);
-}
 
 /* Pass what was read on to sd-bus; while it cannot take more, read no
  * more from the client. */
@@ -187,7 +147,7 @@ static int on_client_readable(sd_event_source *src, int fd, uint32_t revents, vo
         if (n >= 0 && close_received_fds(&mh) > 0) {
                 log_info("Peer-to-peer connection %s of uid %u sent file descriptors, which no method takes: dropped",
                          c->name, (unsigned) c->uid);
-                connection_free(c);
+                listen_connection_free(c);
                 return 0;
         }
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -222,7 +182,7 @@ static int on_feed_writable(sd_event_source *src, int fd, uint32_t revents, void
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         ListenConnection *c = userdata;
         log_debug("Peer-to-peer connection %s of uid %u closed", c->name, (unsigned) c->uid);
-        connection_free(c);
+        listen_connection_free(c);
         return 0;
 }
 
@@ -248,11 +208,6 @@ static int peer_filter(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                                                   "bgrund knows its caller from the socket");
                 return 1;
         }
-        return 0;
-}
-
-static int on_close_later(sd_event_source *src, void *userdata) {
-        connection_free(userdata);
         return 0;
 }
 
@@ -335,7 +290,7 @@ static int connection_new(BusListen *l, int fd, const struct ucred *cred, const 
                 r = sd_event_source_set_enabled(c->feed_source, SD_EVENT_OFF);
         if (r < 0) {
                 log_warning_errno(r, "Cannot serve a connection of uid %u: %m", (unsigned) c->uid);
-                connection_free(c);
+                listen_connection_free(c);
                 return r;
         }
         log_debug("Peer-to-peer connection %s of uid %u (pid %d)%s", c->name, (unsigned) c->uid, (int) c->pid,
@@ -470,7 +425,7 @@ BusListen *bus_listen_free(BusListen *l) {
         if (!l)
                 return NULL;
         while (l->connections)
-                connection_free(l->connections);
+                listen_connection_free(l->connections);
         sd_event_source_disable_unref(l->accept_source);
         sd_event_source_disable_unref(l->accept_pause);
         if (l->path)

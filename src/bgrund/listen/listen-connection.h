@@ -4,7 +4,8 @@
 /* What the files of listen/ share: the listener and its connections.
  * bus-listen.c is the server (the socket, accepting, reading a client and
  * feeding sd-bus), listen-limits.c what it enforces as a bus daemon would,
- * listen-bus-daemon.c the bus daemon's methods a client library calls. */
+ * listen-bus-daemon.c the bus daemon's methods a client library calls,
+ * listen-connection.c a connection's end. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,7 +55,9 @@ struct ListenConnection {
         uint8_t buf[LISTEN_FEED_BUFFER_SIZE];
 };
 
-/* bus-listen.c */
+/* listen-connection.c: a connection's end, and everything it held with it
+ * (bus-callers.c). Free at once, or dropped (said) at once or later. */
+void listen_connection_free(ListenConnection *c);
 void listen_connection_drop(ListenConnection *c, const char *why);
 /* Dropped at the next turn of the loop, for callers inside its sd-bus. */
 void listen_connection_drop_later(ListenConnection *c, const char *why);
