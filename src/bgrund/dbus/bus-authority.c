@@ -91,11 +91,6 @@ static void sender_mark_gone(BusAuthority *creds, const char *sender) {
         (void) name_cache_put(&creds->gone, sender);
 }
 
-void bus_authority_caller_gone(BusAuthority *a, const char *name) {
-        name_cache_forget(&a->known, name);
-        sender_mark_gone(a, name);
-}
-
 static void query_hash(const void *key, SipHash *state) {
         map_feed_string(state, key);
 }
@@ -119,6 +114,17 @@ static void creds_query_free(CredsQuery *q) {
 static CredsQuery *creds_query_of(const BusAuthority *creds, const char *sender) {
         MapNode *node = map_get(&creds->queries, sender);
         return node ? MAP_ITEM(node, CredsQuery, node) : NULL;
+}
+
+/* Every connection on the bus that leaves is told here; only one whose
+ * identity bgrund knows or is asking for can have calls still queued to
+ * drop, so only such a name takes a place among the departed (the others
+ * would push out the names that matter). */
+void bus_authority_caller_gone(BusAuthority *a, const char *name) {
+        bool known = name_cache_find(&a->known, name) >= 0;
+        name_cache_forget(&a->known, name);
+        if (known || creds_query_of(a, name))
+                sender_mark_gone(a, name);
 }
 
 /* Queue m to be dispatched again (after the ones queued before it). */
