@@ -116,19 +116,16 @@ static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
         int r = 0;
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(sockets); i++)
                 r = add_full(p, strdup(sockets[i]), SANDBOX_INACCESSIBLE, true, true, first, 0);
-        /* The user's session bus and systemd (its private socket). */
-        char *bus = NULL, *systemd = NULL;
-        if (r >= 0 && (asprintf(&bus, "/run/user/%u/bus", (unsigned) s->uid) < 0 ||
-                       asprintf(&systemd, "/run/user/%u/systemd", (unsigned) s->uid) < 0)) {
-                free(bus);
+        /* The user's runtime directory: not only the session bus and the
+         * user's systemd live there, but every daemon of the user's that
+         * takes work over a socket (podman's and a rootless docker's, gpg's
+         * agent). An empty tmpfs of the job's own over it, so that programs
+         * still find an XDG_RUNTIME_DIR to write. */
+        char *runtime = NULL;
+        if (r >= 0 && asprintf(&runtime, "/run/user/%u", (unsigned) s->uid) < 0)
                 return -ENOMEM;
-        }
         if (r >= 0)
-                r = add_full(p, bus, SANDBOX_INACCESSIBLE, true, true, first, 0);
-        if (r >= 0)
-                r = add_full(p, systemd, SANDBOX_INACCESSIBLE, true, true, first, 0);
-        else
-                free(systemd);
+                r = add_full(p, runtime, SANDBOX_TMPFS, true, true, first, 0);
         /* The job store: every job's control socket (its input) is there. */
         if (r >= 0 && state_dir)
                 r = add_full(p, normalized(state_dir), SANDBOX_INACCESSIBLE, true, true, first, 0);

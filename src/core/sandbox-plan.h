@@ -55,10 +55,11 @@ bool sandbox_requested(const JobSpec *s);
 LaunchOption sandbox_first_option(const JobSpec *s);
 
 /* s's plan. A sandboxed job gets the sandbox's own mounts too, its exits
- * closed: the sockets through which work starts outside it (the system and
- * session bus, systemd's private sockets, bgrund --listen's, the job
- * store's under state_dir; NULL: not known, as at Launch) hidden, the cgroup
- * tree read-only. -EINVAL with a message for the caller in *ret_error
+ * closed: the sockets through which work starts outside it (the system
+ * bus, systemd's private socket, bgrund --listen's, the job store's under
+ * state_dir; NULL: not known, as at Launch) hidden, the user's runtime
+ * directory (its session bus, its systemd, its other daemons) an empty
+ * tmpfs, the cgroup tree read-only. -EINVAL with a message for the caller in *ret_error
  * (malloc'd) where its paths cannot be had together; -ENOMEM. */
 int sandbox_plan_build(const JobSpec *s, const char *state_dir, SandboxPlan *ret, char **ret_error);
 void sandbox_plan_done(SandboxPlan *p);

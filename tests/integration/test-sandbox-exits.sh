@@ -77,3 +77,36 @@ test_the_sandbox_survives_its_own_user_namespace_and_setuid() {
 		echo done') || fail "run: $out"
 	assert_eq $'no-new-privs\ndone' "$out" "alice's tricks in her sandbox"
 }
+
+# The user's runtime directory is where the user's own daemons take work
+# (podman's socket, gpg's agent, the session bus): a sandboxed job finds it
+# empty and its own, writable, and what it writes there stays inside. A
+# socket a daemon of alice's listens on there is out of its reach, and in
+# reach of an unsandboxed job of hers.
+test_the_users_runtime_directory_is_a_tmpfs_of_the_jobs_own() {
+	setup_users
+	local dir=/run/user/$ALICE made=0 out
+	if [[ ! -d $dir ]]; then
+		mkdir -p -m 0700 "$dir" && chown alice:alice "$dir" && made=1
+	fi
+	[[ $made == 1 ]] && on_exit "rm -rf $dir"
+	# shellcheck disable=SC2016
+	as_user alice python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(8)
+os.close(1)
+while True:
+    c, _ = s.accept(); c.sendall(b"daemon\n"); c.close()' "$dir/daemon-$$.sock" &
+	local daemon=$!
+	on_exit "kill $daemon 2>/dev/null; rm -f $dir/daemon-$$.sock"
+	wait_until 10 test -S "$dir/daemon-$$.sock" || fail "the daemon did not listen"
+	local probe="python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$dir/daemon-$$.sock\"); print(s.recv(16).decode().strip())' 2>/dev/null || echo unreachable"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -- "$probe") || fail "unsandboxed: $out"
+	assert_eq daemon "$out" "an unsandboxed job of alice's reaches her daemon"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -- \
+		"$probe; ls -A $dir | wc -l; touch $dir/mine && echo written; stat -c %U:%a $dir") || fail "sandboxed: $out"
+	assert_eq $'unreachable\n0\nwritten\nalice:700' "$out" "a sandboxed job of alice's"
+	[[ ! -e $dir/mine ]] || fail "the sandboxed job wrote the real runtime directory"
+	pid_alive "$daemon" || fail "the daemon is gone"
+}
