@@ -185,6 +185,14 @@ static void describe(const SandboxMount *m, const JobSpec *s, char *buf, size_t 
                 snprintf(buf, size, "%s=%.256s", o->name, (*(char **const *) ((const char *) s + o->offset))[m->entry]);
 }
 
+/* settle() stopped at mount i with kept mounts settled: the rest freed. */
+static int settle_stopped(SandboxPlan *p, size_t i, size_t kept, int r) {
+        for (size_t k = i; k < p->n_mounts; k++)
+                free(p->mounts[k].path);
+        p->n_mounts = kept;
+        return r;
+}
+
 /* Each mount's work, given its parents': the nearest one decides. */
 static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
         size_t kept = 0;
@@ -211,12 +219,15 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                         char what[300], where[300];
                         describe(m, s, what, sizeof what);
                         describe(parent, s, where, sizeof where);
-                        int r = refuse(ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
-                                       what, where);
-                        for (size_t k = i; k < p->n_mounts; k++)
-                                free(p->mounts[k].path);
-                        p->n_mounts = kept;
-                        return r;
+                        return settle_stopped(p, i, kept, refuse(ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
+                                                                 what, where));
+                }
+                /* The cgroup tree stays read-only, whatever a path option asks. */
+                if (parent && parent->exit && parent->mode == SANDBOX_READ_ONLY && m->mode == SANDBOX_READ_WRITE) {
+                        char what[300];
+                        describe(m, s, what, sizeof what);
+                        return settle_stopped(p, i, kept, refuse(ret_error, "%s lies inside %s, which every sandbox keeps read-only",
+                                                                 what, parent->path));
                 }
                 SandboxMode above = parent ? parent->mode : SANDBOX_READ_WRITE;
                 m->apply = m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS || m->mode != above;

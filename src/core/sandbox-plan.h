@@ -13,7 +13,9 @@
  * read-only beats read-write, and a path option beats what ProtectSystem or
  * ProtectHome implies (ReadWritePaths=/etc with ProtectSystem=full leaves
  * /etc writable, as in systemd). Nothing beneath an inaccessible or tmpfs
- * path can be reached, so another path inside one is refused. */
+ * path can be reached, so another path inside one is refused; nor may a
+ * read-write path lie inside the cgroup tree, which every sandbox keeps
+ * read-only. */
 
 #include <stdbool.h>
 #include <stddef.h>

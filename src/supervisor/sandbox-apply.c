@@ -328,26 +328,39 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
         }
 
         /* Then each in order, parents first, each looked up again in the
-         * tree as its parents left it. */
-        for (size_t i = 0; i < p->n_mounts; i++) {
-                const SandboxMount *m = &p->mounts[i];
-                if (copies[i] == -ENOENT)
-                        continue;
-                int fd = look_up(m->path);
-                if (fd < 0 && m->optional)
-                        continue;
-                if (fd < 0) {
-                        r = fail(f, fd, m->option, (int) m->entry, "look up a path");
-                        goto done;
+         * tree as its parents left it. A second pass closes again, over
+         * whatever the copies brought back, what the plan hides and the
+         * exits: a read-write path reached through a symlink is mounted
+         * where the link leads, which its words do not sort by, and its
+         * copy of the host's tree predates every mount (alice's
+         * ReadWritePaths=/var/tmp/link, link -> /run, brought the system
+         * bus back). Read-only paths are not applied again: that would
+         * make the read-write paths beneath them read-only too. */
+        bool copied = false;
+        for (int pass = 0; pass < 2 && r >= 0; pass++)
+                for (size_t i = 0; i < p->n_mounts; i++) {
+                        const SandboxMount *m = &p->mounts[i];
+                        if (copies[i] == -ENOENT)
+                                continue;
+                        if (pass == 1 && !(copied && m->apply && (m->exit || m->mode == SANDBOX_INACCESSIBLE ||
+                                                                  m->mode == SANDBOX_TMPFS)))
+                                continue;
+                        int fd = look_up(m->path);
+                        if (fd < 0 && (m->optional || pass == 1))
+                                continue;
+                        if (fd < 0) {
+                                r = fail(f, fd, m->option, (int) m->entry, "look up a path");
+                                goto done;
+                        }
+                        r = m->apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
+                        close(fd);
+                        if (r < 0) {
+                                /* Changed between its two lookups: not there, as far as we can tell. */
+                                r = fail(f, r, m->option, r == -ESTALE ? (int) m->entry : -1, step);
+                                goto done;
+                        }
+                        copied = copied || (m->apply && m->mode == SANDBOX_READ_WRITE);
                 }
-                r = m->apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
-                close(fd);
-                if (r < 0) {
-                        /* Changed between its two lookups: not there, as far as we can tell. */
-                        r = fail(f, r, m->option, r == -ESTALE ? (int) m->entry : -1, step);
-                        goto done;
-                }
-        }
 done:
         close_all(copies, p->n_mounts);
         close_all((int[]) { inaccessible_dir, inaccessible_file }, 2);

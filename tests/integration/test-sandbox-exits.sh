@@ -110,3 +110,29 @@ while True:
 	[[ ! -e $dir/mine ]] || fail "the sandboxed job wrote the real runtime directory"
 	pid_alive "$daemon" || fail "the daemon is gone"
 }
+
+# The red team's way out through a symlink: a read-write path is mounted
+# where its link leads, which its words do not sort by, and its copy of the
+# host's tree predates the sandbox's mounts. alice's ReadWritePaths to a
+# link to /run (a path that sorts after every exit) brought the system bus
+# back, root's link to /var/lib the job store. Whatever the copies bring,
+# the exits are closed again over them; and no path option makes the cgroup
+# tree writable.
+test_a_symlinked_read_write_path_reopens_no_exit() {
+	setup_users
+	local link=/var/tmp/bgrun-exit-$$ out
+	as_user alice ln -s /run "$link"
+	on_exit "rm -f $link $link-lib"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$link" -- \
+		"busctl --system --no-pager list >/dev/null 2>&1 && echo system-bus; test -S /run/dbus/system_bus_socket && echo socket; echo done") ||
+		fail "alice: $out"
+	assert_eq done "$out" "alice's job with a read-write link to /run"
+	ln -s /var/lib "$link-lib"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$link-lib" -- \
+		"ls /var/lib/bgrun/jobs >/dev/null 2>&1 && echo job-store; touch /var/lib/bgrun-probe-$$ && rm /var/lib/bgrun-probe-$$ && echo writable") ||
+		fail "root: $out"
+	assert_eq writable "$out" "root's job with a read-write link to /var/lib: writable, but no job store"
+	out=$(bgrun run -q -C / -p PrivateTmp=yes -p ReadWritePaths=/sys/fs/cgroup/system.slice -- true 2>&1) &&
+		fail "a writable cgroup tree was taken: $out"
+	assert_contains "$out" "ReadWritePaths=/sys/fs/cgroup/system.slice lies inside /sys/fs/cgroup, which every sandbox keeps read-only"
+}

@@ -166,3 +166,19 @@ Test(sandbox_plan, nothing_beneath_what_is_hidden) {
         cr_assert_str_eq(message, "ReadOnlyPaths=/data/x lies inside what InaccessiblePaths=/data hides: "
                                   "nothing beneath it can be reached");
 }
+
+/* The cgroup tree stays read-only in every sandbox: a writable path inside
+ * it is refused by its words (a read-only one is merely redundant). */
+Test(sandbox_plan, no_path_option_makes_the_cgroup_tree_writable) {
+        char *rw[] = { "-/sys/fs/cgroup/user.slice", NULL };
+        JobSpec s = { .private_tmp = true, .read_write_paths = rw };
+        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
+        cr_assert_str_eq(message, "ReadWritePaths=-/sys/fs/cgroup/user.slice lies inside /sys/fs/cgroup, "
+                                  "which every sandbox keeps read-only");
+        free(message);
+        message = NULL;
+        char *ro[] = { "/sys/fs/cgroup/user.slice", NULL };
+        s = (JobSpec) { .private_tmp = true, .read_only_paths = ro };
+        build_ok(&s);
+        cr_assert(!at("/sys/fs/cgroup/user.slice")->apply, "read-only already");
+}
