@@ -16,7 +16,9 @@ test_a_sandboxed_job_starts_nothing_outside() {
 		before="$(bgrun list --json | jq length) $(bgrun --user list --json | jq length)"
 		# Without a sandbox, each of them works from a job: the test can tell.
 		bgrun run --wait -q -- "busctl --system --no-pager list >/dev/null && echo system-bus; systemctl --user --no-pager list-units >/dev/null && echo user-systemd"
-		bgrun run --wait -q -p PrivateTmp=yes -- "
+		# PrivateNetwork, not PrivateTmp: from a clone under /tmp, bgrun
+		# itself is there.
+		bgrun run --wait -q -p PrivateNetwork=yes -- "
 			echo BGRUN_SANDBOX=\$BGRUN_SANDBOX
 			bgrun run true 2>&1 | tail -1
 			bgrun --user run true >/dev/null 2>&1 && echo bgrun --user ran
