@@ -4,6 +4,7 @@
 #include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-peer.h"
+#include "bus-pending.h"
 #include "bus-sender.h"
 #include "bus-service.h"
 #include "log.h"
@@ -55,7 +56,13 @@ int bus_callers_start(BusService *s) {
 void bus_caller_gone(BusService *s, const char *name) {
         bus_authority_caller_gone(s->authority, name);
         bus_caller_watch_gone(s, name);
-        bus_client_gone(s, name);
+        BusClient *c = bus_client_find(s, name);
+        if (c) {
+                /* Its waiting calls first, unanswered (nobody is there to
+                 * read an answer), then its subscription and the rest. */
+                pending_calls_drop_client(c);
+                bus_client_gone(c);
+        }
 }
 
 void bus_callers_free(BusService *s) {

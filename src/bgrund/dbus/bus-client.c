@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#include <assert.h>
+
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-peer.h"
-#include "bus-pending.h"
 #include "bus-sender.h"
 #include "bus-service.h"
 #include "list.h"
@@ -42,7 +43,7 @@ static bool name_is(const MapNode *node, const void *key) {
 
 static const MapType by_name = { .hash = name_hash, .has_key = name_is };
 
-static BusClient *client_find(BusService *s, const char *name) {
+BusClient *bus_client_find(BusService *s, const char *name) {
         MapNode *node = map_get(&s->clients_by_name, name);
         return node ? MAP_ITEM(node, BusClient, node) : NULL;
 }
@@ -67,7 +68,9 @@ static void client_unsubscribe(BusClient *c) {
 
 static void client_free(BusClient *c) {
         BusService *s = c->service;
-        pending_calls_drop_client(c);
+        /* Its waiting calls went first (bus_caller_gone(), or at shutdown
+         * pending_calls_drop_all()); a client is never freed under them. */
+        assert(!c->pending);
         client_unsubscribe(c);
         (void) map_remove(&s->clients_by_name, &c->node);
         LIST_REMOVE(s->clients, c);
@@ -83,7 +86,7 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         const char *name = bus_caller_name(s, m);
         if (!name)
                 return -ENXIO;
-        BusClient *c = client_find(s, name);
+        BusClient *c = bus_client_find(s, name);
         if (c) {
                 *ret = c;
                 return 0;
@@ -110,12 +113,9 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         return 0;
 }
 
-void bus_client_gone(BusService *s, const char *name) {
-        BusClient *c = client_find(s, name);
-        if (c) {
-                log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
-                client_free(c);
-        }
+void bus_client_gone(BusClient *c) {
+        log_debug("Connection %s of uid %u left; dropping what it held", c->name, (unsigned) c->uid);
+        client_free(c);
 }
 
 static int may_wait(BusService *s, const BusClient *c, uid_t uid, sd_bus_error *error) {
@@ -140,7 +140,7 @@ int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_erro
         const char *name = bus_caller_name(s, m);
         if (!name)
                 return -ENXIO;
-        return may_wait(s, client_find(s, name), uid, error);
+        return may_wait(s, bus_client_find(s, name), uid, error);
 }
 
 void bus_client_count_pending(BusClient *c, int delta) {
@@ -196,7 +196,7 @@ int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
         const char *name = bus_caller_name(s, m);
-        BusClient *c = name ? client_find(s, name) : NULL;
+        BusClient *c = name ? bus_client_find(s, name) : NULL;
         if (c) {
                 client_unsubscribe(c);
                 bus_client_release(c);

@@ -52,8 +52,13 @@ int bus_caller_may_wait(BusService *s, sd_bus_message *m, uid_t uid, sd_bus_erro
 /* Count a call that starts (+1) or stops (-1) waiting on c's behalf. */
 void bus_client_count_pending(BusClient *c, int delta);
 
-/* The connection of that name left (bus-callers.c): drop what it held. */
-void bus_client_gone(BusService *s, const char *name);
+/* The client of the connection of that name; NULL if bgrund holds
+ * nothing for it. */
+BusClient *bus_client_find(BusService *s, const char *name);
+
+/* c's connection left (bus-callers.c), its waiting calls dropped already:
+ * drop the rest of what it held. */
+void bus_client_gone(BusClient *c);
 
 /* Drop c if it holds nothing any more. */
 void bus_client_release(BusClient *c);
