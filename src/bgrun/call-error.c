@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A failed call told in one line that says what the user can do about it:
- * the one place where a D-Bus error is classified. */
+ * the one place where a D-Bus error is classified (but whether it means
+ * that nobody is there at all: reach.c). */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 
 #include "bgrun/bus-api.h"
 #include "call-error.h"
-#include "connection.h"
 #include "daemon-check.h"
 #include "deadline.h"
 #include "duration.h"
@@ -18,25 +18,10 @@
 #include "job-id.h"
 #include "log.h"
 #include "macro.h"
-
-/* What dbus-daemon answers when activating a service took too long. */
-#define DBUS_ERROR_TIMED_OUT "org.freedesktop.DBus.Error.TimedOut"
+#include "reach.h"
 
 static char deadline_text[64];
 
-
-bool bus_error_means_daemon_missing(const sd_bus_error *error) {
-        if (!sd_bus_error_is_set(error))
-                return false;
-
-        /* Nobody owns the name and activation is not set up, failed, or timed
-         * out (only the bus daemon sends TimedOut; bgrund itself never does). */
-        return sd_bus_error_has_names(error,
-                                      SD_BUS_ERROR_SERVICE_UNKNOWN,
-                                      SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-                                      DBUS_ERROR_TIMED_OUT) ||
-                startswith_s(error->name, "org.freedesktop.DBus.Error.Spawn.");
-}
 
 static const char *bus_error_text(const sd_bus_error *error, int r) {
         if (sd_bus_error_is_set(error) && error->message && error->message[0])
@@ -63,10 +48,6 @@ const char *nothing_ran_clause(const char *message, const char *clause) {
                 if (strstr(message, said[i]))
                         return "";
         return clause;
-}
-
-bool errno_means_nobody_there(int r) {
-        return r == -ENOENT || r == -ECONNREFUSED || r == -ECONNRESET || r == -ENOTCONN || r == -ENOTDIR;
 }
 
 /* ssh could not reach the host, or bgrund there: whether that shows while

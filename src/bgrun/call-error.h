@@ -55,8 +55,3 @@ void log_daemon_missing(void);
 /* One line for a remote host (-H) that could not be reached; returns r. */
 int log_remote_unreachable(const char *host, int r);
 
-/* Nobody owns bgrund's name, and the bus could not start it. */
-bool bus_error_means_daemon_missing(const sd_bus_error *error);
-
-/* A connection that nobody answers, or that went. */
-bool errno_means_nobody_there(int r);

@@ -25,15 +25,6 @@ sd_bus *bus_close(sd_bus *bus) {
         return sd_bus_close_unref(bus);
 }
 
-static BusReached reached = REACHED_SYSTEM_BUS;
-static const char *reached_where = NULL; /* the host or the address */
-
-BusReached bus_reached(const char **ret_where) {
-        if (ret_where)
-                *ret_where = reached_where;
-        return reached;
-}
-
 /* Any call sd-bus makes on its own (Hello, a call given no timeout) gets
  * the deadline. (While it authenticates, sd-bus heeds no call's timeout:
  * pending_call_reply() keeps the deadline itself.) */
@@ -108,7 +99,7 @@ static int bus_open_any_address(const char *address, sd_bus **ret) {
         if (r >= 0)
                 r = sd_bus_get_unique_name(bus, &unique);
         if (r >= 0) {
-                reached = REACHED_BUS_ADDRESS;
+                bus_reached_set(REACHED_BUS_ADDRESS, address);
                 *ret = TAKE_PTR(bus);
                 return 0;
         }
@@ -117,7 +108,7 @@ static int bus_open_any_address(const char *address, sd_bus **ret) {
 
         log_debug_errno(r, "No bus at %s (Hello: %m), talking to bgrund directly.", address);
         bus = bus_close(bus);
-        reached = REACHED_LISTEN;
+        bus_reached_set(REACHED_LISTEN, address);
         return bus_open_address(address, false, ret);
 }
 
@@ -183,8 +174,7 @@ static int connect_target(const BusTarget *target, sd_bus **ret) {
         int r;
 
         if (target->host) {
-                reached = REACHED_REMOTE;
-                reached_where = target->host;
+                bus_reached_set(REACHED_REMOTE, target->host);
                 r = sd_bus_open_system_remote(&bus, target->host);
                 if (r >= 0)
                         r = bus_set_deadline(bus);
@@ -198,8 +188,7 @@ static int connect_target(const BusTarget *target, sd_bus **ret) {
                 address = address_from_environment();
 
         if (address) {
-                reached = REACHED_BUS_ADDRESS;
-                reached_where = address;
+                bus_reached_set(REACHED_BUS_ADDRESS, address);
                 r = bus_open_any_address(address, &bus);
                 if (errno_means_nobody_there(r))
                         return log_error_errno(r, "Nothing listens on %s (%m): is bgrund --listen, or the bus, there?",
@@ -211,10 +200,10 @@ static int connect_target(const BusTarget *target, sd_bus **ret) {
         }
 
         if (target->transport == BUS_TRANSPORT_USER) {
-                reached = REACHED_USER_BUS;
+                bus_reached_set(REACHED_USER_BUS, NULL);
                 r = sd_bus_open_user(&bus);
         } else {
-                reached = REACHED_SYSTEM_BUS;
+                bus_reached_set(REACHED_SYSTEM_BUS, NULL);
                 r = sd_bus_open_system(&bus);
         }
         if (r >= 0)
@@ -237,8 +226,7 @@ static int connect_target(const BusTarget *target, sd_bus **ret) {
         if (r < 0)
                 return log_error_errno(r, "No user bus, and XDG_RUNTIME_DIR is not set to find bgrund --listen.");
 
-        reached = REACHED_LISTEN;
-        reached_where = fallback;
+        bus_reached_set(REACHED_LISTEN, fallback);
         r = bus_open_address(fallback, false, &bus);
         if (errno_means_nobody_there(r)) {
                 log_daemon_missing();

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
+#include "reach.h"
+
 /* Where bgrund is reached: --system (the default), --user, -H HOST or
  * --address ADDRESS. */
 typedef enum BusTransport {
@@ -41,15 +43,3 @@ int bus_caller_uid(sd_bus *bus, uid_t *ret);
 
 /* The target connected to: -H sends nothing of the local environment. */
 bool bus_target_is_remote(const BusTarget *target);
-
-/* What bus_connect() reached, for the lines that say bgrund is missing. */
-typedef enum BusReached {
-        REACHED_SYSTEM_BUS,
-        REACHED_USER_BUS,
-        REACHED_REMOTE,
-        REACHED_BUS_ADDRESS,  /* a bus at an address given */
-        REACHED_LISTEN,       /* a bgrund --listen socket, or nothing at all */
-} BusReached;
-
-/* *ret_where (if not NULL): the host or the address, NULL on a local bus. */
-BusReached bus_reached(const char **ret_where);

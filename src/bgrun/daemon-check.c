@@ -15,12 +15,11 @@
 #include "build-config.h"
 
 #include "bgrun/bus-api.h"
-#include "call-error.h"
-#include "connection.h"
 #include "daemon-check.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "reach.h"
 #include "time-util.h"
 
 /* Whether bgrund is there, asked of the bus with the first call: only

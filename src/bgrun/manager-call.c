@@ -15,6 +15,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager-call.h"
+#include "reach.h"
 #include "record.h"
 #include "time-util.h"
 
