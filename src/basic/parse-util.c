@@ -2,8 +2,11 @@
 /* Parsers for option values: strict numbers, byte sizes, CPU percentages. */
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "parse-util.h"
 #include "macro.h"
@@ -120,4 +123,21 @@ int parse_pid(const char *s, pid_t *ret) {
         if (r >= 0)
                 *ret = (pid_t) v;
         return r;
+}
+
+int parse_signal(const char *s) {
+        const char *name = s;
+        uint64_t n;
+
+        if (parse_uint64_strict(s, &n, NULL) >= 0)
+                return n >= 1 && n < (uint64_t) NSIG ? (int) n : -EINVAL;
+
+        if (strncasecmp(name, "SIG", 3) == 0)
+                name += 3;
+        for (int sig = 1; sig < NSIG; sig++) {
+                const char *abbrev = sigabbrev_np(sig);
+                if (abbrev && strcasecmp(abbrev, name) == 0)
+                        return sig;
+        }
+        return -EINVAL;
 }

@@ -22,3 +22,7 @@ int parse_cpu_percent(const char *s, uint64_t *ret);
  * in decimal digits only: what bgrund passes its supervisor. */
 int parse_fd(const char *s, int *ret);
 int parse_pid(const char *s, pid_t *ret);
+
+/* A signal by name (TERM, SIGTERM; any case) or number (1 to NSIG - 1);
+ * -EINVAL if none. Returns the signal. */
+int parse_signal(const char *s);

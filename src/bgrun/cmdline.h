@@ -150,17 +150,6 @@ void print_help(void);
 /* The usage line and the verbs only: what a bare `bgrun` shows. */
 void print_short_help(FILE *f);
 
-/* The verbs' own checks, for the table of verbs. */
-int check_run(Args *args);
-int check_kill(Args *args);
-int check_send(Args *args);
-int check_forget(Args *args);
-int check_logs(Args *args);
-int check_list(Args *args);
-
-/* A signal by name (TERM, SIGTERM) or number; -EINVAL if none. */
-int parse_signal(const char *s);
-
 void args_done(Args *args);
 
 /* Parses argv into args (which it initialises; args_done() it in any case).

@@ -16,23 +16,6 @@
 #include "parse-util.h"
 #include "strv.h"
 
-int parse_signal(const char *s) {
-        const char *name = s;
-        uint64_t n;
-
-        if (parse_uint64_strict(s, &n, NULL) >= 0)
-                return n >= 1 && n < (uint64_t) NSIG ? (int) n : -EINVAL;
-
-        if (strncasecmp(name, "SIG", 3) == 0)
-                name += 3;
-        for (int sig = 1; sig < NSIG; sig++) {
-                const char *abbrev = sigabbrev_np(sig);
-                if (abbrev && strcasecmp(abbrev, name) == 0)
-                        return sig;
-        }
-        return -EINVAL;
-}
-
 static int parse_help(Args *args, const char *value, bool short_form) {
         if (args->peeked)
                 print_verb_help(args->peeked);

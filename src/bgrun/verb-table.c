@@ -7,6 +7,7 @@
 #include "cmdline.h"
 #include "log.h"
 #include "macro.h"
+#include "verb-checks.h"
 #include "verbs.h"
 
 static const char run_details[] =

@@ -12,6 +12,7 @@
 #include "launch-options.h"
 #include "macro.h"
 #include "mcp-args.h"
+#include "parse-util.h"
 #include "sandbox-profile.h"
 
 typedef enum ArgType {
