@@ -88,24 +88,6 @@ McpCall *mcp_call_find(McpServer *s, json_object *request_id) {
         return NULL;
 }
 
-static int tool_start(McpCall *c) {
-        static int (*const starts[_MCP_TOOL_MAX])(McpCall *c) = {
-                [MCP_TOOL_RUN] = mcp_tool_run,       [MCP_TOOL_OUTPUT] = mcp_tool_output,
-                [MCP_TOOL_WRITE_INPUT] = mcp_tool_write_input, [MCP_TOOL_WAIT] = mcp_tool_wait,
-                [MCP_TOOL_STOP] = mcp_tool_stop,     [MCP_TOOL_KILL] = mcp_tool_kill,
-                [MCP_TOOL_STATUS] = mcp_tool_status, [MCP_TOOL_LIST] = mcp_tool_list,
-                [MCP_TOOL_FORGET] = mcp_tool_forget,
-        };
-        _cleanup_free_ char *refused = NULL;
-        int r = mcp_sandbox_check_call(&c->server->options, c->server->session, c->tool, &c->args,
-                                       c->args.id && mcp_job_sandbox(c->server, c->args.id), &refused);
-        if (r == -ENOMEM)
-                return mcp_call_fail(c, "Out of memory.");
-        if (r < 0)
-                return mcp_call_fail(c, "%s", refused);
-        return starts[c->tool](c);
-}
-
 /* The most the answer of a call of tool is counted as taking before it
  * comes (mcp-server.h): a result with output holds up to output_limit of
  * it, escaped as JSON, in text and in structuredContent. */
@@ -171,7 +153,7 @@ static uint64_t tool_allowance(McpTool tool, const McpArgs *a) {
 }
 
 int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
-                   json_object *arguments, McpArgs *args, size_t request_bytes) {
+                   json_object *arguments, McpArgs *args, size_t request_bytes, McpCall **ret) {
         McpCall *c;
         json_object *token;
 
@@ -199,8 +181,7 @@ int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, Mcp
                 ? UINT64_MAX : c->started + s->call_timeout_usec + allowed;
         c->max_bytes = UINT64_MAX;
 
-        /* A failure to even send is the tool's error too: c answers. */
-        (void) tool_start(c);
+        *ret = c;
         return 0;
 }
 
@@ -438,59 +419,10 @@ void mcp_call_progress(McpCall *c) {
         c->progress_sent = waited;
 }
 
-static int wait_slice(McpCall *c);
-
-bool mcp_wait_over(McpCall *c) {
-        uint64_t bytes = 0;
-        if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
-                return true;
-        return c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
-               bytes > c->offset;
-}
-
-static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
-        int r;
-
-        r = mcp_call_take_record(c, reply);
-        if (r < 0)
-                return r;
-        mcp_call_progress(c);
-        if (mcp_wait_over(c)) {
-                (void) mcp_call_set_waiting(c, false);
-                return c->after_wait(c, NULL);
-        }
-        return wait_slice(c);
-}
-
-static int wait_slice(McpCall *c) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        uint64_t now = now_monotonic_usec(), slice = c->deadline > now ? c->deadline - now : 0;
-        int r;
-
-        if (c->output_mode)
-                slice = MIN(slice, OUTPUT_POLL_USEC);
-        if (c->progress_token)
-                slice = MIN(slice, PROGRESS_INTERVAL_USEC);
-        /* No Wait longer than the deadline: a bgrund that stopped answering
-         * is noticed within twice the deadline, however long the wait. */
-        slice = MIN(slice, c->server->call_timeout_usec);
-        r = mcp_new_call(c, "Wait", &m);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(m, "st", c->job_id, slice);
-        if (r < 0)
-                return mcp_call_fail(c, "Failed to build the Wait call: %s", strerror(-r));
-        return mcp_call_bus(c, TAKE_PTR(m), call_timeout_after_wait(slice), on_wait_reply);
-}
-
-int mcp_call_wait(McpCall *c, McpStep next) {
-        c->after_wait = next;
-        int r = mcp_call_set_waiting(c, true);
-        if (r < 0)
-                return r; /* refused, and answered */
-        if (mcp_wait_follow(c) != -EAGAIN)
-                return 0;
-        /* At least one Wait, of 0 if need be: it brings the record. The
-         * Waits go in the wait lane: they never take a kill's room. */
-        return wait_slice(c);
+void mcp_wait_forget(McpCall *c) {
+        c->recheck = false;
+        c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
+        if (c->following)
+                LIST_REMOVE_F(waiter, c->server->waiters, c);
+        c->following = false;
 }

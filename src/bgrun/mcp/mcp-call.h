@@ -89,10 +89,12 @@ int mcp_run_request_id(McpCall *c);
 /* The longest grace a job may have (StopGraceUSec's bound). */
 #define STOP_GRACE_LIMIT_USEC (600 * USEC_PER_SEC)
 
-/* Starts the call of tool for request (arguments read already), whose
- * line was request_bytes long (what the call is counted as holding). */
+/* The call of tool for request (arguments read already, taken), whose
+ * line was request_bytes long (what the call is counted as holding), made
+ * and counted; its tool is started by the caller (mcp-protocol.c), and from
+ * then on the call answers, whatever happens. */
 int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, McpTool tool,
-                   json_object *arguments, McpArgs *args, size_t request_bytes);
+                   json_object *arguments, McpArgs *args, size_t request_bytes, McpCall **ret);
 /* The server's part of the calls: the source that sends queued calls. */
 int mcp_calls_init(McpServer *s);
 /* Drops the call without an answer (notifications/cancelled, the end). */
@@ -121,22 +123,25 @@ _printf_(2, 3) int mcp_call_fail(McpCall *c, const char *fmt, ...);
  * of the job. */
 int mcp_call_take_record(McpCall *c, sd_bus_message *reply);
 
-/* Waits until the job ended, c->deadline passed, or, in output mode,
- * output past c->offset came; then next(c, NULL). It holds no call to
- * bgrund (mcp-wait.c) where the server is subscribed, else it waits in
- * Wait calls of a slice each. Refused (the tool's error) when the server
- * has as many waits as it keeps (MCP_WAITS_MAX). */
-int mcp_call_wait(McpCall *c, McpStep next);
 /* c waits from now on, or no more: counted apart (mcp-server.h). */
 int mcp_call_set_waiting(McpCall *c, bool waiting);
+/* c waits no more (answered, cancelled or freed): it leaves the server's
+ * waiters and its timer goes. */
+void mcp_wait_forget(McpCall *c);
 
-/* mcp-wait.c: the subscription, and the waits that follow it. */
+/* mcp-wait.c: waits, above the calls. */
+
+/* Waits until the job ended, c->deadline passed, or, in output mode,
+ * output past c->offset came; then next(c, NULL). It holds no call to
+ * bgrund where the server is subscribed, else it waits in Wait calls of a
+ * slice each. Refused (the tool's error) when the server has as many
+ * waits as it keeps (MCP_WAITS_MAX). */
+int mcp_call_wait(McpCall *c, McpStep next);
+/* The subscription the waits follow. */
 int mcp_watch_start(McpServer *s);
 void mcp_watch_free(McpServer *s);
 /* c waits with the subscription: 0, or -EAGAIN where there is none. */
 int mcp_wait_follow(McpCall *c);
-/* c waits no more (answered, cancelled or freed). */
-void mcp_wait_forget(McpCall *c);
 /* Whether c's record says the wait is over. */
 bool mcp_wait_over(McpCall *c);
 /* Sends notifications/progress if asked for and due. */

@@ -13,14 +13,30 @@
 #include "json-util.h"
 #include "log.h"
 #include "mcp-call.h"
+#include "mcp-sandbox.h"
 #include "mcp-server.h"
 
 /* Newest first: an unknown version the client asks for gets the first. */
-static const char *const protocol_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05" };
+static const char *const protocol_versions[] = { MCP_PROTOCOL_LATEST, "2025-06-18", "2025-03-26", "2024-11-05" };
 
-bool mcp_has_structured(const McpServer *s) {
-        /* Dates compare as strings. */
-        return strcmp(s->protocol_version ?: protocol_versions[0], "2025-06-18") >= 0;
+/* A call's tool started, once the server's sandbox floor allows it: from
+ * here on the call answers (a failure to even send is the tool's error). */
+static int tool_start(McpCall *c) {
+        static int (*const starts[_MCP_TOOL_MAX])(McpCall *c) = {
+                [MCP_TOOL_RUN] = mcp_tool_run,       [MCP_TOOL_OUTPUT] = mcp_tool_output,
+                [MCP_TOOL_WRITE_INPUT] = mcp_tool_write_input, [MCP_TOOL_WAIT] = mcp_tool_wait,
+                [MCP_TOOL_STOP] = mcp_tool_stop,     [MCP_TOOL_KILL] = mcp_tool_kill,
+                [MCP_TOOL_STATUS] = mcp_tool_status, [MCP_TOOL_LIST] = mcp_tool_list,
+                [MCP_TOOL_FORGET] = mcp_tool_forget,
+        };
+        _cleanup_free_ char *refused = NULL;
+        int r = mcp_sandbox_check_call(&c->server->options, c->server->session, c->tool, &c->args,
+                                       c->args.id && mcp_job_sandbox(c->server, c->args.id), &refused);
+        if (r == -ENOMEM)
+                return mcp_call_fail(c, "Out of memory.");
+        if (r < 0)
+                return mcp_call_fail(c, "%s", refused);
+        return starts[c->tool](c);
 }
 
 _printf_(4, 5) static int reply_error(McpServer *s, json_object *id, int code, const char *fmt, ...) {
@@ -120,8 +136,12 @@ static int handle_tools_call(McpServer *s, const JsonRpcMessage *m) {
                 return reply_error(s, m->id, JSONRPC_INVALID_PARAMS,
                                    "Arguments 'stdin' and 'tty' cannot both be true: a terminal is the job's input");
         }
-        r = mcp_call_start(s, m->id, params_get(m->params, "_meta"), tool, arguments, &args, s->line_bytes);
-        return r < 0 ? log_oom() : 0;
+        McpCall *c;
+        r = mcp_call_start(s, m->id, params_get(m->params, "_meta"), tool, arguments, &args, s->line_bytes, &c);
+        if (r < 0)
+                return log_oom();
+        (void) tool_start(c);
+        return 0;
 }
 
 static void handle_notification(McpServer *s, const JsonRpcMessage *m) {

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The loop of bgrun mcp: stdin read as it comes, stdout written through a
- * queue of its own (a slow client never blocks the loop), bgrund's answers,
- * and the end: input closed or a signal, then this server's running jobs
+/* The loop of bgrun mcp: stdin read as it comes, stdout written as it
+ * takes it (mcp-session.c queues it), bgrund's answers, and the end: input closed or a signal, then this server's running jobs
  * stopped (unless --keep-jobs) before it exits. */
 
 #include <errno.h>
@@ -29,111 +28,13 @@
  * connection await, whatever the number of jobs. */
 #define STOPS_IN_FLIGHT_MAX 32U
 
-struct OutBuffer {
-        OutBuffer *next;
-        size_t len, done;
-        char *data;
-};
-
-static void out_pop(McpServer *s) {
-        OutBuffer *b = s->out_head;
-
-        s->out_head = b->next;
-        if (!s->out_head)
-                s->out_tail = NULL;
-        s->out_bytes -= b->len;
-        free(b->data);
-        free(b);
-}
-
 static int on_output_broken(sd_event_source *source, void *userdata) {
         mcp_end(userdata, EXIT_SUCCESS);
         return 0;
 }
 
-/* Writes what stdout takes now; the rest waits for it to be writable. */
-static void flush_output(McpServer *s) {
-        bool was_broken = s->output_broken;
-
-        while (s->out_head && !s->output_broken) {
-                OutBuffer *b = s->out_head;
-                ssize_t k = write(STDOUT_FILENO, b->data + b->done, b->len - b->done);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0 && errno == EAGAIN) {
-                        (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_ON);
-                        mcp_input_update(s);
-                        return;
-                }
-                if (k < 0) {
-                        /* The client is gone: as the end of its input. */
-                        log_debug_errno(errno, "Writing to stdout failed: %m");
-                        s->output_broken = true;
-                        break;
-                }
-                b->done += (size_t) k;
-                if (b->done == b->len)
-                        out_pop(s);
-        }
-        while (s->output_broken && s->out_head)
-                out_pop(s);
-        (void) sd_event_source_set_enabled(s->output_source, SD_EVENT_OFF);
-        mcp_input_update(s);
-        /* The client is gone: the end, but not from here, where a call
-         * that is answering may still be on the stack. */
-        if (s->output_broken && !was_broken && !s->ending &&
-            sd_event_add_defer(s->event, NULL, on_output_broken, s) < 0)
-                (void) sd_event_exit(s->event, EXIT_FAILURE);
-}
-
-/* Whether stdin is read: not while what the server holds for the client is
- * past MCP_HELD_MAX, until half of it is left (mcp-server.h says what
- * counts). */
-void mcp_input_update(McpServer *s) {
-        if (!s->input_source || s->ending)
-                return;
-        size_t held = s->out_bytes + s->calls_held;
-        int enabled = SD_EVENT_OFF;
-        (void) sd_event_source_get_enabled(s->input_source, &enabled);
-        bool over = held > MCP_HELD_MAX, under = held <= MCP_HELD_MAX / 2;
-        if (enabled != SD_EVENT_OFF && over)
-                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_OFF);
-        else if (enabled == SD_EVENT_OFF && under)
-                (void) sd_event_source_set_enabled(s->input_source, SD_EVENT_ON);
-}
-
-void mcp_send(McpServer *s, char *text) {
-        OutBuffer *b;
-
-        if (!text) {
-                log_oom();
-                return;
-        }
-        if (s->output_broken) {
-                free(text);
-                return;
-        }
-        b = calloc(1, sizeof *b);
-        if (!b) {
-                free(text);
-                log_oom();
-                return;
-        }
-        b->data = text;
-        b->len = strlen(text);
-        s->out_bytes += b->len;
-        if (s->out_tail)
-                s->out_tail->next = b;
-        else
-                s->out_head = b;
-        s->out_tail = b;
-        if (s->out_head == b)
-                flush_output(s);
-}
-
 static int on_output(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        flush_output(userdata);
+        mcp_flush_output(userdata);
         return 0;
 }
 
@@ -182,7 +83,7 @@ static void finish(McpServer *s) {
         flags = fcntl(STDOUT_FILENO, F_GETFL);
         if (flags >= 0)
                 (void) fcntl(STDOUT_FILENO, F_SETFL, flags & ~O_NONBLOCK);
-        flush_output(s);
+        mcp_flush_output(s);
         (void) sd_event_exit(s->event, s->exit_status);
 }
 
@@ -255,29 +156,6 @@ void mcp_end(McpServer *s, int status) {
                 finish(s);
 }
 
-uint64_t mcp_cursor_get(McpServer *s, const char *id) {
-        json_object *v;
-        return json_object_object_get_ex(s->cursors, id, &v) ? (uint64_t) json_object_get_int64(v) : 0;
-}
-
-void mcp_cursor_set(McpServer *s, const char *id, uint64_t offset) {
-        (void) json_object_object_add(s->cursors, id, json_object_new_int64((int64_t) offset));
-}
-
-void mcp_job_add(McpServer *s, const char *id, const char *sandbox) {
-        (void) json_object_object_add(s->jobs, id, NULL);
-        (void) json_object_object_add(s->launched, id, json_object_new_string(sandbox));
-}
-
-const char *mcp_job_sandbox(McpServer *s, const char *id) {
-        json_object *v;
-        return json_object_object_get_ex(s->launched, id, &v) ? json_object_get_string(v) : NULL;
-}
-
-void mcp_job_ended(McpServer *s, const char *id) {
-        json_object_object_del(s->jobs, id);
-}
-
 static int random_session(char **ret) {
         static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
         uint8_t bytes[6];
@@ -313,6 +191,13 @@ static int setup_io(McpServer *s) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch stdin: %m");
 
+        /* Enabled by mcp_flush_output() when the client is gone. */
+        r = sd_event_add_defer(s->event, &s->output_broken_source, on_output_broken, s);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->output_broken_source, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Failed to prepare for stdout's end: %m");
+
         (void) set_nonblocking(STDOUT_FILENO);
         r = sd_event_add_io(s->event, &s->output_source, STDOUT_FILENO, EPOLLOUT, on_output, s);
         if (r == -EPERM)
@@ -331,10 +216,10 @@ static void server_done(McpServer *s) {
         for (size_t i = 0; i < s->n_stops; i++)
                 free(s->stops[i]);
         free(s->stops);
-        while (s->out_head)
-                out_pop(s);
+        mcp_output_drop(s);
         sd_event_source_disable_unref(s->input_source);
         sd_event_source_disable_unref(s->output_source);
+        sd_event_source_disable_unref(s->output_broken_source);
         line_reader_done(&s->reader);
         json_object_put(s->cursors);
         json_object_put(s->jobs);

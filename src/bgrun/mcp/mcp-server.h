@@ -73,6 +73,7 @@ typedef struct McpServer {
         LineReader reader;
         size_t line_bytes;            /* of the line being handled */
         sd_event_source *input_source, *output_source;
+        sd_event_source *output_broken_source; /* the end, once stdout's reader is gone */
         OutBuffer *out_head, *out_tail;
         size_t out_bytes;             /* queued for stdout */
         bool output_broken;
@@ -98,6 +99,12 @@ typedef struct McpServer {
         int exit_status;
 } McpServer;
 
+/* The newest protocol version spoken, which a client that asks for one
+ * unknown gets. */
+#define MCP_PROTOCOL_LATEST "2025-11-25"
+
+/* mcp-session.c: what the server holds for its client. */
+
 /* The protocol version as a date, to compare: whether it has output
  * schemas and structuredContent. */
 bool mcp_has_structured(const McpServer *s);
@@ -105,17 +112,22 @@ bool mcp_has_structured(const McpServer *s);
 /* Queues one message (text with its newline; taken; NULL means out of
  * memory and is logged) for stdout. */
 void mcp_send(McpServer *s, char *text);
-
-/* One line from stdin (NULL: a line over the bound, dropped). */
-int mcp_handle_line(const char *line, size_t len, void *userdata);
+/* Writes what stdout takes now; the rest waits for it to be writable. */
+void mcp_flush_output(McpServer *s);
+/* Drops what is queued for stdout (the server's end). */
+void mcp_output_drop(McpServer *s);
 /* Whether stdin is read: not while too much is queued or under way. */
 void mcp_input_update(McpServer *s);
+
+/* mcp-protocol.c: one line from stdin (NULL: a line over the bound, dropped). */
+int mcp_handle_line(const char *line, size_t len, void *userdata);
 
 /* Ends the server: stops its running jobs unless --keep-jobs, then leaves
  * the loop with status. */
 void mcp_end(McpServer *s, int status);
 
-/* Where this server's reading of job id stopped (0 if never), and keeping it. */
+/* mcp-session.c: where this server's reading of job id stopped (0 if
+ * never), and keeping it. */
 uint64_t mcp_cursor_get(McpServer *s, const char *id);
 void mcp_cursor_set(McpServer *s, const char *id, uint64_t offset);
 /* A job of this server, running or not as far as it knows, launched with

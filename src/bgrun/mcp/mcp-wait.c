@@ -14,16 +14,22 @@
  * The signal is believed only from the connection that owns bgrund's name
  * now (bus-sender.h: anyone may send this connection a JobRemoved of their
  * own). A bgrund restarted under a new name has forgotten the
- * subscription: it is asked again, and every wait looks at its record. */
+ * subscription: it is asked again, and every wait looks at its record.
+ * Where the server is not subscribed, a wait is a chain of Wait calls of a
+ * slice each (mcp_call_wait()). */
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-json.h"
 #include "bus-sender.h"
 #include "list.h"
 #include "log.h"
+#include "manager-call.h"
 #include "mcp-call.h"
+#include "record.h"
 #include "time-util.h"
 
 /* How often a wait looks at its record while the server is not subscribed. */
@@ -226,10 +232,59 @@ int mcp_wait_follow(McpCall *c) {
         return look_again(c);
 }
 
-void mcp_wait_forget(McpCall *c) {
-        c->recheck = false;
-        c->wait_timer = sd_event_source_disable_unref(c->wait_timer);
-        if (c->following)
-                LIST_REMOVE_F(waiter, c->server->waiters, c);
-        c->following = false;
+static int wait_slice(McpCall *c);
+
+bool mcp_wait_over(McpCall *c) {
+        uint64_t bytes = 0;
+        if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
+                return true;
+        return c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
+               bytes > c->offset;
+}
+
+static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
+        int r;
+
+        r = mcp_call_take_record(c, reply);
+        if (r < 0)
+                return r;
+        mcp_call_progress(c);
+        if (mcp_wait_over(c)) {
+                (void) mcp_call_set_waiting(c, false);
+                return c->after_wait(c, NULL);
+        }
+        return wait_slice(c);
+}
+
+static int wait_slice(McpCall *c) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t now = now_monotonic_usec(), slice = c->deadline > now ? c->deadline - now : 0;
+        int r;
+
+        if (c->output_mode)
+                slice = MIN(slice, OUTPUT_POLL_USEC);
+        if (c->progress_token)
+                slice = MIN(slice, PROGRESS_INTERVAL_USEC);
+        /* No Wait longer than the deadline: a bgrund that stopped answering
+         * is noticed within twice the deadline, however long the wait. */
+        slice = MIN(slice, c->server->call_timeout_usec);
+        r = mcp_new_call(c, "Wait", &m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "st", c->job_id, slice);
+        if (r < 0)
+                return mcp_call_fail(c, "Failed to build the Wait call: %s", strerror(-r));
+        return mcp_call_bus(c, TAKE_PTR(m), call_timeout_after_wait(slice), on_wait_reply);
+}
+
+int mcp_call_wait(McpCall *c, McpStep next) {
+        c->after_wait = next;
+        int r = mcp_call_set_waiting(c, true);
+        if (r < 0)
+                return r; /* refused, and answered */
+        if (mcp_wait_follow(c) != -EAGAIN)
+                return 0;
+        /* At least one Wait, of 0 if need be: it brings the record. The
+         * Waits go in the wait lane: they never take a kill's room. */
+        return wait_slice(c);
 }
