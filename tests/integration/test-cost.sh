@@ -44,6 +44,10 @@ RSS_MAX_KB=$((64 * 1024))
 # once (the socket's copy, then sd-bus's UTF-8 check, one call a character):
 # 20.0 ms for ListJobs' longest string, 4.8 ns a byte, on this project's
 # machines (2 cores). The test's bound is 3 times that, plus a fixed part.
+# An input refused over it is sent twice more and costs the least of the
+# three (cost.py send_all): what else bgrund did meanwhile only adds, and a
+# real cost is over the bound every time (seen: one 4 MiB RemoveMatch on a
+# --listen socket at 76 ms in a whole run, 25 ms alone).
 INPUT_FLOOR_NS_PER_BYTE=4.8
 INPUT_CPU_NS_PER_BYTE=$(awk -v f=$INPUT_FLOOR_NS_PER_BYTE 'BEGIN { print f * 3 }')
 INPUT_CPU_BASE_NS=$((3 * 1000 * 1000))

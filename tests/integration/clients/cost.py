@@ -766,9 +766,46 @@ def generate(address, job, header, listen):
 CALL_TIMEOUT = 10.0
 
 
-def send_all(address, inputs, repeat, deadline, results, lock, cpu_pid=None):
+def send_one(conn, address, inp, cpu_pid):
+    """Sends INP once (on CONN, or a new connection when None); returns the
+    connection to go on with (None after one that holds up) and what came."""
+    fds = [os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC) for _ in range(inp.fds)]
+    try:
+        if conn is None:
+            conn = Conn(address)
+        dest = "org.freedesktop.DBus" if inp.path == "/org/freedesktop/DBus" else DEST
+        data = message(conn.next_serial(), inp.member, inp.path, inp.iface, dest, inp.sig, inp.body(),
+                       n_fds=len(fds))
+        c = cpu_ns(cpu_pid) if cpu_pid else 0
+        t = time.monotonic()
+        r = conn.call(data, fds, timeout=CALL_TIMEOUT)
+        d = describe(r)
+        d["ms"] = round((time.monotonic() - t) * 1000, 1)
+        if cpu_pid:
+            d["cpu_ns"] = cpu_settled(cpu_pid, c)
+            d["bytes"] = len(data)
+        if r is None:
+            # Whatever holds this connection up holds the next call
+            # too: a new one.
+            conn.close()
+            conn = None
+    except (Disconnected, OSError) as e:
+        d = {"answer": "disconnected: %s" % e}
+        conn = None
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return conn, d
+
+
+def send_all(address, inputs, repeat, deadline, results, lock, cpu_pid=None, cpu_bound=None):
     """One connection's share: each input REPEAT times, one at a time. With
-    CPU_PID (one connection only), the CPU time that process spent on each."""
+    CPU_PID (one connection only), the CPU time that process spent on each.
+    With CPU_BOUND (base, per byte), an input refused over its bound is sent
+    twice more and costs the least of the three: what bgrund spends on an
+    input is what it needs; anything else it did meanwhile (a Ping, a job's
+    end, a machine's other load) only adds, and a cost over the bound in
+    every try is still over it."""
     conn = None
     for inp in inputs:
         for _ in range(repeat):
@@ -776,32 +813,15 @@ def send_all(address, inputs, repeat, deadline, results, lock, cpu_pid=None):
                 with lock:
                     results.append((inp, {"answer": "not sent: past the deadline"}))
                 continue
-            fds = [os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC) for _ in range(inp.fds)]
-            try:
-                if conn is None:
-                    conn = Conn(address)
-                dest = "org.freedesktop.DBus" if inp.path == "/org/freedesktop/DBus" else DEST
-                data = message(conn.next_serial(), inp.member, inp.path, inp.iface, dest, inp.sig, inp.body(),
-                               n_fds=len(fds))
-                c = cpu_ns(cpu_pid) if cpu_pid else 0
-                t = time.monotonic()
-                r = conn.call(data, fds, timeout=CALL_TIMEOUT)
-                d = describe(r)
-                d["ms"] = round((time.monotonic() - t) * 1000, 1)
-                if cpu_pid:
-                    d["cpu_ns"] = cpu_settled(cpu_pid, c)
-                    d["bytes"] = len(data)
-                if r is None:
-                    # Whatever holds this connection up holds the next call
-                    # too: a new one.
-                    conn.close()
-                    conn = None
-            except (Disconnected, OSError) as e:
-                d = {"answer": "disconnected: %s" % e}
-                conn = None
-            finally:
-                for fd in fds:
-                    os.close(fd)
+            conn, d = send_one(conn, address, inp, cpu_pid)
+            tries = 1
+            while (cpu_bound and d.get("answer") == "error" and "cpu_ns" in d and tries < 3 and
+                   d["cpu_ns"] > cpu_bound[0] + cpu_bound[1] * d["bytes"] and time.monotonic() < deadline):
+                conn, again = send_one(conn, address, inp, cpu_pid)
+                tries += 1
+                if "cpu_ns" in again:
+                    d["cpu_ns"] = min(d["cpu_ns"], again["cpu_ns"])
+                d["cpu_tries"] = tries
             with lock:
                 results.append((inp, d))
     if conn:
@@ -853,7 +873,9 @@ def run(argv):
     deadline = start + args.deadline
     results, lock = [], threading.Lock()
     cpu_pid = args.cpu_pid if args.connections == 1 else None
-    threads = [threading.Thread(target=send_all, args=(address, inputs, args.repeat, deadline, results, lock, cpu_pid))
+    cpu_bound = tuple(float(x) for x in args.cpu_bound.split(",")) if args.cpu_bound else None
+    threads = [threading.Thread(target=send_all, args=(address, inputs, args.repeat, deadline, results, lock, cpu_pid,
+                                                       cpu_bound))
                for _ in range(args.connections)]
     for t in threads:
         t.start()
@@ -884,7 +906,7 @@ def run(argv):
         measured = [(inp, d) for inp, d in results if "cpu_ns" in d]
         worst = max(measured, key=lambda r: r[1]["cpu_ns"] / (base + per_byte * r[1]["bytes"]), default=None)
         over = [{"input": inp.label, "bytes": d["bytes"], "cpu_ms": round(d["cpu_ns"] / 1e6, 2),
-                 "bound_ms": round((base + per_byte * d["bytes"]) / 1e6, 2)}
+                 "bound_ms": round((base + per_byte * d["bytes"]) / 1e6, 2), "tries": d.get("cpu_tries", 1)}
                 for inp, d in measured if args.cpu_bound and d["cpu_ns"] > base + per_byte * d["bytes"]]
         most = max(measured, key=lambda r: r[1]["cpu_ns"], default=None)
         cpu = {"measured": len(measured), "over_bound": over[:20], "n_over_bound": len(over),
