@@ -2,33 +2,19 @@
 #include "bgrun/bus-api.h"
 #include "bus-caller-watch.h"
 #include "bus-callers.h"
+#include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-sender.h"
 #include "bus-service.h"
-#include "caller-binding.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
 
-typedef struct BusCallerWatch {
-        BusService *service;
-        CallerBindings bindings;
-} BusCallerWatch;
-
 /* A name's check after a restart, in flight. */
 typedef struct OwnerCheck {
-        BusCallerWatch *watch;
+        BusService *service;
         char name[];
 } OwnerCheck;
-
-static BusCallerWatch *watch_of(BusService *s) {
-        if (!s->caller_watch) {
-                s->caller_watch = calloc(1, sizeof(BusCallerWatch));
-                if (s->caller_watch)
-                        s->caller_watch->service = s;
-        }
-        return s->caller_watch;
-}
 
 static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         OwnerCheck *c = userdata;
@@ -38,8 +24,8 @@ static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (!sd_bus_message_is_method_error(m, NULL))
                 (void) sd_bus_message_read(m, "b", &has);
         if (!has) {
-                unsigned n = caller_bindings_gone(&c->watch->bindings, c->name);
-                log_info("Connection %s that launched %u bound job(s) closed while bgrund was away", c->name, n);
+                log_info("Connection %s that launched bound jobs closed while bgrund was away", c->name);
+                bus_caller_gone(c->service, c->name);
         }
         return 0;
 }
@@ -57,21 +43,28 @@ static void unbind(Job *j) {
         log_info("Job %s: its caller's connection ended with bgrund's restart; it runs on, unbound", j->id);
 }
 
-static int rebind(BusCallerWatch *w, Job *j) {
-        BusService *s = w->service;
+static int rebind(BusService *s, Job *j) {
         const char *name = j->live->spec.caller;
         if (!s->bus || !bus_callers_watched(s) || startswith_s(name, BUS_PEER_NAME_PREFIX)) {
                 unbind(j);
                 return 0;
         }
-        bool new;
-        int r = caller_bindings_add(&w->bindings, j, name, &new);
-        if (r < 0 || !new)
+        BusClient *client;
+        int r = bus_client_get_name(s, name, j->owner, &client);
+        if (r < 0)
                 return r;
+        bool new = !client->bound.head;
+        r = caller_jobs_add(&client->bound, j);
+        if (r < 0) {
+                bus_client_release(client);
+                return r;
+        }
+        if (!new)
+                return 0;
         OwnerCheck *c = malloc(sizeof(OwnerCheck) + strlen(name) + 1);
         if (!c)
                 return -ENOMEM;
-        c->watch = w;
+        c->service = s;
         strcpy(c->name, name);
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         r = sd_bus_call_method_async(s->bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -86,14 +79,11 @@ static int rebind(BusCallerWatch *w, Job *j) {
 }
 
 int bus_caller_watch_start(BusService *s) {
-        BusCallerWatch *w = watch_of(s);
-        if (!w)
-                return log_oom();
         /* Once, at start: the stored bindings. */
         for (Job *j = s->runtime->all.head; j; j = j->all_next) {
                 if (!j->live || job_is_ended(j) || !j->live->spec.bind_to_caller || !j->live->spec.caller)
                         continue;
-                int r = rebind(w, j);
+                int r = rebind(s, j);
                 if (r < 0)
                         log_warning_errno(r, "Job %s: cannot watch its caller again: %m", j->id);
         }
@@ -103,9 +93,6 @@ int bus_caller_watch_start(BusService *s) {
 int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd_bus_error *error) {
         if (!spec->bind_to_caller)
                 return 0;
-        BusCallerWatch *w = watch_of(s);
-        if (!w)
-                return -ENOMEM;
         const char *name = bus_caller_name(s, m);
         if (!name)
                 return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
@@ -118,28 +105,21 @@ int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd
         return spec->caller ? 0 : -ENOMEM;
 }
 
-int bus_caller_watch_bind(BusService *s, Job *j) {
+int bus_caller_watch_bind(BusService *s, sd_bus_message *m, Job *j) {
         if (!j->live || !j->live->spec.bind_to_caller)
                 return 0;
-        BusCallerWatch *w = watch_of(s);
-        return w ? caller_bindings_add(&w->bindings, j, j->live->spec.caller, NULL) : -ENOMEM;
+        BusClient *c;
+        int r = bus_client_get(s, m, j->owner, &c);
+        if (r < 0)
+                return r;
+        r = caller_jobs_add(&c->bound, j);
+        if (r < 0)
+                bus_client_release(c);
+        return r;
 }
 
 void bus_caller_watch_job_done(BusService *s, Job *j) {
-        if (s->caller_watch && j->caller_bound)
-                caller_bindings_remove(&s->caller_watch->bindings, j);
-}
-
-void bus_caller_watch_gone(BusService *s, const char *name) {
-        if (s->caller_watch)
-                (void) caller_bindings_gone(&s->caller_watch->bindings, name);
-}
-
-void bus_caller_watch_free(BusService *s) {
-        BusCallerWatch *w = s->caller_watch;
-        if (!w)
-                return;
-        caller_bindings_clear(&w->bindings);
-        free(w);
-        s->caller_watch = NULL;
+        CallerJobs *l = caller_jobs_remove(j);
+        if (l)
+                bus_client_release(MAP_ITEM(l, BusClient, bound));
 }

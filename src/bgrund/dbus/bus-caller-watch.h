@@ -2,9 +2,10 @@
 #pragma once
 
 /* BindToCaller on the bus: which connection launched a bound job (its
- * unique name, kept in the job's spec so a restart finds it); when that
- * connection closes (told by bus-callers.c, the one watch of departures),
- * its jobs are stopped by caller-binding.c. */
+ * unique name, kept in the job's spec so a restart finds it), and the job
+ * in that connection's record (bus-client.h); when the connection closes
+ * (told by bus-callers.c, the one watch of departures), its jobs are
+ * stopped with the rest of what it held. */
 
 #include <systemd/sd-bus.h>
 
@@ -25,13 +26,9 @@ int bus_caller_watch_start(BusService *s);
  * cannot be watched (bus_callers_watched() false). Before the job is created. */
 int bus_caller_watch_prepare(BusService *s, sd_bus_message *m, JobSpec *spec, sd_bus_error *error);
 
-/* The job, created from a prepared spec, is bound from now on. */
-int bus_caller_watch_bind(BusService *s, Job *j);
+/* The job, created from a prepared spec by the call m, is bound from now
+ * on: held by the record of m's connection (bus-client.h). */
+int bus_caller_watch_bind(BusService *s, sd_bus_message *m, Job *j);
 
 /* The job ended or was discarded: bound no more. */
 void bus_caller_watch_job_done(BusService *s, Job *j);
-
-/* The connection of that name closed (bus-callers.c). */
-void bus_caller_watch_gone(BusService *s, const char *name);
-
-void bus_caller_watch_free(BusService *s);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-authority.h"
-#include "bus-caller-watch.h"
 #include "bus-callers.h"
 #include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-pending.h"
 #include "bus-sender.h"
 #include "bus-service.h"
+#include "caller-binding.h"
 #include "log.h"
 #include "macro.h"
 
@@ -55,11 +55,12 @@ int bus_callers_start(BusService *s) {
 
 void bus_caller_gone(BusService *s, const char *name) {
         bus_authority_caller_gone(s->authority, name);
-        bus_caller_watch_gone(s, name);
         BusClient *c = bus_client_find(s, name);
         if (c) {
-                /* Its waiting calls first, unanswered (nobody is there to
-                 * read an answer), then its subscription and the rest. */
+                /* Its bound jobs stopped, its waiting calls dropped
+                 * unanswered (nobody is there to read an answer), then its
+                 * subscription and the rest. */
+                (void) caller_jobs_stop(&c->bound, c->name);
                 pending_calls_drop_client(c);
                 bus_client_gone(c);
         }

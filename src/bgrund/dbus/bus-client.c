@@ -72,20 +72,16 @@ static void client_free(BusClient *c) {
          * pending_calls_drop_all()); a client is never freed under them. */
         assert(!c->pending);
         client_unsubscribe(c);
+        /* Only at bgrund's end does a client go with jobs still bound: the
+         * jobs are not looked at (they may be gone already). */
+        caller_jobs_clear(&c->bound);
         (void) map_remove(&s->clients_by_name, &c->node);
         LIST_REMOVE(s->clients, c);
         free(c->name);
         free(c);
 }
 
-int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
-        /* On the bus, the unique name the bus daemon gave the sender; on a
-         * direct connection (--listen), the name bgrund gave it. */
-        sd_bus *bus = sd_bus_message_get_bus(m);
-        bool direct = bus_peer(s, bus, NULL, NULL, NULL) >= 0;
-        const char *name = bus_caller_name(s, m);
-        if (!name)
-                return -ENXIO;
+static int client_get(BusService *s, sd_bus *bus, bool direct, const char *name, uid_t uid, BusClient **ret) {
         BusClient *c = bus_client_find(s, name);
         if (c) {
                 *ret = c;
@@ -111,6 +107,21 @@ int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret)
         LIST_PREPEND(s->clients, c);
         *ret = c;
         return 0;
+}
+
+int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
+        /* On the bus, the unique name the bus daemon gave the sender; on a
+         * direct connection (--listen), the name bgrund gave it. */
+        sd_bus *bus = sd_bus_message_get_bus(m);
+        bool direct = bus_peer(s, bus, NULL, NULL, NULL) >= 0;
+        const char *name = bus_caller_name(s, m);
+        if (!name)
+                return -ENXIO;
+        return client_get(s, bus, direct, name, uid, ret);
+}
+
+int bus_client_get_name(BusService *s, const char *name, uid_t uid, BusClient **ret) {
+        return client_get(s, s->bus, false, name, uid, ret);
 }
 
 void bus_client_gone(BusClient *c) {
@@ -151,7 +162,7 @@ void bus_client_count_pending(BusClient *c, int delta) {
 }
 
 void bus_client_release(BusClient *c) {
-        if (c->n_pending == 0 && !c->subscribed)
+        if (c->n_pending == 0 && !c->subscribed && !c->bound.head)
                 client_free(c);
 }
 
@@ -202,6 +213,11 @@ int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 bus_client_release(c);
         }
         return sd_bus_reply_method_return(m, "");
+}
+
+void bus_clients_unbind(BusService *s) {
+        for (BusClient *c = s->clients; c; c = c->next)
+                caller_jobs_clear(&c->bound);
 }
 
 void bus_clients_free(BusService *s) {

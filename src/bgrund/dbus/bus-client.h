@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What bgrund holds for one caller's connection: the calls it has waiting
- * (bus-pending.c) and whether it subscribed to signals. When the connection
- * goes (bus-callers.c, the one watch of departures), so does all of it: a
- * caller that leaves leaves nothing behind. A client that holds nothing is
- * dropped at once. Each connection and each uid may hold only so much. */
+/* The one record of a caller's connection, with all bgrund holds for it
+ * that must go with it: the calls it has waiting (bus-pending.c), whether
+ * it subscribed to signals, and the jobs it launched bound to it
+ * (caller-binding.c). When the connection goes (bus-callers.c, the one
+ * watch of departures), so does all of it: a caller that leaves leaves
+ * nothing behind. A client that holds nothing is dropped at once. Each
+ * connection and each uid may hold only so much. (Its credentials are the
+ * authority's cache, bus-authority.c: something to forget, not to hold.) */
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
+#include "caller-binding.h"
 #include "map.h"
 
 typedef struct BusService BusService;
@@ -35,12 +39,16 @@ typedef struct BusClient {
         unsigned n_pending;
         bool subscribed;
         bool admin;                        /* sees every job's signals */
+        CallerJobs bound;                  /* the jobs it launched with BindToCaller */
         struct BusClient *subscriber_next, *subscriber_prev;
 } BusClient;
 
 /* The client of m's sender, made when new; -ENOLINK when the departures
  * of callers on the bus are not seen (bus_callers_watched()). */
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret);
+/* The same for a connection on the bus known by its unique name alone (a
+ * bound job's caller, after a restart). */
+int bus_client_get_name(BusService *s, const char *name, uid_t uid, BusClient **ret);
 
 /* Whether one more pending call is allowed for c; LimitExceeded in error
  * when not. */
@@ -67,4 +75,8 @@ void bus_client_release(BusClient *c);
 int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
 
+/* bgrund is going: every binding ends with it, and no job is stopped as
+ * the connections close (a restart takes the bindings up again from the
+ * store, bus-caller-watch.c). The jobs are not looked at. */
+void bus_clients_unbind(BusService *s);
 void bus_clients_free(BusService *s);

@@ -116,7 +116,7 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
 
-        r = bus_caller_watch_bind(s, j);
+        r = bus_caller_watch_bind(s, m, j);
         if (r >= 0)
                 r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
         if (r < 0) {

@@ -354,7 +354,7 @@ BusService *bus_service_free(BusService *s) {
                 runtime_set_notifier(s->runtime, NULL, NULL);
         /* First: connections that close as bgrund goes stop no job. */
         bus_callers_free(s);
-        bus_caller_watch_free(s);
+        bus_clients_unbind(s);
         bus_peer_server_free(s);
         bus_clients_free(s);
         bus_polkit_queries_free(s);

@@ -34,7 +34,6 @@ typedef struct BusService {
         Map pending_jobs;                   /* calls held, by job (bus-pending.c's PendingJob) */
         sd_bus_slot *callers_match;         /* the one NameOwnerChanged match (bus-callers.c) */
         bool callers_match_failed;
-        struct BusCallerWatch *caller_watch; /* BindToCaller's jobs, by their callers' names */
 } BusService;
 
 /* Connect ($BGRUN_BUS_ADDRESS, or the system bus), register the objects and

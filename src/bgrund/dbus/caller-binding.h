@@ -1,45 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Jobs launched with BindToCaller, by the unique name of the connection that
- * launched them: the D-Bus face's own table (a unique name is the bus's
- * word; the lifecycle never sees it). bus-caller-watch.c learns that a
- * name is gone and this stops its jobs, each with its own StopSignal and
- * StopGraceUSec. Over the one map (basic/map.h), so that a name's end costs
- * O(its jobs), never a pass over all jobs. A bound job leaves the table when
- * it ends or is discarded. */
+/* Jobs launched with BindToCaller, as a list that their caller's record
+ * holds (BusClient.bound, bus-client.h: one record per connection holds
+ * all that must go with it). When the connection goes (bus-callers.c,
+ * the one watch of departures), its jobs are stopped, each with its own
+ * StopSignal and StopGraceUSec: O(its jobs), never a pass over all jobs. A
+ * bound job leaves its list when it ends or is discarded. No bus here: the
+ * unit test drives it alone. */
 
 #include <stdbool.h>
-#include <stddef.h>
-
-#include "map.h"
 
 typedef struct Job Job;
-typedef struct CallerName CallerName;
+typedef struct CallerBound CallerBound;
 
-/* One bound job: its entry in its name's list, and Job.caller_bound. */
-typedef struct CallerBound {
-        CallerName *name;
+/* One connection's bound jobs. */
+typedef struct CallerJobs {
+        CallerBound *head;
+        unsigned n;
+} CallerJobs;
+
+/* One bound job: its entry in its caller's list, and Job.caller_bound. */
+struct CallerBound {
+        CallerJobs *list;
         Job *job;
-        struct CallerBound *next, *prev;
-} CallerBound;
+        CallerBound *next, *prev;
+};
 
-typedef struct CallerBindings {
-        Map names; /* CallerName by its unique name */
-} CallerBindings;
+/* Bind j to the connection whose list l is. -ENOMEM; -EALREADY when j is
+ * bound already. */
+int caller_jobs_add(CallerJobs *l, Job *j);
 
-/* Bind j to the connection name. *ret_new (may be NULL): the name had no
- * job bound before. -ENOMEM; -EALREADY when j is bound already. */
-int caller_bindings_add(CallerBindings *b, Job *j, const char *name, bool *ret_new);
+/* j no longer bound (it ended, or was discarded): the list it left, NULL
+ * if it was not bound. */
+CallerJobs *caller_jobs_remove(Job *j);
 
-/* j no longer bound (it ended, or was discarded); nothing if it was not. */
-void caller_bindings_remove(CallerBindings *b, Job *j);
+/* The connection (named name, for the log) is gone: stop every job of l
+ * with its own signal and grace, and empty l. Returns how many were
+ * stopped. */
+unsigned caller_jobs_stop(CallerJobs *l, const char *name);
 
-/* The connection name is gone: stop every job bound to it, with its own
- * signal and grace, and forget the name. Returns how many were stopped. */
-unsigned caller_bindings_gone(CallerBindings *b, const char *name);
-
-bool caller_bindings_has(const CallerBindings *b, const char *name);
-
-/* Free the table; the jobs are not looked at (they may be gone already). */
-void caller_bindings_clear(CallerBindings *b);
+/* Empty l without looking at its jobs (they may be gone already). */
+void caller_jobs_clear(CallerJobs *l);

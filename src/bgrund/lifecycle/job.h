@@ -132,7 +132,7 @@ struct Job {
         char *command_head;             /* the command cut at JOB_COMMAND_HEAD_MAX bytes */
         char *request_id;               /* its RequestId (at most 128 bytes), NULL for none */
         JobLive *live;                  /* NULL once ended */
-        struct CallerBound *caller_bound; /* BindToCaller: its entry in the face's table (dbus/caller-binding.c) */
+        struct CallerBound *caller_bound; /* BindToCaller: its entry in its caller's record (dbus/caller-binding.c) */
         struct OutputWatch *output_watch; /* while a WaitOutput waits on it: output-watch.c's entry */
 };
 
