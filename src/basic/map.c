@@ -43,6 +43,14 @@ void map_feed_string(SipHash *state, const char *s) {
         siphash24_feed(state, s, strlen(s) + 1);
 }
 
+uint64_t map_hash_string(const char *s) {
+        SipHash state;
+
+        siphash24_init(&state, hash_key());
+        map_feed_string(&state, s);
+        return siphash24_finish(&state);
+}
+
 void map_feed_u64(SipHash *state, uint64_t v) {
         siphash24_feed(state, &v, sizeof v);
 }

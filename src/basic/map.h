@@ -65,3 +65,6 @@ MapNode *map_next(const Map *m, MapIter *i);
 /* For MapType.hash. */
 void map_feed_string(SipHash *state, const char *s);
 void map_feed_u64(SipHash *state, uint64_t v);
+/* A string's hash as the maps have it (keyed per process), for a set kept
+ * as hashes alone. */
+uint64_t map_hash_string(const char *s);

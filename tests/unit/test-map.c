@@ -123,3 +123,13 @@ Test(map, iteration_sees_each_item_once_and_may_take_it_out) {
                 cr_assert_eq(map_get(&m, items[i].name) != NULL, i % 2 == 0, "%s", items[i].name);
         map_done(&m);
 }
+
+/* A string's hash for a set kept as hashes alone: the maps' own (the
+ * same string, the same hash; another string, another; the NUL fed, so a
+ * prefix is another string). */
+Test(map, a_strings_hash_is_the_maps) {
+        cr_assert_eq(map_hash_string("type='signal'"), map_hash_string("type='signal'"));
+        cr_assert_neq(map_hash_string("type='signal'"), map_hash_string("type='signal' "));
+        cr_assert_neq(map_hash_string("ab"), map_hash_string("a"));
+        cr_assert_neq(map_hash_string(""), map_hash_string("a"));
+}

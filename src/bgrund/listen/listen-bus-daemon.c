@@ -11,6 +11,7 @@
 #include "listen-bus-daemon.h"
 #include "listen-limits.h"
 #include "macro.h"
+#include "map.h"
 
 #define DBUS_NAME "org.freedesktop.DBus"
 #define ANSWERED "Hello, GetNameOwner, NameHasOwner, AddMatch, RemoveMatch and GetId"
@@ -80,13 +81,11 @@ static int method_name_has_owner(sd_bus_message *m, void *userdata, sd_bus_error
         return reply(m, "b", (int) !!name_owner(userdata, name));
 }
 
-/* A rule by its hash (FNV-1a): two rules that collide are one rule to
- * RemoveMatch, harmless where rules select nothing. */
+/* A rule by its hash, the maps' keyed one: two rules that collide are one
+ * rule to RemoveMatch, harmless where rules select nothing, and a caller
+ * cannot choose rules that do. */
 static uint64_t rule_hash(const char *rule) {
-        uint64_t h = 0xcbf29ce484222325ULL;
-        for (const unsigned char *p = (const unsigned char *) rule; *p; p++)
-                h = (h ^ *p) * 0x100000001b3ULL;
-        return h;
+        return map_hash_string(rule);
 }
 
 static int method_add_match(sd_bus_message *m, void *userdata, sd_bus_error *error) {
