@@ -334,8 +334,9 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
          * where the link leads, which its words do not sort by, and its
          * copy of the host's tree predates every mount (alice's
          * ReadWritePaths=/var/tmp/link, link -> /run, brought the system
-         * bus back). Read-only paths are not applied again: that would
-         * make the read-write paths beneath them read-only too. */
+         * bus back). The read-only paths a caller asked for are not
+         * applied again: that would make the read-write paths beneath them
+         * read-only too. */
         bool copied = false;
         for (int pass = 0; pass < 2 && r >= 0; pass++)
                 for (size_t i = 0; i < p->n_mounts; i++) {
