@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-authority.h"
 #include "bgrun/bus-api.h"
+#include "bus-client.h"
 #include "bus-peer.h"
 #include "bus-service.h"
 #include "job-id.h"
@@ -21,8 +22,10 @@
  *    later one are dropped unanswered, with no further query, so a flood of
  *    calls from departed connections costs one query each, not one a call;
  *  - handlers never ask the daemon themselves (that would block the loop on
- *    it): without an answer, the call is refused. */
-#define CREDS_CACHE_SIZE 256
+ *    it): without an answer, the call is refused.
+ * What is known of a sender is kept in its connection's record, the
+ * registry of callers (bus-client.h), which also bounds how many records
+ * hold only that. */
 #define GONE_CACHE_SIZE 1024
 /* Senders asked about at once: more than dbus-daemon lets one user connect
  * (max_connections_per_user, 256 on the system bus), so that one user's
@@ -47,14 +50,9 @@ typedef struct CredsQuery {
 } CredsQuery;
 
 struct BusAuthority {
-        /* Senders whose identity is known, the oldest forgotten first, and
-         * what it is (at the cache's slot); senders known to be gone. Both
-         * found in O(1) on every call (issue #37: they were scanned). */
-        NameCache known;
-        struct {
-                uid_t uid;
-                pid_t pid;
-        } known_ids[CREDS_CACHE_SIZE];
+        BusService *service;   /* its registry of callers holds what is known of each */
+        /* Senders known to be gone, found in O(1) on every call (issue #37:
+         * they were scanned), the oldest forgotten first. */
         NameCache gone;
         Map queries;           /* CredsQuery by sender */
         /* The call being dispatched and its sender's identity: what the
@@ -67,20 +65,7 @@ struct BusAuthority {
 };
 
 static bool creds_cache_get(const BusAuthority *creds, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
-        ssize_t i = name_cache_find(&creds->known, sender);
-        if (i < 0)
-                return false;
-        *ret_uid = creds->known_ids[i].uid;
-        *ret_pid = creds->known_ids[i].pid;
-        return true;
-}
-
-static void creds_cache_put(BusAuthority *creds, const char *sender, uid_t uid, pid_t pid) {
-        ssize_t i = name_cache_put(&creds->known, sender);
-        if (i < 0)
-                return;
-        creds->known_ids[i].uid = uid;
-        creds->known_ids[i].pid = pid;
+        return bus_client_identity(creds->service, sender, ret_uid, ret_pid);
 }
 
 static bool sender_gone(const BusAuthority *creds, const char *sender) {
@@ -121,9 +106,9 @@ static CredsQuery *creds_query_of(const BusAuthority *creds, const char *sender)
  * drop, so only such a name takes a place among the departed (the others
  * would push out the names that matter). */
 void bus_authority_caller_gone(BusAuthority *a, const char *name) {
-        bool known = name_cache_find(&a->known, name) >= 0;
-        name_cache_forget(&a->known, name);
-        if (known || creds_query_of(a, name))
+        uid_t uid;
+        pid_t pid;
+        if (creds_cache_get(a, name, &uid, &pid) || creds_query_of(a, name))
                 sender_mark_gone(a, name);
 }
 
@@ -160,7 +145,8 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 q->known = true;
                 q->uid = (uid_t) uid;
                 q->pid = (pid_t) pid;
-                creds_cache_put(q->authority, q->sender, q->uid, q->pid);
+                bus_client_identified(q->authority->service, sd_bus_message_get_bus(reply), q->sender, q->uid,
+                                      q->pid);
         } else if (e && sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
                 /* Gone before its calls were read: nobody to answer. */
                 sender_mark_gone(q->authority, q->sender);
@@ -275,13 +261,14 @@ static int creds_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
         return 1; /* held */
 }
 
-int bus_authority_new(BusAuthority **ret) {
+int bus_authority_new(BusService *s, BusAuthority **ret) {
         BusAuthority *a = calloc(1, sizeof(BusAuthority));
         if (!a)
                 return -ENOMEM;
+        a->service = s;
         a->served_only = UID_INVALID;
         a->queries = MAP_INIT(&queries_by_sender);
-        if (name_cache_init(&a->known, CREDS_CACHE_SIZE) < 0 || name_cache_init(&a->gone, GONE_CACHE_SIZE) < 0) {
+        if (name_cache_init(&a->gone, GONE_CACHE_SIZE) < 0) {
                 bus_authority_free(a);
                 return -ENOMEM;
         }
@@ -296,7 +283,6 @@ BusAuthority *bus_authority_free(BusAuthority *a) {
         for (MapNode *node = map_first(&a->queries, &it); node; node = map_next(&a->queries, &it))
                 creds_query_free(MAP_ITEM(node, CredsQuery, node));
         map_done(&a->queries);
-        name_cache_done(&a->known);
         name_cache_done(&a->gone);
         free(a);
         return NULL;

@@ -14,7 +14,8 @@ typedef struct Job Job;
  * remembered, and the one uid a --user instance serves. BusService owns it. */
 typedef struct BusAuthority BusAuthority;
 
-int bus_authority_new(BusAuthority **ret);
+/* What it learns of each caller goes into s's registry (bus-client.h). */
+int bus_authority_new(BusService *s, BusAuthority **ret);
 /* Drops the queries in flight and the calls they hold. */
 BusAuthority *bus_authority_free(BusAuthority *a);
 

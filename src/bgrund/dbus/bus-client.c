@@ -66,8 +66,54 @@ static void client_unsubscribe(BusClient *c) {
                 t->subscribers--;
 }
 
+static bool holds(const BusClient *c) {
+        return c->n_pending > 0 || c->subscribed || c->bound.head;
+}
+
+static void idle_unlink(BusClient *c) {
+        BusService *s = c->service;
+        if (!c->idle_listed)
+                return;
+        if (c->idle_prev)
+                c->idle_prev->idle_next = c->idle_next;
+        else
+                s->idle_clients = c->idle_next;
+        if (c->idle_next)
+                c->idle_next->idle_prev = c->idle_prev;
+        else
+                s->idle_clients_tail = c->idle_prev;
+        c->idle_next = c->idle_prev = NULL;
+        c->idle_listed = false;
+        s->n_idle_clients--;
+}
+
+static void client_free(BusClient *c);
+
+/* c holds nothing but its identity (or has just got it): the newest of
+ * the idle, and past BUS_IDLE_CLIENTS_MAX the oldest forgotten. One that
+ * has come to hold something since it was listed only leaves the list. */
+static void idle_push(BusClient *c) {
+        BusService *s = c->service;
+        idle_unlink(c);
+        c->idle_next = s->idle_clients;
+        if (s->idle_clients)
+                s->idle_clients->idle_prev = c;
+        else
+                s->idle_clients_tail = c;
+        s->idle_clients = c;
+        c->idle_listed = true;
+        s->n_idle_clients++;
+        while (s->n_idle_clients > BUS_IDLE_CLIENTS_MAX) {
+                BusClient *oldest = s->idle_clients_tail;
+                idle_unlink(oldest);
+                if (!holds(oldest))
+                        client_free(oldest);
+        }
+}
+
 static void client_free(BusClient *c) {
         BusService *s = c->service;
+        idle_unlink(c);
         /* Its waiting calls went first (bus_caller_gone(), or at shutdown
          * pending_calls_drop_all()); a client is never freed under them. */
         assert(!c->pending);
@@ -81,18 +127,9 @@ static void client_free(BusClient *c) {
         free(c);
 }
 
-static int client_get(BusService *s, sd_bus *bus, bool direct, const char *name, uid_t uid, BusClient **ret) {
-        BusClient *c = bus_client_find(s, name);
-        if (c) {
-                *ret = c;
-                return 0;
-        }
-        /* What it would hold must go with it: only if its going is seen
-         * (bus-callers.c; a direct connection's, by bus-listen.c). */
-        if (!direct && !bus_callers_watched(s))
-                return -ENOLINK;
-
-        c = calloc(1, sizeof(BusClient));
+/* A new record for the connection of that name, holding nothing yet. */
+static int client_new(BusService *s, sd_bus *bus, bool direct, const char *name, uid_t uid, BusClient **ret) {
+        BusClient *c = calloc(1, sizeof(BusClient));
         if (!c)
                 return -ENOMEM;
         *c = (BusClient) { .service = s, .uid = uid, .name = strdup(name), .bus = bus, .direct = direct };
@@ -107,6 +144,25 @@ static int client_get(BusService *s, sd_bus *bus, bool direct, const char *name,
         LIST_PREPEND(s->clients, c);
         *ret = c;
         return 0;
+}
+
+/* The record of a connection that is to hold something. What it holds must
+ * go with it: only if its going is seen (bus-callers.c; a direct
+ * connection's, by bus-listen.c). One that holds something already was
+ * made while it was. */
+static int client_get(BusService *s, sd_bus *bus, bool direct, const char *name, uid_t uid, BusClient **ret) {
+        BusClient *c = bus_client_find(s, name);
+        if (c && holds(c)) {
+                *ret = c;
+                return 0;
+        }
+        if (!direct && !bus_callers_watched(s))
+                return -ENOLINK;
+        if (c) {
+                *ret = c;
+                return 0;
+        }
+        return client_new(s, bus, direct, name, uid, ret);
 }
 
 int bus_client_get(BusService *s, sd_bus_message *m, uid_t uid, BusClient **ret) {
@@ -162,57 +218,62 @@ void bus_client_count_pending(BusClient *c, int delta) {
 }
 
 void bus_client_release(BusClient *c) {
-        if (c->n_pending == 0 && !c->subscribed && !c->bound.head)
+        if (holds(c))
+                return;
+        /* Its identity is worth keeping a while (the calls that follow need
+         * it); nothing else. */
+        if (c->identified)
+                idle_push(c);
+        else
                 client_free(c);
 }
 
-int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        uid_t uid;
-        int r = bus_caller_uid(s, m, &uid, error);
-        if (r < 0)
-                return r;
-        /* Admins see every job's signals; polkit is asked once, here. */
-        int admin = caller_is_admin(s, m, uid);
-        if (BUS_AUTH_PENDING(admin))
-                return 1;
-
-        BusClient *c;
-        r = bus_client_get(s, m, uid, &c);
-        if (r < 0)
-                return r;
-        c->admin = admin > 0;
-        if (!c->subscribed) {
-                UidTally *t = tally(s, uid);
-                if (!t)
-                        return -ENOMEM;
-                if (t->subscribers >= BUS_UID_SUBSCRIBERS_MAX || s->n_subscribers >= BUS_SUBSCRIBERS_MAX) {
-                        bus_client_release(c);
-                        return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                                 "Too many subscribed connections (at most %d per uid, %d in all)",
-                                                 BUS_UID_SUBSCRIBERS_MAX, BUS_SUBSCRIBERS_MAX);
-                }
-                c->subscribed = true;
-                c->subscriber_prev = NULL;
-                c->subscriber_next = s->subscribers;
-                if (s->subscribers)
-                        s->subscribers->subscriber_prev = c;
-                s->subscribers = c;
-                s->n_subscribers++;
-                t->subscribers++;
-        }
-        return sd_bus_reply_method_return(m, "");
+void bus_client_identified(BusService *s, sd_bus *bus, const char *name, uid_t uid, pid_t pid) {
+        BusClient *c = bus_client_find(s, name);
+        if (!c && client_new(s, bus, false, name, uid, &c) < 0)
+                return; /* not kept: its calls are refused, never guessed */
+        c->identified = true;
+        c->uid = uid;
+        c->pid = pid;
+        if (!holds(c))
+                idle_push(c);
 }
 
-int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusService *s = userdata;
-        const char *name = bus_caller_name(s, m);
-        BusClient *c = name ? bus_client_find(s, name) : NULL;
-        if (c) {
-                client_unsubscribe(c);
-                bus_client_release(c);
-        }
-        return sd_bus_reply_method_return(m, "");
+bool bus_client_identity(BusService *s, const char *name, uid_t *ret_uid, pid_t *ret_pid) {
+        BusClient *c = bus_client_find(s, name);
+        if (!c || !c->identified)
+                return false;
+        *ret_uid = c->uid;
+        *ret_pid = c->pid;
+        return true;
+}
+
+int bus_client_subscribe(BusClient *c, bool admin, sd_bus_error *error) {
+        BusService *s = c->service;
+        c->admin = admin;
+        if (c->subscribed)
+                return 0;
+        UidTally *t = tally(s, c->uid);
+        if (!t)
+                return -ENOMEM;
+        if (t->subscribers >= BUS_UID_SUBSCRIBERS_MAX || s->n_subscribers >= BUS_SUBSCRIBERS_MAX)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "Too many subscribed connections (at most %d per uid, %d in all)",
+                                         BUS_UID_SUBSCRIBERS_MAX, BUS_SUBSCRIBERS_MAX);
+        c->subscribed = true;
+        c->subscriber_prev = NULL;
+        c->subscriber_next = s->subscribers;
+        if (s->subscribers)
+                s->subscribers->subscriber_prev = c;
+        s->subscribers = c;
+        s->n_subscribers++;
+        t->subscribers++;
+        return 0;
+}
+
+void bus_client_unsubscribe(BusClient *c) {
+        client_unsubscribe(c);
+        bus_client_release(c);
 }
 
 void bus_clients_unbind(BusService *s) {

@@ -17,6 +17,7 @@
 #include "bus-pending.h"
 #include "bus-record.h"
 #include "bus-service.h"
+#include "bus-subscribe.h"
 #include "macro.h"
 #include "launch-options.h"
 #include "record-keys.h"

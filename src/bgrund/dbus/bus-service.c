@@ -310,7 +310,7 @@ int bus_service_new(BusService **ret, Runtime *rt, const char *listen_address) {
                 return -ENOMEM;
         s->runtime = rt;
         s->listen_address = listen_address;
-        int r = bus_authority_new(&s->authority);
+        int r = bus_authority_new(s, &s->authority);
         if (r < 0)
                 return r;
 

@@ -23,8 +23,10 @@ typedef struct BusService {
         struct PolkitQuery *polkit_answer;  /* the answer for the message being dispatched */
         PolkitCached polkit_cache[BUS_POLKIT_CACHE_SIZE]; /* recent answers, by sender */
         unsigned polkit_cache_next;
-        struct BusClient *clients;          /* connections holding calls or subscriptions */
+        struct BusClient *clients;          /* callers' connections (bus-client.h) */
         Map clients_by_name;                /* BusClient by unique name */
+        struct BusClient *idle_clients, *idle_clients_tail; /* those kept for their identity alone */
+        unsigned n_idle_clients;
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;
         const struct BusPeerServer *peer_ops; /* the --listen server (bus-peer.h), or NULL */
