@@ -20,7 +20,6 @@
 #include "manager-call.h"
 #include "log.h"
 #include "mcp-call.h"
-#include "mcp-sandbox.h"
 #include "record.h"
 #include "time-util.h"
 
