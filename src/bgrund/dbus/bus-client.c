@@ -71,20 +71,11 @@ static bool holds(const BusClient *c) {
 }
 
 static void idle_unlink(BusClient *c) {
-        BusService *s = c->service;
         if (!c->idle_listed)
                 return;
-        if (c->idle_prev)
-                c->idle_prev->idle_next = c->idle_next;
-        else
-                s->idle_clients = c->idle_next;
-        if (c->idle_next)
-                c->idle_next->idle_prev = c->idle_prev;
-        else
-                s->idle_clients_tail = c->idle_prev;
-        c->idle_next = c->idle_prev = NULL;
+        QUEUE_REMOVE(idle, c->service->idle_clients, c);
         c->idle_listed = false;
-        s->n_idle_clients--;
+        c->service->n_idle_clients--;
 }
 
 static void client_free(BusClient *c);
@@ -95,16 +86,11 @@ static void client_free(BusClient *c);
 static void idle_push(BusClient *c) {
         BusService *s = c->service;
         idle_unlink(c);
-        c->idle_next = s->idle_clients;
-        if (s->idle_clients)
-                s->idle_clients->idle_prev = c;
-        else
-                s->idle_clients_tail = c;
-        s->idle_clients = c;
+        QUEUE_APPEND(idle, s->idle_clients, c);
         c->idle_listed = true;
         s->n_idle_clients++;
         while (s->n_idle_clients > BUS_IDLE_CLIENTS_MAX) {
-                BusClient *oldest = s->idle_clients_tail;
+                BusClient *oldest = s->idle_clients.head;
                 idle_unlink(oldest);
                 if (!holds(oldest))
                         client_free(oldest);

@@ -48,7 +48,7 @@ typedef struct BusClient {
         bool admin;                        /* sees every job's signals */
         CallerJobs bound;                  /* the jobs it launched with BindToCaller */
         struct BusClient *subscriber_next, *subscriber_prev;
-        struct BusClient *idle_next, *idle_prev; /* BusService.idle_clients, newest first */
+        struct BusClient *idle_next, *idle_prev; /* BusService.idle_clients, oldest first */
         bool idle_listed;
 } BusClient;
 

@@ -10,6 +10,7 @@
 
 #include "bus-job-path.h"
 #include "bus-polkit.h"
+#include "list.h"
 #include "macro.h"
 #include "map.h"
 #include "runtime.h"
@@ -25,7 +26,7 @@ typedef struct BusService {
         unsigned polkit_cache_next;
         struct BusClient *clients;          /* callers' connections (bus-client.h) */
         Map clients_by_name;                /* BusClient by unique name */
-        struct BusClient *idle_clients, *idle_clients_tail; /* those kept for their identity alone */
+        QUEUE(struct BusClient) idle_clients; /* those kept for their identity alone, oldest first */
         unsigned n_idle_clients;
         struct BusClient *subscribers;      /* connections that called Subscribe */
         unsigned n_subscribers;

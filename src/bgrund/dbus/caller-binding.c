@@ -4,6 +4,7 @@
 
 #include "caller-binding.h"
 #include "job.h"
+#include "list.h"
 #include "log.h"
 
 int caller_jobs_add(CallerJobs *l, Job *j) {
@@ -12,10 +13,8 @@ int caller_jobs_add(CallerJobs *l, Job *j) {
         CallerBound *bound = calloc(1, sizeof(CallerBound));
         if (!bound)
                 return -ENOMEM;
-        *bound = (CallerBound) { .list = l, .job = j, .next = l->head };
-        if (l->head)
-                l->head->prev = bound;
-        l->head = bound;
+        *bound = (CallerBound) { .list = l, .job = j };
+        LIST_PREPEND(l->head, bound);
         l->n++;
         j->caller_bound = bound;
         return 0;
@@ -27,12 +26,7 @@ CallerJobs *caller_jobs_remove(Job *j) {
                 return NULL;
         CallerJobs *l = bound->list;
         j->caller_bound = NULL;
-        if (bound->prev)
-                bound->prev->next = bound->next;
-        else
-                l->head = bound->next;
-        if (bound->next)
-                bound->next->prev = bound->prev;
+        LIST_REMOVE(l->head, bound);
         l->n--;
         free(bound);
         return l;
