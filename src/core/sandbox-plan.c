@@ -102,20 +102,29 @@ static int add(SandboxPlan *p, const char *path, SandboxMode mode, bool optional
 
 /* The ways out of a sandbox that a mount can close: sockets that start
  * work outside it, hidden (connect() needs no write access to the file
- * system, so read-only is not enough), and the cgroup tree, read-only, so
- * that no process moves itself out. Signals, ptrace and abstract sockets
- * are Landlock's (sandbox-apply.c). All optional: what a host lacks needs
- * no closing. */
+ * system, so read-only is not enough); the cgroup tree, read-only, so that
+ * no process moves itself out; and the kernel's settings, read-only, as
+ * systemd's ProtectKernelTunables= has them, so that a job of root's (which
+ * may write root's files with no capability) sets no core_pattern,
+ * uevent_helper or sysrq that the kernel would act on outside the sandbox.
+ * Signals, ptrace and abstract sockets are Landlock's (sandbox-apply.c).
+ * All optional: what a host lacks needs no closing. */
 static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
-        static const char *const sockets[] = {
-                "/run/dbus/system_bus_socket", /* the system bus: bgrund, systemd, everyone */
-                "/run/systemd/private",        /* systemctl's way to PID 1 */
-                "/run/bgrun",                  /* bgrund --listen's */
+        static const struct {
+                const char *path;
+                SandboxMode mode;
+        } exits[] = {
+                { "/run/dbus/system_bus_socket", SANDBOX_INACCESSIBLE }, /* the system bus: bgrund, systemd, everyone */
+                { "/run/systemd/private", SANDBOX_INACCESSIBLE },        /* systemctl's way to PID 1 */
+                { "/run/bgrun", SANDBOX_INACCESSIBLE },                  /* bgrund --listen's */
+                { "/sys", SANDBOX_READ_ONLY },                           /* the cgroup tree, and the kernel's */
+                { "/proc/sys", SANDBOX_READ_ONLY },
+                { "/proc/sysrq-trigger", SANDBOX_READ_ONLY },
         };
         LaunchOption first = sandbox_first_option(s);
         int r = 0;
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(sockets); i++)
-                r = add_full(p, strdup(sockets[i]), SANDBOX_INACCESSIBLE, true, true, first, 0);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(exits); i++)
+                r = add_full(p, strdup(exits[i].path), exits[i].mode, true, true, first, 0);
         /* The user's runtime directory: not only the session bus and the
          * user's systemd live there, but every daemon of the user's that
          * takes work over a socket (podman's and a rootless docker's, gpg's
@@ -129,8 +138,6 @@ static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
         /* The job store: every job's control socket (its input) is there. */
         if (r >= 0 && state_dir)
                 r = add_full(p, normalized(state_dir), SANDBOX_INACCESSIBLE, true, true, first, 0);
-        if (r >= 0)
-                r = add_full(p, strdup("/sys/fs/cgroup"), SANDBOX_READ_ONLY, true, true, first, 0);
         return r;
 }
 
@@ -222,7 +229,8 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                         return settle_stopped(p, i, kept, refuse(ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
                                                                  what, where));
                 }
-                /* The cgroup tree stays read-only, whatever a path option asks. */
+                /* The cgroup tree and the kernel's settings stay read-only,
+                 * whatever a path option asks. */
                 if (parent && parent->exit && parent->mode == SANDBOX_READ_ONLY && m->mode == SANDBOX_READ_WRITE) {
                         char what[300];
                         describe(m, s, what, sizeof what);

@@ -14,7 +14,7 @@
  * ProtectHome implies (ReadWritePaths=/etc with ProtectSystem=full leaves
  * /etc writable, as in systemd). Nothing beneath an inaccessible or tmpfs
  * path can be reached, so another path inside one is refused; nor may a
- * read-write path lie inside the cgroup tree, which every sandbox keeps
+ * read-write path lie inside /sys or /proc/sys, which every sandbox keeps
  * read-only. */
 
 #include <stdbool.h>
@@ -61,7 +61,8 @@ LaunchOption sandbox_first_option(const JobSpec *s);
  * bus, systemd's private socket, bgrund --listen's, the job store's under
  * state_dir; NULL: not known, as at Launch) hidden, the user's runtime
  * directory (its session bus, its systemd, its other daemons) an empty
- * tmpfs, the cgroup tree read-only. -EINVAL with a message for the caller in *ret_error
+ * tmpfs, /sys (the cgroup tree in it) and the kernel's settings in /proc
+ * read-only. -EINVAL with a message for the caller in *ret_error
  * (malloc'd) where its paths cannot be had together; -ENOMEM. */
 int sandbox_plan_build(const JobSpec *s, const char *state_dir, SandboxPlan *ret, char **ret_error);
 void sandbox_plan_done(SandboxPlan *p);

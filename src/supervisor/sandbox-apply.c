@@ -334,17 +334,19 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
          * where the link leads, which its words do not sort by, and its
          * copy of the host's tree predates every mount (alice's
          * ReadWritePaths=/var/tmp/link, link -> /run, brought the system
-         * bus back). The read-only paths a caller asked for are not
-         * applied again: that would make the read-write paths beneath them
-         * read-only too. */
+         * bus back). Every exit is applied then, even one a parent made
+         * so in the first pass (/sys under a read-only /): a copy may have
+         * been attached beneath that parent. The read-only paths a caller
+         * asked for are not applied again: that would make the read-write
+         * paths beneath them read-only too. */
         bool copied = false;
         for (int pass = 0; pass < 2 && r >= 0; pass++)
                 for (size_t i = 0; i < p->n_mounts; i++) {
                         const SandboxMount *m = &p->mounts[i];
                         if (copies[i] == -ENOENT)
                                 continue;
-                        if (pass == 1 && !(copied && m->apply && (m->exit || m->mode == SANDBOX_INACCESSIBLE ||
-                                                                  m->mode == SANDBOX_TMPFS)))
+                        if (pass == 1 && !(copied && (m->exit || (m->apply && (m->mode == SANDBOX_INACCESSIBLE ||
+                                                                               m->mode == SANDBOX_TMPFS)))))
                                 continue;
                         int fd = look_up(m->path);
                         if (fd < 0 && (m->optional || pass == 1))

@@ -136,5 +136,23 @@ test_a_symlinked_read_write_path_reopens_no_exit() {
 	assert_eq writable "$out" "root's job with a read-write link to /var/lib: writable, but no job store"
 	out=$(bgrun run -q -C / -p PrivateTmp=yes -p ReadWritePaths=/sys/fs/cgroup/system.slice -- true 2>&1) &&
 		fail "a writable cgroup tree was taken: $out"
-	assert_contains "$out" "ReadWritePaths=/sys/fs/cgroup/system.slice lies inside /sys/fs/cgroup, which every sandbox keeps read-only"
+	assert_contains "$out" "ReadWritePaths=/sys/fs/cgroup/system.slice lies inside /sys, which every sandbox keeps read-only"
+}
+
+# The kernel's settings are read-only in every sandbox, as systemd's
+# ProtectKernelTunables= has them: a job of root's, which may write root's
+# files with no capability, sets no core_pattern (a program the kernel would
+# run as root, outside) and nothing in /sys. Asked with access(W_OK), which
+# says EROFS for a read-only mount: nothing is written.
+test_the_kernels_settings_are_read_only_in_a_sandbox() {
+	local probe='for f in /proc/sys/kernel/core_pattern /sys/class/net/lo/mtu; do [ -w $f ] && echo "$f writable" || echo "$f read-only"; done'
+	local out
+	out=$(bgrun run --wait -q -C / -- "$probe") || fail "unsandboxed: $out"
+	[[ $out == *writable* ]] ||
+		skip "tools/sandbox makes /proc/sys and /sys read-only for every process (they are the host's): a sandbox's own read-only mounts of them cannot be told apart here (test-sandbox-plan checks they are planned)"
+	assert_eq $'/proc/sys/kernel/core_pattern writable\n/sys/class/net/lo/mtu writable' "$out" "root's job without a sandbox"
+	out=$(bgrun run --wait -q -C / -p PrivateTmp=yes -- "$probe") || fail "sandboxed: $out"
+	assert_eq $'/proc/sys/kernel/core_pattern read-only\n/sys/class/net/lo/mtu read-only' "$out" "root's sandboxed job"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -- "$probe") || fail "strict: $out"
+	assert_eq $'/proc/sys/kernel/core_pattern read-only\n/sys/class/net/lo/mtu read-only' "$out" "root's job under ProtectSystem=strict"
 }

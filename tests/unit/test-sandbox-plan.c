@@ -61,7 +61,8 @@ Test(sandbox_plan, the_exits_are_closed) {
                 { "/run/dbus/system_bus_socket", SANDBOX_INACCESSIBLE }, { "/run/systemd/private", SANDBOX_INACCESSIBLE },
                 { "/run/bgrun", SANDBOX_INACCESSIBLE }, { "/run/user/1000", SANDBOX_TMPFS },
                 { "/var/lib/bgrun", SANDBOX_INACCESSIBLE },
-                { "/sys/fs/cgroup", SANDBOX_READ_ONLY },
+                { "/sys", SANDBOX_READ_ONLY }, { "/proc/sys", SANDBOX_READ_ONLY },
+                { "/proc/sysrq-trigger", SANDBOX_READ_ONLY },
         };
         for (size_t i = 0; i < ELEMENTSOF(exits); i++) {
                 const SandboxMount *m = at(exits[i].path);
@@ -80,7 +81,9 @@ Test(sandbox_plan, strict_with_read_write_paths) {
         char *rw[] = { "/src//", "-/var/cache", NULL }, *ro[] = { "/src/.git", NULL };
         JobSpec s = { .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw, .read_only_paths = ro };
         build_ok(&s);
-        const char *order[] = { "/", "/dev", "/proc", "/src", "/src/.git", "/sys", "/var/cache" };
+        /* /sys is an exit, read-only in every sandbox, which wins over the
+         * API file systems' read-write. */
+        const char *order[] = { "/", "/dev", "/proc", "/src", "/src/.git", "/var/cache" };
         const SandboxMount *m[16];
         cr_assert_eq(asked(m, 16), ELEMENTSOF(order));
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -94,6 +97,8 @@ Test(sandbox_plan, strict_with_read_write_paths) {
         cr_assert_eq(at("/var/cache")->entry, 1);
         cr_assert(at("/var/cache")->optional);
         cr_assert(at("/src/.git")->apply && at("/src/.git")->mode == SANDBOX_READ_ONLY);
+        cr_assert(at("/sys")->exit && at("/sys")->mode == SANDBOX_READ_ONLY && !at("/sys")->apply,
+                  "read-only with / already (and not given back read-write as an API file system)");
 }
 
 /* A parent that made it so already leaves a mount only looked up: a
@@ -167,13 +172,14 @@ Test(sandbox_plan, nothing_beneath_what_is_hidden) {
                                   "nothing beneath it can be reached");
 }
 
-/* The cgroup tree stays read-only in every sandbox: a writable path inside
- * it is refused by its words (a read-only one is merely redundant). */
+/* /sys (the cgroup tree, the kernel's settings) stays read-only in every
+ * sandbox: a writable path inside it is refused by its words (a read-only
+ * one is merely redundant). */
 Test(sandbox_plan, no_path_option_makes_the_cgroup_tree_writable) {
         char *rw[] = { "-/sys/fs/cgroup/user.slice", NULL };
         JobSpec s = { .private_tmp = true, .read_write_paths = rw };
         cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
-        cr_assert_str_eq(message, "ReadWritePaths=-/sys/fs/cgroup/user.slice lies inside /sys/fs/cgroup, "
+        cr_assert_str_eq(message, "ReadWritePaths=-/sys/fs/cgroup/user.slice lies inside /sys, "
                                   "which every sandbox keeps read-only");
         free(message);
         message = NULL;

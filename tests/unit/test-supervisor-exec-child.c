@@ -308,6 +308,19 @@ Test(supervisor_exec_child_root, inaccessible_and_read_only_paths_under_a_writab
         cr_assert_eq(faccessat(dir_fd, "y", F_OK, 0), 0);
 }
 
+/* Every sandbox keeps the kernel's settings read-only: root's command,
+ * which may write root's files with no capability, sets no core_pattern
+ * and nothing in /sys (access(W_OK) says EROFS: nothing is written). */
+Test(supervisor_exec_child_root, the_kernels_settings_are_read_only) {
+        if (access("/proc/sys/kernel/core_pattern", W_OK) < 0 || access("/sys/class/net/lo/mtu", W_OK) < 0)
+                cr_skip_test("/proc/sys or /sys is read-only here already");
+        char cmd[] = "for f in /proc/sys/kernel/core_pattern /sys/class/net/lo/mtu; do [ -w $f ] && echo \"$f writable\"; done; "
+                     "echo done";
+        JobSpec spec = { .command = cmd, .private_tmp = true };
+        _cleanup_free_ char *out = run_sandboxed(&spec);
+        cr_assert_str_eq(out, "done\n");
+}
+
 /* ProtectHome=yes: /root shows nothing (and cannot be entered). */
 Test(supervisor_exec_child_root, protect_home_yes_hides_root) {
         char cmd[] = "ls -A /root 2>/dev/null; [ -r /root ] && echo readable; echo done";
