@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "macro.h"
@@ -167,4 +168,19 @@ Test(parse, fd_and_pid) {
                 else
                         cr_assert_eq(pid, -7, "parse_pid(\"%s\") wrote on failure", cases[i].in);
         }
+}
+
+/* A signal by name, any case, with or without SIG, or by number in range. */
+Test(parse, signal) {
+        static const struct {
+                const char *in;
+                int sig;
+        } cases[] = {
+                { "TERM", SIGTERM }, { "SIGTERM", SIGTERM }, { "sigint", SIGINT }, { "kill", SIGKILL },
+                { "15", SIGTERM },   { "1", SIGHUP },        { "0", -EINVAL },    { "65", -EINVAL },
+                { "", -EINVAL },     { "SIG", -EINVAL },     { "TERMX", -EINVAL }, { "15x", -EINVAL },
+                { "-9", -EINVAL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                cr_assert_eq(parse_signal(cases[i].in), cases[i].sig, "parse_signal(\"%s\")", cases[i].in);
 }
