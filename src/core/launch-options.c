@@ -245,12 +245,16 @@ static int check_argv(const LaunchOptionInfo *o, char *const *strv, char **ret_e
 static int check_paths(const LaunchOptionInfo *o, char *const *strv, char **ret_error) {
         size_t n = 0, bytes = 0;
         for (char *const *e = strv; e && *e; e++, n++) {
+                /* Echoed only while short: the answer stays under 256 bytes. */
+                if (strlen(*e + (**e == '-')) > LAUNCH_PATH_MAX_BYTES)
+                        return invalid(ret_error, "%s entry %zu is longer than %d bytes", o->name, n + 1,
+                                       LAUNCH_PATH_MAX_BYTES);
                 if (!launch_path_valid(*e))
-                        return strlen(*e) <= 256
+                        return strlen(*e) <= 64
                                 ? invalid(ret_error, "%s entry %zu ('%s') is not an absolute path without . or .. "
                                           "(a leading '-' makes it optional)", o->name, n + 1, *e)
-                                : invalid(ret_error, "%s entry %zu is not an absolute path of at most %d bytes",
-                                          o->name, n + 1, LAUNCH_PATH_MAX_BYTES);
+                                : invalid(ret_error, "%s entry %zu is not an absolute path without . or .. "
+                                          "(a leading '-' makes it optional)", o->name, n + 1);
                 bytes += strlen(*e) + 1;
         }
         if (n == 0)

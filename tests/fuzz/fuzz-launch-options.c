@@ -82,6 +82,47 @@ static bool model_environment_ok(char *const *l) {
         return n <= LAUNCH_ENVIRONMENT_MAX_ENTRIES && bytes <= LAUNCH_ARRAY_MAX_BYTES;
 }
 
+/* An absolute path, '-' for optional, with no "." or ".." component and
+ * at most LAUNCH_PATH_MAX_BYTES: the model's own reading of the rule. */
+static bool model_path_ok(const char *p) {
+        if (p[0] == '-')
+                p++;
+        if (p[0] != '/' || strlen(p) > LAUNCH_PATH_MAX_BYTES)
+                return false;
+        for (const char *c = p; *c;) {
+                while (*c == '/')
+                        c++;
+                size_t n = strcspn(c, "/");
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                c += n;
+        }
+        return true;
+}
+
+static bool model_paths_ok(char *const *l) {
+        size_t n = 0, bytes = 0;
+        for (; l[n]; n++) {
+                if (!model_path_ok(l[n]))
+                        return false;
+                bytes += strlen(l[n]) + 1;
+        }
+        return n >= 1 && n <= LAUNCH_PATHS_MAX && bytes <= LAUNCH_ARRAY_MAX_BYTES;
+}
+
+/* One of the words, or, where they are no and yes first, systemd's other
+ * booleans. */
+static bool model_word_ok(const char *w, const char *const *words) {
+        static const char *const booleans[] = { "false", "off", "0", "true", "on", "1" };
+        for (size_t k = 0; words[k]; k++)
+                if (strcmp(w, words[k]) == 0)
+                        return true;
+        for (size_t k = 0; k < ELEMENTSOF(booleans); k++)
+                if (strcmp(w, booleans[k]) == 0)
+                        return true;
+        return false;
+}
+
 static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
         if (i < 0 || (o->seen & (1U << i)) || strcmp(v->signature, launch_options[i].signature) != 0)
                 return false;
@@ -106,6 +147,14 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_REQUEST_ID:
                 return v->str[0] && strlen(v->str) <= 128 &&
                        strspn(v->str, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:@-") == strlen(v->str);
+        case LAUNCH_OPTION_READ_WRITE_PATHS:
+        case LAUNCH_OPTION_READ_ONLY_PATHS:
+        case LAUNCH_OPTION_INACCESSIBLE_PATHS:
+                return model_paths_ok(v->strv);
+        case LAUNCH_OPTION_PROTECT_SYSTEM:
+                return model_word_ok(v->str, (const char *const[]) { "no", "yes", "full", "strict", NULL });
+        case LAUNCH_OPTION_PROTECT_HOME:
+                return model_word_ok(v->str, (const char *const[]) { "no", "yes", "read-only", "tmpfs", NULL });
         case LAUNCH_OPTION_ARGV: {
                 size_t n = 0, bytes = 0;
                 for (; v->strv[n]; n++)

@@ -428,6 +428,39 @@ Test(launch_options, sandbox_words_and_paths_are_checked) {
         cr_assert_eq(launch_options_set(&opts, "InaccessiblePaths", &(LaunchValue) { .signature = "as", .strv = none },
                                         &message), -EINVAL);
         cr_assert_str_eq(message, "InaccessiblePaths needs at least one path");
+
+        /* A refusal echoes a short path only, and says which rule a long one
+         * broke: the answer stays under 256 bytes whatever was sent. */
+        char relative[200], too_long[LAUNCH_PATH_MAX_BYTES + 3];
+        memset(relative, 'a', sizeof relative - 1);
+        relative[sizeof relative - 1] = '\0';
+        too_long[0] = '-';
+        memset(too_long + 1, '/', sizeof too_long - 2);
+        too_long[sizeof too_long - 1] = '\0';
+        const struct { const char *path; const char *message; } refused[] = {
+                { "rel", "ReadWritePaths entry 1 ('rel') is not an absolute path without . or .. "
+                         "(a leading '-' makes it optional)" },
+                { relative, "ReadWritePaths entry 1 is not an absolute path without . or .. "
+                            "(a leading '-' makes it optional)" },
+                { too_long, "ReadWritePaths entry 1 is longer than 4095 bytes" },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(refused); k++) {
+                _cleanup_(launch_options_done) LaunchOptions refusing;
+                launch_options_init(&refusing);
+                _cleanup_free_ char *m = NULL;
+                char *l[] = { (char *) refused[k].path, NULL };
+                cr_assert_eq(launch_options_set(&refusing, "ReadWritePaths", &(LaunchValue) { .signature = "as", .strv = l }, &m),
+                             -EINVAL);
+                cr_assert_str_eq(m, refused[k].message);
+        }
+        /* 4095 bytes after the '-' is the most: taken. */
+        too_long[sizeof too_long - 2] = '\0';
+        _cleanup_(launch_options_done) LaunchOptions longest;
+        launch_options_init(&longest);
+        _cleanup_free_ char *m = NULL;
+        char *l[] = { too_long, NULL };
+        cr_assert_eq(launch_options_set(&longest, "ReadWritePaths", &(LaunchValue) { .signature = "as", .strv = l }, &m),
+                     0, "%s", m);
 }
 
 /* RequestId is a token of bounded length; Argv names a program. A refused
