@@ -6,10 +6,11 @@
  * sd_bus_track would have one a name, and a bus daemon allows a connection
  * only so many match rules), believed only from the bus daemon; a --listen
  * connection's end is told by bus-listen.c. A departure takes with it,
- * here and only here, all that bgrund held for the connection: its
- * identity (bus-authority.c: forgotten, and the name known gone, so a call
- * of it still queued is dropped), its waiting calls and subscription
- * (bus-client.c), and its bound jobs, stopped (bus-caller-watch.c). */
+ * here and only here, all that bgrund held for the connection: its record
+ * in the registry of callers (bus-client.c) with its identity, its waiting
+ * calls, its subscription and its bound jobs, stopped; and the authority
+ * (bus-authority.c) knows the name gone, so a call of it still queued is
+ * dropped. */
 
 #include <stdbool.h>
 
