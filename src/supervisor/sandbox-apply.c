@@ -275,6 +275,16 @@ static int apply_one(const JobSpec *s, const SandboxMount *m, int fd, int host_c
         return r;
 }
 
+/* Whether m is applied in a pass: the first is the plan's; the second, only
+ * once a read-write path brought back a copy of the host's tree, closes
+ * again every exit (also one a parent made so in the first: the copy may
+ * lie beneath that parent) and every hidden path. */
+static bool applies(const SandboxMount *m, int pass, bool copied) {
+        if (pass == 0)
+                return m->apply;
+        return copied && (m->exit || (m->apply && (m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS)));
+}
+
 static void close_all(int *fds, size_t n) {
         for (size_t i = 0; i < n; i++)
                 if (fds[i] >= 0)
@@ -334,9 +344,7 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
          * where the link leads, which its words do not sort by, and its
          * copy of the host's tree predates every mount (alice's
          * ReadWritePaths=/var/tmp/link, link -> /run, brought the system
-         * bus back). Every exit is applied then, even one a parent made
-         * so in the first pass (/sys under a read-only /): a copy may have
-         * been attached beneath that parent. The read-only paths a caller
+         * bus back); applies() says which. The read-only paths a caller
          * asked for are not applied again: that would make the read-write
          * paths beneath them read-only too. */
         bool copied = false;
@@ -345,8 +353,8 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
                         const SandboxMount *m = &p->mounts[i];
                         if (copies[i] == -ENOENT)
                                 continue;
-                        if (pass == 1 && !(copied && (m->exit || (m->apply && (m->mode == SANDBOX_INACCESSIBLE ||
-                                                                               m->mode == SANDBOX_TMPFS)))))
+                        bool apply = applies(m, pass, copied);
+                        if (pass == 1 && !apply)
                                 continue;
                         int fd = look_up(m->path);
                         if (fd < 0 && (m->optional || pass == 1))
@@ -355,14 +363,14 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
                                 r = fail(f, fd, m->option, (int) m->entry, "look up a path");
                                 goto done;
                         }
-                        r = m->apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
+                        r = apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
                         close(fd);
                         if (r < 0) {
                                 /* Changed between its two lookups: not there, as far as we can tell. */
                                 r = fail(f, r, m->option, r == -ESTALE ? (int) m->entry : -1, step);
                                 goto done;
                         }
-                        copied = copied || (m->apply && m->mode == SANDBOX_READ_WRITE);
+                        copied = copied || (apply && m->mode == SANDBOX_READ_WRITE);
                 }
 done:
         close_all(copies, p->n_mounts);

@@ -134,6 +134,14 @@ test_a_symlinked_read_write_path_reopens_no_exit() {
 		"ls /var/lib/bgrun/jobs >/dev/null 2>&1 && echo job-store; touch /var/lib/bgrun-probe-$$ && rm /var/lib/bgrun-probe-$$ && echo writable") ||
 		fail "root: $out"
 	assert_eq writable "$out" "root's job with a read-write link to /var/lib: writable, but no job store"
+	# Under strict, / read-only makes /sys so before its exit is applied:
+	# a link to /sys/fs brings back a writable cgroup tree unless the exit
+	# is applied again all the same.
+	ln -s /sys/fs "$link-fs"
+	on_exit "rm -f $link-fs; rmdir /sys/fs/cgroup/bgrun-probe-$$ 2>/dev/null"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$link-fs" -- \
+		"mkdir /sys/fs/cgroup/bgrun-probe-$$ 2>/dev/null && echo cgroup-written; echo done") || fail "root, /sys/fs: $out"
+	assert_eq done "$out" "root's job under strict with a read-write link to /sys/fs"
 	out=$(bgrun run -q -C / -p PrivateTmp=yes -p ReadWritePaths=/sys/fs/cgroup/system.slice -- true 2>&1) &&
 		fail "a writable cgroup tree was taken: $out"
 	assert_contains "$out" "ReadWritePaths=/sys/fs/cgroup/system.slice lies inside /sys, which every sandbox keeps read-only"

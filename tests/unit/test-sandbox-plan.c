@@ -21,6 +21,15 @@ static void build_ok(const JobSpec *s) {
         cr_assert_eq(sandbox_plan_build(s, NULL, &plan, &message), 0, "%s", message);
 }
 
+/* s's plan is refused (-EINVAL), with exactly that message. */
+static void build_refused(const JobSpec *s, const char *expected) {
+        sandbox_plan_done(&plan);
+        cr_assert_eq(sandbox_plan_build(s, NULL, &plan, &message), -EINVAL);
+        cr_assert_str_eq(message, expected);
+        free(message);
+        message = NULL;
+}
+
 static const SandboxMount *at(const char *path) {
         for (size_t i = 0; i < plan.n_mounts; i++)
                 if (streq(plan.mounts[i].path, path))
@@ -151,11 +160,8 @@ Test(sandbox_plan, children_follow_their_parent) {
 Test(sandbox_plan, nothing_beneath_what_is_hidden) {
         char *rw[] = { "/home/alice/src", NULL };
         JobSpec s = { .protect_home = PROTECT_HOME_YES, .read_write_paths = rw };
-        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
-        cr_assert_str_eq(message, "ReadWritePaths=/home/alice/src lies inside what ProtectHome=yes hides: "
-                                  "nothing beneath it can be reached");
-        free(message);
-        message = NULL;
+        build_refused(&s, "ReadWritePaths=/home/alice/src lies inside what ProtectHome=yes hides: "
+                          "nothing beneath it can be reached");
 
         char *optional[] = { "-/home/alice/src", NULL }, *hidden[] = { "/home/bob", NULL };
         s = (JobSpec) { .protect_home = PROTECT_HOME_TMPFS, .read_only_paths = optional, .inaccessible_paths = hidden };
@@ -166,10 +172,8 @@ Test(sandbox_plan, nothing_beneath_what_is_hidden) {
 
         char *inner[] = { "/data/x", NULL }, *outer[] = { "/data", NULL };
         s = (JobSpec) { .read_only_paths = inner, .inaccessible_paths = outer };
-        sandbox_plan_done(&plan);
-        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
-        cr_assert_str_eq(message, "ReadOnlyPaths=/data/x lies inside what InaccessiblePaths=/data hides: "
-                                  "nothing beneath it can be reached");
+        build_refused(&s, "ReadOnlyPaths=/data/x lies inside what InaccessiblePaths=/data hides: "
+                          "nothing beneath it can be reached");
 }
 
 /* /sys (the cgroup tree, the kernel's settings) stays read-only in every
@@ -178,11 +182,7 @@ Test(sandbox_plan, nothing_beneath_what_is_hidden) {
 Test(sandbox_plan, no_path_option_makes_the_cgroup_tree_writable) {
         char *rw[] = { "-/sys/fs/cgroup/user.slice", NULL };
         JobSpec s = { .private_tmp = true, .read_write_paths = rw };
-        cr_assert_eq(sandbox_plan_build(&s, NULL, &plan, &message), -EINVAL);
-        cr_assert_str_eq(message, "ReadWritePaths=-/sys/fs/cgroup/user.slice lies inside /sys, "
-                                  "which every sandbox keeps read-only");
-        free(message);
-        message = NULL;
+        build_refused(&s, "ReadWritePaths=-/sys/fs/cgroup/user.slice lies inside /sys, which every sandbox keeps read-only");
         char *ro[] = { "/sys/fs/cgroup/user.slice", NULL };
         s = (JobSpec) { .private_tmp = true, .read_only_paths = ro };
         build_ok(&s);
