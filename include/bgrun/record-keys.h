@@ -37,6 +37,8 @@
         X(MEMORY_PEAK, "memory_peak", "t")            \
         X(BIND_TO_CALLER, "bind_to_caller", "b")      \
         X(REQUEST_ID, "request_id", "s")              \
+        X(QUEUE_POSITION, "queue_position", "u")      \
+        X(FAILURE, "failure", "s")                    \
         X(ARGV, "argv", "as")                         \
         X(SANDBOX, "sandbox", "a{sv}")
 

@@ -51,6 +51,8 @@ typedef uint64_t OptionFlag;
 #define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run, mcp --network */
 #define OPTION_NO_NETWORK   (UINT64_C(1) << 31)  /* run --no-network */
 #define OPTION_WORKSPACE    (UINT64_C(1) << 32)  /* mcp --workspace DIR */
+#define OPTION_QUEUE        (UINT64_C(1) << 33)  /* run --queue */
+#define OPTION_PARALLEL     (UINT64_C(1) << 34)  /* run --parallel N */
 
 /* The verbs, as the option table names those that take an option; an
  * alias is its verb. */
@@ -136,6 +138,8 @@ struct Args {
         bool network;            /* run, mcp --network: a profile keeps the network */
         bool no_network;         /* run --no-network */
         const char *workspace;   /* mcp --workspace DIR: a pointer into argv */
+        bool queue;              /* run --queue: Queue */
+        uint32_t parallel;       /* run --parallel N: MaxParallel; 0 not given */
         LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

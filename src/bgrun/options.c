@@ -136,6 +136,15 @@ static int parse_request_id(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_parallel(Args *args, const char *value, bool short_form) {
+        uint64_t n;
+        if (parse_uint64_strict(value, &n, NULL) < 0 || n < 1 || n > UINT32_MAX)
+                return log_usage_error("Invalid --parallel '%s' (how many of the session's jobs may run at once, at least 1).",
+                                       value);
+        args->parallel = (uint32_t) n;
+        return 1;
+}
+
 static int parse_sandbox(Args *args, const char *value, bool short_form) {
         int p = sandbox_profile_from_string(value);
         if (p < 0)
@@ -217,6 +226,8 @@ const Option options[] = {
         SWITCH("network", 0, OPTION_NETWORK, VERB_RUN | VERB_MCP, network),
         SWITCH("no-network", 0, OPTION_NO_NETWORK, VERB_RUN, no_network),
         VALUE("workspace", 0, OPTION_WORKSPACE, VERB_MCP, parse_workspace),
+        SWITCH("queue", 0, OPTION_QUEUE, VERB_RUN, queue),
+        VALUE("parallel", 0, OPTION_PARALLEL, VERB_RUN, parse_parallel),
 };
 
 const size_t n_options = ELEMENTSOF(options);

@@ -97,8 +97,14 @@ void print_record(json_object *rec, const char *id) {
 
         print_label_string("Job", record_id(rec, id));
 
-        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_STATUS])))
-                print_label_string("Status", s);
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_STATUS]))) {
+                if (dict_get_uint(rec, &record_keys[RECORD_KEY_QUEUE_POSITION], &u) && u > 0)
+                        printf(STATUS_LABEL "%s (%" PRIu64 " in its queue)\n", "Status", s, u);
+                else
+                        print_label_string("Status", s);
+        }
+        if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_FAILURE])) && s[0])
+                print_label_string("Failure", s);
         if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_COMMAND])))
                 print_label_string("Command", s);
         if ((s = dict_get_string(rec, &record_keys[RECORD_KEY_CWD])))
@@ -390,7 +396,8 @@ int print_json(json_object *obj) {
         return 0;
 }
 
-static const RecordKey list_record_keys[] = { RECORD_KEY_EXIT_CODE, RECORD_KEY_STARTED_AT, RECORD_KEY_FINISHED_AT };
+static const RecordKey list_record_keys[] = { RECORD_KEY_EXIT_CODE, RECORD_KEY_STARTED_AT, RECORD_KEY_FINISHED_AT,
+                                              RECORD_KEY_QUEUE_POSITION };
 
 int print_job_list_json(const JobListEntry *jobs, size_t n) {
         _cleanup_(json_object_putp) json_object *array = NULL;

@@ -84,7 +84,7 @@ bool record_is_running(json_object *rec) {
         if ((status == JOB_KILLED || status == JOB_TIMED_OUT) && have_finished && finished_at == 0)
                 return true;
         if (status != -ENODATA)
-                return status == JOB_RUNNING;
+                return status == JOB_RUNNING || status == JOB_QUEUED;
         if (have_finished)
                 return finished_at == 0;
         return false; /* know nothing: do not wait forever */
@@ -126,7 +126,9 @@ void format_outcome(json_object *rec, char *buf, size_t len) {
 
         int st = record_status(rec);
 
-        if (st == JOB_RUNNING || (st == -ENODATA && record_is_running(rec)))
+        if (st == JOB_QUEUED)
+                snprintf(buf, len, "is still queued");
+        else if (st == JOB_RUNNING || (st == -ENODATA && record_is_running(rec)))
                 snprintf(buf, len, "is still running");
         else if (record_timed_out(rec))
                 snprintf(buf, len, "timed out%s", sig > 0 ? " and was killed" : "");

@@ -26,7 +26,7 @@ bool dict_get_bool(json_object *dict, const KeyInfo *key, bool *ret);
 bool dict_get_int(json_object *dict, const KeyInfo *key, int64_t *ret);   /* "i", "x" */
 bool dict_get_uint(json_object *dict, const KeyInfo *key, uint64_t *ret); /* "u", "t" */
 
-/* Whether the record is not final yet: the job runs, or its kill was
+/* Whether the record is not final yet: the job is queued or runs, or its kill was
  * answered and its end's own fields are still to come. */
 bool record_is_running(json_object *rec);
 bool record_timed_out(json_object *rec);

@@ -20,6 +20,10 @@ int check_run(Args *args) {
                                        "environment; use -E NAME=VALUE).");
         if (args->network && args->no_network)
                 return log_usage_error("--network and --no-network cannot be combined.");
+        if (args->queue && args->tty)
+                return log_usage_error("--queue cannot go with --tty (a terminal job starts at once or not at all).");
+        if (args->parallel && !(args->session && args->session[0]))
+                return log_usage_error("--parallel needs -s SESSION: it bounds that session's jobs.");
         /* -t means the wall-clock limit for run; -p MaxRuntimeUSec= is the same. */
         if ((args->options_seen & OPTION_TIMEOUT) && !launch_args_is_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC))
                 launch_args_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC,
@@ -36,7 +40,7 @@ int check_logs(Args *args) {
         return 1;
 }
 
-static const char *const job_statuses[] = { "running", "exited", "killed", "timed_out", "failed" };
+static const char *const job_statuses[] = { "queued", "running", "exited", "killed", "timed_out", "failed" };
 
 int check_list(Args *args) {
         if (!args->status)
@@ -44,7 +48,7 @@ int check_list(Args *args) {
         for (size_t i = 0; i < ELEMENTSOF(job_statuses); i++)
                 if (streq(args->status, job_statuses[i]))
                         return 1;
-        return log_usage_error("Unknown status '%s' (running, exited, killed, timed_out, failed).", args->status);
+        return log_usage_error("Unknown status '%s' (queued, running, exited, killed, timed_out, failed).", args->status);
 }
 
 int check_kill(Args *args) {

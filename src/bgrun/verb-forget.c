@@ -50,7 +50,7 @@ static int forget_ended(sd_bus *bus, const Args *args) {
                 return r;
 
         for (size_t i = 0; i < n; i++)
-                if (!streq(jobs[i].status, "running"))
+                if (!streq(jobs[i].status, "running") && !streq(jobs[i].status, "queued"))
                         jobs[k++] = jobs[i];
         n = k;
 

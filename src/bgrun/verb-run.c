@@ -139,6 +139,10 @@ static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd
                 launch_args_set(&launch, LAUNCH_OPTION_ARGV, (LaunchValue) { .strv = args->words + 1 });
         if (args->request_id)
                 launch_args_set(&launch, LAUNCH_OPTION_REQUEST_ID, (LaunchValue) { .str = args->request_id });
+        if (args->queue)
+                launch_args_set(&launch, LAUNCH_OPTION_QUEUE, (LaunchValue) { .u64 = 1 });
+        if (args->parallel)
+                launch_args_set(&launch, LAUNCH_OPTION_MAX_PARALLEL, (LaunchValue) { .u64 = args->parallel });
 
         /* Another host has none of our directories: its "/" unless -C says. */
         if (bus_target_is_remote(&args->target) && !args->directory) {

@@ -68,6 +68,11 @@ static const char run_details[] =
         "     --request-id=ID        Launch at most once: running the same line again with\n"
         "                            this ID (a retry, a restarted script) answers the\n"
         "                            first's job and starts nothing (RequestId=)\n"
+        "     --queue                Past MaxRunningJobs= or the session's --parallel, wait\n"
+        "                            in bgrund's queue (status queued) instead of failing;\n"
+        "                            the job starts in launch order as room comes (Queue=)\n"
+        "     --parallel=N           At most N jobs of the session -s run at once\n"
+        "                            (MaxParallel=)\n"
         "  -q --quiet                No 'Running as job ID' line with --wait\n"
         "     --json                 Print the record as JSON\n"
         "\n"
@@ -79,7 +84,8 @@ static const char run_details[] =
         "  bgrun run -s build -t 30min -p MemoryMax=2G -- make test\n"
         "  bgrun run --stdin --wait -- 'read x; echo got $x' <<< hello\n"
         "  bgrun run --tty --wait -- top\n"
-        "  bgrun run --sandbox workspace --wait -- make test\n";
+        "  bgrun run --sandbox workspace --wait -- make test\n"
+        "  for t in shard-*; do bgrun run -s ci --queue --parallel 8 -- ./$t; done\n";
 
 static const char status_details[] =
         "Show the job's record: status, exit code or signal, times, containment,\n"

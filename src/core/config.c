@@ -50,6 +50,7 @@ void config_init(BgrunConfig *c) {
                 .n_mechanisms = 3,
                 .limits = {
                         .max_running_jobs = 512,
+                        .max_queued_jobs = 1000,
                         .max_records = 10000,
                         .retention_usec = 7 * 24 * 3600 * USEC_PER_SEC,
                         .output_max_bytes = JOB_OUTPUT_MAX_BYTES_DEFAULT,
@@ -176,6 +177,7 @@ static const struct {
         size_t offset;
 } limit_table[] = {
         { "MaxRunningJobs", LIMIT_COUNT, offsetof(BgrunLimits, max_running_jobs) },
+        { "MaxQueuedJobs", LIMIT_COUNT, offsetof(BgrunLimits, max_queued_jobs) },
         { "MaxRecords", LIMIT_COUNT, offsetof(BgrunLimits, max_records) },
         { "RetentionSec", LIMIT_DURATION, offsetof(BgrunLimits, retention_usec) },
         { "OutputMaxBytes", LIMIT_BYTES, offsetof(BgrunLimits, output_max_bytes) },

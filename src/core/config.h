@@ -19,6 +19,7 @@ typedef enum ContainmentMode {
 /* [Limits]: per owner (uid) unless said otherwise; UINT64_MAX is infinity. */
 typedef struct BgrunLimits {
         uint64_t max_running_jobs;          /* MaxRunningJobs=: running at once */
+        uint64_t max_queued_jobs;           /* MaxQueuedJobs=: waiting in queues (Queue) at once */
         uint64_t max_records;               /* MaxRecords=: records kept, oldest ended forgotten past it */
         uint64_t retention_usec;            /* RetentionSec=: ended records older are forgotten */
         uint64_t output_max_bytes;          /* OutputMaxBytes=: kept per job (head and tail halves) */

@@ -24,6 +24,7 @@ static const char *const status_table[_JOB_STATUS_MAX] = {
         [JOB_KILLED] = "killed",
         [JOB_TIMED_OUT] = "timed_out",
         [JOB_FAILED] = "failed",
+        [JOB_QUEUED] = "queued",
 };
 
 const char *job_status_to_string(JobStatus s) {
@@ -45,6 +46,7 @@ static const char *const teardown_method_table[_TEARDOWN_METHOD_MAX] = {
         [TEARDOWN_CGROUP_GONE] = "cgroup-gone",
         [TEARDOWN_NOT_STARTED] = "not-started",
         [TEARDOWN_SIGNAL] = "signal",
+        [TEARDOWN_NEVER_STARTED] = "never-started",
 };
 
 const char *teardown_method_to_string(TeardownMethod m) {
@@ -179,6 +181,7 @@ int job_result_to_json(const JobResult *res, char **ret) {
         if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(res->method));
         if (r >= 0) r = json_add_u64(o, "confirmed_at", res->confirmed_at);
         if (r >= 0) r = json_add_str(o, "reason", res->reason);
+        if (r >= 0 && res->failure[0]) r = json_add_str(o, "failure", res->failure);
         if (r >= 0 && res->output_known) {
                 r = json_add_u64(o, "output_bytes", res->output_bytes);
                 if (r >= 0) r = json_add_bool(o, "output_truncated", res->output_truncated);
@@ -314,7 +317,7 @@ int job_result_from_json(const char *json, JobResult *ret) {
         if (r >= 0) r = json_get_str(o, "status", &status);
         if (r >= 0) {
                 int s = job_status_from_string(status);
-                if (s < 0 || s == JOB_RUNNING)
+                if (s < 0 || s == JOB_RUNNING || s == JOB_QUEUED)
                         r = -EBADMSG;
                 else
                         res.status = s;
@@ -336,6 +339,8 @@ int job_result_from_json(const char *json, JobResult *ret) {
         }
         if (r >= 0) r = json_get_u64(o, "confirmed_at", UINT64_MAX, &res.confirmed_at);
         if (r >= 0) r = json_get_str_buf(o, "reason", res.reason, sizeof res.reason);
+        if (r >= 0 && json_object_object_get_ex(o, "failure", NULL))
+                r = json_get_str_buf(o, "failure", res.failure, sizeof res.failure);
         /* The output's part: all of it or none (a result bgrund wrote for a
          * lost supervisor, or one from before it was recorded). */
         if (r >= 0 && json_object_object_get_ex(o, "output_bytes", NULL)) {

@@ -41,6 +41,7 @@ typedef enum JobStatus {
         JOB_KILLED,
         JOB_TIMED_OUT,
         JOB_FAILED,
+        JOB_QUEUED,     /* waiting in its owner's queue (Queue): never in a result */
         _JOB_STATUS_MAX,
 } JobStatus;
 
@@ -98,6 +99,9 @@ typedef struct JobSpec {
         char **read_write_paths;  /* ReadWritePaths, ReadOnlyPaths, InaccessiblePaths: as given */
         char **read_only_paths;   /* ('-' first: skipped where missing); NULL: none */
         char **inaccessible_paths;
+        /* The queue (runtime's job-queue.c) */
+        bool queue;               /* Queue: wait for room instead of LimitExceeded */
+        uint32_t max_parallel;    /* MaxParallel: of its owner's jobs of its session, at most this many run; 0 none */
 } JobSpec;
 
 /* The resource limits a job can be launched with, as bits (a JobRun's
@@ -134,10 +138,12 @@ typedef enum TeardownMethod {
         TEARDOWN_CGROUP_GONE,   /* the cgroup was removed already: nothing was left */
         TEARDOWN_NOT_STARTED,   /* nothing of the command ran */
         TEARDOWN_SIGNAL,        /* a stop's signal ended it within its grace, confirmed empty */
+        TEARDOWN_NEVER_STARTED, /* taken out of its queue (Kill, Stop): nothing of it ever ran */
         _TEARDOWN_METHOD_MAX,
 } TeardownMethod;
 
 #define JOB_REASON_MAX 512
+#define JOB_FAILURE_MAX 64
 
 /* The contract's defaults of OutputMaxBytes= and KeepFree=: config.c's, and
  * for a spec written before it carried them. */
@@ -156,6 +162,7 @@ typedef struct JobResult {
         TeardownMethod method;
         uint64_t confirmed_at;
         char reason[JOB_REASON_MAX]; /* for failed: why, for humans */
+        char failure[JOB_FAILURE_MAX]; /* for a queued job that failed to start: the error's name, else "" */
         /* The output, as the supervisor relayed it; not known (and not in
          * the file) when bgrund wrote the result for a lost supervisor. */
         bool output_known;

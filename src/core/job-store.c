@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "grant.h"
@@ -118,6 +119,28 @@ int job_store_write_result(int dir_fd, const JobResult *res) {
 
 int job_store_sync_spec(int dir_fd) {
         return sync_file_at(dir_fd, JOB_SPEC_FILE);
+}
+
+int job_store_mark_queued(int dir_fd) {
+        _cleanup_close_ int fd = openat(dir_fd, JOB_QUEUED_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return negative_errno();
+        int r = job_store_sync_spec(dir_fd);
+        if (r >= 0 && fsync(dir_fd) < 0)
+                r = negative_errno();
+        if (r < 0)
+                (void) unlinkat(dir_fd, JOB_QUEUED_FILE, 0);
+        return r;
+}
+
+bool job_store_is_queued(int dir_fd) {
+        return faccessat(dir_fd, JOB_QUEUED_FILE, F_OK, AT_SYMLINK_NOFOLLOW) >= 0;
+}
+
+int job_store_unmark_queued(int dir_fd) {
+        if (unlinkat(dir_fd, JOB_QUEUED_FILE, 0) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return fsync(dir_fd) < 0 ? negative_errno() : 0;
 }
 
 int job_store_settle_grant(int dir_fd, const JobResult *res) {

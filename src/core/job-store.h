@@ -10,6 +10,8 @@
  *                                  and output.tail once past OutputMaxBytes=)
  *   <state>/jobs/<id>/teardown     JobTeardown (supervisor): an end from outside,
  *                                  as confirmed (job-teardown.h)
+ *   <state>/jobs/<id>/queued       (empty; bgrund) the job waits in its owner's
+ *                                  queue: nothing of it ran
  * Each event rewrites one small file of one job, crash-safe; nothing ever
  * rewrites the state of all jobs. Paths are only built from validated ids.
  *
@@ -30,8 +32,18 @@
  * status and teardown; until then a reader takes them from the slot, and
  * one that finds only spec.json and the slot (a power loss, or a supervisor
  * killed in between) ends the job with them. run.json and grant.json speak
- * of processes and cgroups that a power loss takes with it: never synced. */
+ * of processes and cgroups that a power loss takes with it: never synced.
+ *
+ * A queued job (Queue) is answered before any supervisor exists, so bgrund
+ * makes it durable itself: the "queued" marker, spec.json and the directory
+ * are synced before Launch answers. The marker goes, synced, just before the
+ * job's held supervisor is let go, the one moment from which its command may
+ * run. So a crash or power loss before that finds the marker and queues the
+ * job again (its held supervisor, if any, ran nothing: it exits when its go
+ * pipe closes with bgrund), and one after it finds a job without the marker
+ * that may have run, which is settled as any live job is: never twice. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "build-config.h" /* BGRUN_STATE_DIR, from meson's localstatedir */
@@ -41,6 +53,7 @@
 #define JOB_RUN_FILE "run.json"
 #define JOB_RESULT_FILE "result.json"
 #define JOB_OUTPUT_FILE "output"
+#define JOB_QUEUED_FILE "queued"
 
 /* Open (creating, 0700) <state_dir>/jobs. */
 int job_store_open(const char *state_dir, int *ret_jobs_fd);
@@ -62,6 +75,12 @@ int job_store_write_result(int dir_fd, const JobResult *res); /* durable */
 /* Make spec.json, and the job's directory with it, durable (the crash model
  * above): before anyone is told the job runs. */
 int job_store_sync_spec(int dir_fd);
+
+/* The queued marker (the crash model above): made durable with spec.json,
+ * whether it is there, and gone durably before the command may run. */
+int job_store_mark_queued(int dir_fd);
+bool job_store_is_queued(int dir_fd);
+int job_store_unmark_queued(int dir_fd);
 
 /* The one way a job's record is finished: result.json first, then, only when
  * the teardown was confirmed (res->dead), the grant released. A reader that

@@ -57,6 +57,7 @@ uint64_t launch_number_of(const LaunchOptionInfo *o, const JobSpec *s) {
         case LAUNCH_VALUE_U64: return *CFIELD(s, o, uint64_t);
         case LAUNCH_VALUE_SIGNAL: return (uint64_t) (int64_t) *CFIELD(s, o, int);
         case LAUNCH_VALUE_U16: return *CFIELD(s, o, uint16_t);
+        case LAUNCH_VALUE_U32: return *CFIELD(s, o, uint32_t);
         case LAUNCH_VALUE_BOOL: return *CFIELD(s, o, bool);
         case LAUNCH_VALUE_STDIN: return *CFIELD(s, o, JobStdin);
         case LAUNCH_VALUE_TTY: return *CFIELD(s, o, JobStdin) == JOB_STDIN_TTY;
@@ -70,6 +71,7 @@ void launch_set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v) {
         case LAUNCH_VALUE_U64: *FIELD(s, o, uint64_t) = v; break;
         case LAUNCH_VALUE_SIGNAL: *FIELD(s, o, int) = (int) (int64_t) v; break;
         case LAUNCH_VALUE_U16: *FIELD(s, o, uint16_t) = (uint16_t) v; break;
+        case LAUNCH_VALUE_U32: *FIELD(s, o, uint32_t) = (uint32_t) v; break;
         case LAUNCH_VALUE_BOOL: *FIELD(s, o, bool) = v != 0; break;
         case LAUNCH_VALUE_STDIN: *FIELD(s, o, JobStdin) = (JobStdin) v; break;
         /* Tty=false leaves what Stdin= chose. */
@@ -454,5 +456,8 @@ int launch_options_check(const LaunchOptions *o, char **ret_error) {
                 return invalid(ret_error, "Option Stdin cannot be given with Tty=true: the terminal is the job's input");
         if (!tty && (launch_options_given(o, LAUNCH_OPTION_TTY_ROWS) || launch_options_given(o, LAUNCH_OPTION_TTY_COLUMNS)))
                 return invalid(ret_error, "Options TtyRows and TtyColumns need Tty=true");
+        /* A terminal is attached when the job starts, which a queue puts off. */
+        if (tty && o->spec.queue)
+                return invalid(ret_error, "Option Queue cannot be given with Tty=true: a terminal job starts at once or not at all");
         return 0;
 }

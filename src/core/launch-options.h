@@ -27,6 +27,7 @@ typedef enum LaunchValueType {
         LAUNCH_VALUE_U64,    /* uint64_t, "t" */
         LAUNCH_VALUE_SIGNAL, /* int, "i": a signal that ends a process */
         LAUNCH_VALUE_U16,    /* uint16_t, "q" */
+        LAUNCH_VALUE_U32,    /* uint32_t, "u" */
         LAUNCH_VALUE_BOOL,   /* bool, "b" */
         LAUNCH_VALUE_STRING, /* char *, "s" */
         LAUNCH_VALUE_TOKEN,  /* char *, "s": min..max bytes of [A-Za-z0-9._:@-] */
@@ -170,7 +171,13 @@ extern const char *const protect_home_words[];
           PATHS,    NULL)                                                                                       \
         X(INACCESSIBLE_PATHS,    "InaccessiblePaths",  "as", "inaccessible_paths",   inaccessible_paths,        \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          PATHS,    NULL)
+          PATHS,    NULL)                                                                                       \
+        X(QUEUE,                 "Queue",              "b",  "queue",                queue,                     \
+          BOOL,   0,                0,   1,                      0,                                             \
+          NONE,     NULL)                                                                                       \
+        X(MAX_PARALLEL,          "MaxParallel",        "u",  "max_parallel",         max_parallel,              \
+          U32,    0,                1,   UINT32_MAX,             0,                                             \
+          NONE,     NULL)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;

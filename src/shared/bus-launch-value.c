@@ -18,6 +18,10 @@ static int append_value(sd_bus_message *m, const LaunchValue *v) {
                 uint16_t q = (uint16_t) v->u64;
                 return sd_bus_message_append_basic(m, 'q', &q);
         }
+        case 'u': {
+                uint32_t u = (uint32_t) v->u64;
+                return sd_bus_message_append_basic(m, 'u', &u);
+        }
         case 's':
                 return sd_bus_message_append_basic(m, 's', v->str);
         }

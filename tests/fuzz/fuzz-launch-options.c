@@ -4,9 +4,9 @@
  *
  * Input: a sequence of entries, each
  *   K      key: K < 0x80 is launch_options[K % n].name, else a STRING follows
- *   S      signature: S % 8 is 0 "t", 1 "s", 2 "as", 4 "i", 5 "q", 6 "b",
- *          3 or 7 a STRING follows
- *   value  for "t" 8 bytes (little endian), for "i" 4 (sign-extended), for
+ *   S      signature: S % 8 is 0 "t", 1 "s", 2 "as", 3 "u", 4 "i", 5 "q", 6 "b",
+ *          7 a STRING follows
+ *   value  for "t" 8 bytes (little endian), for "i" 4 (sign-extended), for "u" 4, for
  *          "q" 2, for "b" 1 (0 false, else true): as bgrund's D-Bus face
  *          widens them; for "s" a STRING, for "as" a 2-byte count (modulo
  *          ARRAY_MAX, a little past what Environment takes) and that many
@@ -140,6 +140,8 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_TTY_ROWS:
         case LAUNCH_OPTION_TTY_COLUMNS:
                 return v->u64 >= 1 && v->u64 <= LAUNCH_TTY_SIZE_MAX;
+        case LAUNCH_OPTION_MAX_PARALLEL:
+                return v->u64 >= 1;
         case LAUNCH_OPTION_ENVIRONMENT:
                 return model_environment_ok(v->strv);
         case LAUNCH_OPTION_USER:
@@ -228,6 +230,12 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_LAUNCH_DEADLINE_USEC:
                 FUZZ_CHECK(o->spec.launch_deadline_usec == v->u64, "LaunchDeadlineUSec");
                 break;
+        case LAUNCH_OPTION_QUEUE:
+                FUZZ_CHECK(o->spec.queue == (v->u64 != 0), "Queue");
+                break;
+        case LAUNCH_OPTION_MAX_PARALLEL:
+                FUZZ_CHECK(o->spec.max_parallel == v->u64, "MaxParallel");
+                break;
         case LAUNCH_OPTION_REQUEST_ID:
                 FUZZ_CHECK(o->spec.request_id && o->spec.request_id != v->str && strcmp(o->spec.request_id, v->str) == 0,
                            "RequestId");
@@ -295,7 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 unsigned k = read_byte(&in);
                 const char *key = k < 0x80 ? launch_options[k % _LAUNCH_OPTION_MAX].name
                                            : (key_buf = read_string(&in));
-                static const char *const sigs[] = { "t", "s", "as", NULL, "i", "q", "b", NULL };
+                static const char *const sigs[] = { "t", "s", "as", "u", "i", "q", "b", NULL };
                 unsigned s = read_byte(&in) % ELEMENTSOF(sigs);
                 LaunchValue v = { .signature = sigs[s] ?: (sig_buf = read_string(&in)) };
                 /* A value of a signature the bus reader knows always comes
@@ -306,11 +314,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (s == 0) {
                         for (unsigned b = 0; b < 8; b++)
                                 v.u64 |= (uint64_t) read_byte(&in) << (8 * b);
-                } else if (s == 4) {
+                } else if (s == 3 || s == 4) {
                         uint32_t u = 0;
                         for (unsigned b = 0; b < 4; b++)
                                 u |= (uint32_t) read_byte(&in) << (8 * b);
-                        v.u64 = (uint64_t) (int64_t) (int32_t) u;
+                        v.u64 = s == 3 ? u : (uint64_t) (int64_t) (int32_t) u;
                 } else if (s == 5) {
                         v.u64 = read_u16(&in);
                 } else if (s == 6) {

@@ -130,7 +130,7 @@ Test(cmdline, list_status) {
 
 Test(cmdline, list_status_unknown) {
         expect_usage_error(PARSE("list", "--status", "gone"),
-                           "Unknown status 'gone' (running, exited, killed, timed_out, failed).");
+                           "Unknown status 'gone' (queued, running, exited, killed, timed_out, failed).");
 }
 
 Test(cmdline, open_stdin) {

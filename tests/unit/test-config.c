@@ -85,6 +85,7 @@ Test(config, limits_default_to_the_contract_and_parse_each_kind) {
         BgrunConfig c = poisoned();
         cr_assert_eq(config_load("/nonexistent/bgrund.conf", NULL, &c, NULL), 0);
         cr_assert_eq(c.limits.max_running_jobs, 512);
+        cr_assert_eq(c.limits.max_queued_jobs, 1000);
         cr_assert_eq(c.limits.max_records, 10000);
         cr_assert_eq(c.limits.retention_usec, 7ULL * 24 * 3600 * 1000000);
         cr_assert_eq(c.limits.output_max_bytes, 256ULL << 20);
@@ -94,11 +95,12 @@ Test(config, limits_default_to_the_contract_and_parse_each_kind) {
         cr_assert_eq(c.limits.cpu_weight, 100);
         cr_assert_eq(c.limits.keep_free, 512ULL << 20);
 
-        put(main_path, "[Limits]\nMaxRunningJobs=3\nRetentionSec=1h 30min\nOutputMaxBytes=1M\n"
+        put(main_path, "[Limits]\nMaxRunningJobs=3\nMaxQueuedJobs=20\nRetentionSec=1h 30min\nOutputMaxBytes=1M\n"
                        "TasksMax=infinity\nMemoryMax=2G\nCPUWeight=10000\nKeepFree=0\n"
                        "[Runtime]\nContainmentMode=report-only\n");
         cr_assert_eq(config_load(main_path, NULL, &c, NULL), 0);
         cr_assert_eq(c.limits.max_running_jobs, 3);
+        cr_assert_eq(c.limits.max_queued_jobs, 20);
         cr_assert_eq(c.limits.retention_usec, 5400ULL * 1000000);
         cr_assert_eq(c.limits.output_max_bytes, 1ULL << 20);
         cr_assert_eq(c.limits.tasks_max, UINT64_MAX);

@@ -88,6 +88,10 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_READ_WRITE_PATHS), (LaunchValue) { .signature = "as", .strv = rw });
         set_ok(name(LAUNCH_OPTION_READ_ONLY_PATHS), (LaunchValue) { .signature = "as", .strv = ro });
         set_ok(name(LAUNCH_OPTION_INACCESSIBLE_PATHS), (LaunchValue) { .signature = "as", .strv = hidden });
+        set_ok(name(LAUNCH_OPTION_QUEUE), (LaunchValue) { .signature = "b", .u64 = 1 });
+        set_ok(name(LAUNCH_OPTION_MAX_PARALLEL), (LaunchValue) { .signature = "u", .u64 = 4000000000 });
+        cr_assert(o.spec.queue);
+        cr_assert_eq(o.spec.max_parallel, 4000000000U, "a u's whole range");
         cr_assert(o.spec.private_network && o.spec.private_tmp);
         cr_assert_eq(o.spec.protect_system, PROTECT_SYSTEM_STRICT);
         cr_assert_eq(o.spec.protect_home, PROTECT_HOME_READ_ONLY);
@@ -293,11 +297,26 @@ Test(launch_options, input_and_terminal_rules) {
         cr_assert_eq(launch_options_check(&c, &message), 0);
 }
 
+/* The queue's options: MaxParallel at least 1, and no terminal job waits. */
+Test(launch_options, queue_options) {
+        set_fails(name(LAUNCH_OPTION_MAX_PARALLEL), ((LaunchValue) { .signature = "u", .u64 = 0 }),
+                  "Option MaxParallel must be from 1 to 4294967295");
+        set_fails(name(LAUNCH_OPTION_MAX_PARALLEL), u64(4), "Option MaxParallel must be of type 'u', not 't'");
+        char *message = NULL;
+        LaunchOptions a = { .spec.stdin_mode = JOB_STDIN_TTY, .spec.queue = true,
+                            .seen = 1U << LAUNCH_OPTION_QUEUE | 1U << LAUNCH_OPTION_TTY };
+        cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "Queue with Tty=true");
+        cr_assert_not_null(strstr(message, "Queue cannot be given with Tty=true"));
+        free(message);
+        LaunchOptions b = { .spec.queue = true, .seen = 1U << LAUNCH_OPTION_QUEUE };
+        cr_assert_eq(launch_options_check(&b, &message), 0);
+}
+
 /* The table itself: each row's type goes with its signature, its default
  * is a value a spec may hold, and its keys are its own. */
 Test(launch_options, every_row_is_consistent) {
         static const char *const signature_of[] = {
-                [LAUNCH_VALUE_U64] = "t", [LAUNCH_VALUE_SIGNAL] = "i", [LAUNCH_VALUE_U16] = "q",
+                [LAUNCH_VALUE_U64] = "t", [LAUNCH_VALUE_SIGNAL] = "i", [LAUNCH_VALUE_U16] = "q", [LAUNCH_VALUE_U32] = "u",
                 [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
                 [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b", [LAUNCH_VALUE_TOKEN] = "s",
                 [LAUNCH_VALUE_ARGV] = "as", [LAUNCH_VALUE_CHOICE] = "s", [LAUNCH_VALUE_PATHS] = "as",

@@ -63,6 +63,12 @@ static int read_value(sd_bus_message *m, int i, LaunchValue *v, char ***strv, sd
                 v->u64 = x;
                 return r;
         }
+        case 'u': {
+                uint32_t x = 0;
+                int r = sd_bus_message_read_basic(m, 'u', &x);
+                v->u64 = x;
+                return r;
+        }
         case 'b': {
                 int x = 0;
                 int r = sd_bus_message_read_basic(m, 'b', &x);

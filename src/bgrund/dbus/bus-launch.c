@@ -11,7 +11,9 @@
 #include "bus-client.h"
 #include "bus-launch.h"
 #include "bus-pending.h"
+#include "bus-job-path.h"
 #include "bus-service.h"
+#include "job-queue.h"
 #include "launch-request.h"
 #include "log.h"
 
@@ -98,6 +100,17 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; nothing was started",
                                          s->runtime->config.limits.max_running_jobs, (unsigned) req.uid);
+        if (r == LAUNCH_TOO_MANY_PARALLEL) {
+                uint64_t limit = 0;
+                (void) queue_check_room(s->runtime, &spec, &limit);
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "MaxParallel=%" PRIu64 " reached: session '%s' of uid %u has that many jobs running; "
+                                         "nothing was started (Queue waits for room)", limit, req.session, (unsigned) req.uid);
+        }
+        if (r == LAUNCH_QUEUE_FULL)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "MaxQueuedJobs=%" PRIu64 " reached: uid %u has that many jobs queued; nothing was queued",
+                                         s->runtime->config.limits.max_queued_jobs, (unsigned) req.uid);
         if (r == LAUNCH_NO_SPACE)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "KeepFree=%" PRIu64 " reached: the state's file system has less free; nothing was started",
@@ -117,6 +130,12 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
 
         r = bus_caller_watch_bind(s, m, j);
+        if (r >= 0 && job_is_queued(j)) {
+                /* Recorded and durable: answered now, it starts later. */
+                char path[BUS_JOB_PATH_MAX];
+                r = sd_bus_reply_method_return(m, "so", j->id, bus_job_path(j->id, path));
+                return r < 0 ? r : 1;
+        }
         if (r >= 0)
                 r = pending_call_add(s, j, PENDING_LAUNCH, m, 0, error);
         if (r < 0) {

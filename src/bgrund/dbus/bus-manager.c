@@ -18,6 +18,7 @@
 #include "bus-record.h"
 #include "bus-service.h"
 #include "bus-subscribe.h"
+#include "job-queue.h"
 #include "macro.h"
 #include "launch-options.h"
 #include "record-keys.h"
@@ -87,19 +88,23 @@ static int method_kill_session(sd_bus_message *m, void *userdata, sd_bus_error *
                 return sd_bus_error_setf(error, BGRUN_ERROR_INVALID_ARGS,
                                          "KillSession needs a session; \"\" would be every session");
 
-        /* The caller's own jobs only, admins included: one owner's queue. */
-        Owner *o = owner_get(&s->runtime->owners, uid);
-        _cleanup_free_ Job **jobs = calloc(o ? o->running + 1 : 1, sizeof(Job *));
+        /* The caller's own jobs only, admins included: its session's live
+         * ones (job-queue.h), those still counted running and the queued. */
+        SessionGroup *g = queue_session(s->runtime, uid, session);
+        size_t n = 0;
+        for (Job *j = g ? g->members.head : NULL; j; j = j->group_next)
+                n++;
+        _cleanup_free_ Job **jobs = calloc(n + 1, sizeof(Job *));
         if (!jobs)
                 return -ENOMEM;
-        size_t n = 0;
-        /* Those still counted running (runtime.c): never more than o->running. */
-        for (Job *j = o ? o->jobs.head : NULL; j && n < o->running; j = j->owner_next)
-                if (job_counts_running(j) && streq(j->session_id, session))
+        n = 0;
+        for (Job *j = g ? g->members.head : NULL; j; j = j->group_next)
+                if (job_counts_running(j) || job_is_queued(j))
                         jobs[n++] = j;
         r = pending_kill_session_add(s, jobs, n, m, error);
         if (r < 0)
                 return r;
+        /* A queued one ends at once (a group left empty is freed): by the array. */
         for (size_t i = 0; i < n; i++)
                 job_kill(jobs[i]);
         return 1;

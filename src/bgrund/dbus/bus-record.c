@@ -53,6 +53,12 @@ static int append_bind_to_caller(sd_bus_message *m, const JobView *v) {
 static int append_request_id(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", v->spec->request_id ?: "");
 }
+static int append_queue_position(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "u", (uint32_t) v->queue_position);
+}
+static int append_failure(sd_bus_message *m, const JobView *v) {
+        return sd_bus_message_append(m, "s", v->result ? v->result->failure : "");
+}
 static int append_argv(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append_strv(m, v->spec->argv);
 }
@@ -211,6 +217,8 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_STDIN] = append_stdin,
         [RECORD_KEY_BIND_TO_CALLER] = append_bind_to_caller,
         [RECORD_KEY_REQUEST_ID] = append_request_id,
+        [RECORD_KEY_QUEUE_POSITION] = append_queue_position,
+        [RECORD_KEY_FAILURE] = append_failure,
         [RECORD_KEY_ARGV] = append_argv,
         [RECORD_KEY_SANDBOX] = append_sandbox,
         [RECORD_KEY_USER] = append_user,

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <stdio.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/pidfd.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
         /* What is left of a containment nobody else collects: the one its
          * grant names, which a changed configuration may no longer describe
          * (nor, if its mechanism is no longer initialized, describe at all). */
-        if (res->dead)
+        if (res->dead && res->method != TEARDOWN_NEVER_STARTED) /* none was made for a job taken out of its queue */
                 containment_cleanup(job_containment(j), j->live->dir_fd, &j->live->spec, j->state == JOB_STATE_RELEASING);
 
         j->status = status;
@@ -85,6 +86,43 @@ void job_end_with_result(Job *j, JobResult *res) {
         if (r < 0)
                 log_warning_errno(r, "Job %s: cannot release its grant: %m", j->id);
         job_end(j, res->status, res);
+}
+
+/* The name of the error that ended a job before it ran, as the contract's
+ * record has it ("failure"): the D-Bus error's last word. */
+static const char *failure_name(int error) {
+        switch (error) {
+        case LAUNCH_START_FAILED: return "ContainmentRefused";
+        case LAUNCH_DEADLINE_PASSED: return "DeadlinePassed";
+        case LAUNCH_LIMITS_NOT_ENFORCED: return "LimitNotEnforced";
+        case LAUNCH_SANDBOX_NOT_AVAILABLE: return "SandboxNotAvailable";
+        case -EINVAL: return "InvalidArgs";
+        default: return "Failed";
+        }
+}
+
+void job_end_unstarted(Job *j, JobStatus status, int error, const char *message) {
+        assert(j->live && (job_is_queued(j) || j->state == JOB_STATE_STARTING));
+        uint64_t now = now_realtime_usec();
+        JobResult res = {
+                .status = status,
+                .exit_code = -1,
+                .finished_at = now,
+                .dead = true,
+                .method = status == JOB_KILLED ? TEARDOWN_NEVER_STARTED : TEARDOWN_NOT_STARTED,
+                .confirmed_at = now,
+        };
+        if (status == JOB_KILLED)
+                snprintf(res.reason, sizeof res.reason, "taken out of its queue before it started; nothing ran");
+        else {
+                snprintf(res.failure, sizeof res.failure, "%s", failure_name(error));
+                snprintf(res.reason, sizeof res.reason, "%s; nothing ran", message ?: strerror(-error));
+        }
+        int r = job_store_finish(j->live->dir_fd, &res);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot write its result: %m", j->id);
+        (void) job_store_unmark_queued(j->live->dir_fd);
+        job_end(j, status, &res);
 }
 
 /* --- running ----------------------------------------------------------- */
@@ -157,6 +195,8 @@ static void job_tell_supervisor(Job *j) {
 
 void job_kill(Job *j) {
         assert(!job_is_ended(j));
+        if (job_is_queued(j))
+                return job_end_unstarted(j, JOB_KILLED, 0, NULL);
         if (j->live->request == JOB_REQUEST_KILL)
                 return;
         j->live->request = JOB_REQUEST_KILL; /* a Kill after a Stop: at once now */
@@ -168,6 +208,8 @@ void job_kill(Job *j) {
 
 void job_stop(Job *j, int sig, uint64_t grace_usec) {
         assert(!job_is_ended(j));
+        if (job_is_queued(j))
+                return job_end_unstarted(j, JOB_KILLED, 0, NULL);
         /* A stop after a stop or a kill changes nothing: it is under way. */
         if (j->live->request != JOB_REQUEST_NONE)
                 return;
@@ -200,10 +242,9 @@ void job_started(Job *j) {
                         return; /* ended before anyone heard of it: its end told it all */
         }
 
-        if (rt->notifier) {
-                rt->notifier->job_new(rt->notifier_data, j);
+        job_announce(j);
+        if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
-        }
         job_log_started(j);
         supervisor_pool_refill(rt);
 

@@ -33,12 +33,6 @@ bool job_awaits_containment(const Job *j, Mechanism m) {
         return j->state == JOB_STATE_STARTING && j->live->spec.mechanism == m && j->live->spawned_pidfd >= 0;
 }
 
-static void job_notify_new(Job *j) {
-        Runtime *rt = j->runtime;
-        if (rt->notifier)
-                rt->notifier->job_new(rt->notifier_data, j);
-}
-
 /* --- its supervisor ---------------------------------------------------- */
 
 /* From spawn to readiness: what the supervisor's setup may take at most. */
@@ -233,6 +227,12 @@ static int supervisor_spawn(Job *j, const SpawnPlan *plan) {
 static int supervisor_let_go(Job *j) {
         if (j->live->go_fd < 0)
                 return -EBADF;
+        /* From the next byte on it may run: never queued again after a crash. */
+        if (j->answered_queued) {
+                int r = job_store_unmark_queued(j->live->dir_fd);
+                if (r < 0)
+                        return r;
+        }
         /* A failed write means the supervisor is gone and never read the
          * byte: it ran nothing, so another mechanism may still try. */
         ssize_t n = write(j->live->go_fd, "G", 1);
@@ -265,6 +265,9 @@ static void supervisor_abort(Job *j) {
 static void job_discard(Job *j, int error, const char *message) {
         Runtime *rt = j->runtime;
         assert(j->state == JOB_STATE_STARTING);
+        /* Answered queued, it exists for everyone: it ends failed, saying why. */
+        if (j->answered_queued)
+                return job_end_unstarted(j, JOB_FAILED, error, message);
         runtime_remove_job(rt, j);
         (void) job_store_remove(rt->jobs_fd, j->id);
         runtime_notify_running_jobs(rt);
@@ -434,7 +437,7 @@ void job_start_failed(Job *j, bool may_fall_back, const char *message) {
         bool ran = job_read_run(j) >= 0;
         if (ran || j->state == JOB_STATE_LET_GO) {
                 job_set_state(j, JOB_STATE_RUNNING);
-                job_notify_new(j);
+                job_announce(j);
                 job_release(j); /* its end is told when confirmed */
                 return;
         }

@@ -9,6 +9,7 @@
 
 #include <assert.h>
 
+#include "job-queue.h"
 #include "job-store.h"
 #include "job-teardown.h"
 #include "job.h"
@@ -16,6 +17,7 @@
 #include "runtime.h"
 
 static const char *const state_table[_JOB_STATE_MAX] = {
+        [JOB_STATE_QUEUED] = "queued",
         [JOB_STATE_STARTING] = "starting",
         [JOB_STATE_LET_GO] = "let-go",
         [JOB_STATE_RUNNING] = "running",
@@ -41,6 +43,11 @@ void job_set_state(Job *j, JobState s) {
         bool counts = j->account && job_counts_running(j);
         log_debug("Job %s: %s -> %s", j->id, job_state_to_string(old), job_state_to_string(s));
 
+        /* Out of its queue: starting, or ending before it started. */
+        if (old == JOB_STATE_QUEUED && j->account)
+                queue_remove(rt, j);
+        if (old == JOB_STATE_QUEUED || s == JOB_STATE_QUEUED)
+                j->status = s == JOB_STATE_QUEUED ? JOB_QUEUED : JOB_RUNNING;
         if (counted != counts) {
                 runtime_count_running(rt, j, counts);
                 runtime_notify_running_jobs(rt);

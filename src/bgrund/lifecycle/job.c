@@ -11,6 +11,7 @@
 #include "job.h"
 #include "job-input.h"
 #include "job-kill.h"
+#include "job-queue.h"
 #include "job-private.h"
 #include "log.h"
 #include "macro.h"
@@ -24,7 +25,7 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
         _cleanup_free_ Job *j = calloc(1, sizeof(Job));
         if (!j)
                 return NULL;
-        *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at };
+        *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at, .state = JOB_STATE_STARTING };
         strcpy(j->id, spec->id);
         strcpy(j->parent_id, spec->parent);
         j->session_id = strdup(spec->session_id);
@@ -56,6 +57,15 @@ int job_make_live(Job *j) {
                 .input_fd = -EBADF,
         };
         return 0;
+}
+
+void job_announce(Job *j) {
+        Runtime *rt = j->runtime;
+        if (j->announced)
+                return;
+        j->announced = true;
+        if (rt->notifier)
+                rt->notifier->job_new(rt->notifier_data, j);
 }
 
 /* Drop what only a live job needs. */
@@ -128,8 +138,9 @@ int job_view(Job *j, JobView *ret) {
                 *ret = (JobView) {
                         .spec = &j->live->spec,
                         .run = run,
-                        .status = j->live->teardown.status,
+                        .status = job_is_queued(j) ? JOB_QUEUED : j->live->teardown.status,
                         .teardown = j->live->teardown,
+                        .queue_position = queue_position(j),
                 };
                 (void) job_store_output_counts(j->live->dir_fd, &ret->output_bytes, &ret->output_dropped_bytes);
                 /* Read now, so a figure is never older than the call. */

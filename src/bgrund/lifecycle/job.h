@@ -26,6 +26,8 @@ typedef struct Owner Owner;
 /* A job's life, in the order it goes through it (it may skip states, and a
  * failed start may fall back from LET_GO's attempt to STARTING's next). */
 typedef enum JobState {
+        JOB_STATE_QUEUED,    /* waiting in its owner's queue (Queue, job-queue.c): nothing of it exists
+                              * but its record; Launch was answered */
         JOB_STATE_STARTING,  /* its containment is being set up, its supervisor held: nothing of it
                               * can run; Launch is not answered yet */
         JOB_STATE_LET_GO,    /* its supervisor was let go: the command may run, so a failure is
@@ -114,6 +116,9 @@ struct Job {
         Job *all_next, *all_prev;       /* every job, oldest first (listings) */
         Job *owner_next, *owner_prev;   /* its owner's, oldest first */
         Job *ended_next, *ended_prev;   /* ended ones, in the order they ended (retention) */
+        Job *queued_next, *queued_prev; /* its owner's queue, while queued (job-queue.c) */
+        Job *group_next, *group_prev;   /* its session's live jobs, while live (job-queue.c) */
+        struct SessionGroup *group;     /* that session's counts, while live */
         Job *parent;                    /* the job that launched it, while both are known */
         Job *children;                  /* the jobs it launched (Job.sibling_next) */
         Job *sibling_next, *sibling_prev;
@@ -124,6 +129,8 @@ struct Job {
         JobStatus status;
         JobState state;                 /* job_set_state() alone changes it */
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
+        bool announced;                 /* JobNew was told: it exists for everyone */
+        bool answered_queued;           /* Launch answered it queued: a failed start ends it failed, with a record */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
         uint64_t disk_size;             /* the bytes an ended job keeps on disk, its output's (not what
@@ -148,13 +155,16 @@ typedef struct JobView {
         uint64_t output_dropped_bytes; /* what the output's layout says was dropped so far */
         JobUsage usage;          /* live from the cgroup while running, else the result's */
         JobTeardown teardown;    /* the result's, or the slot's once confirmed (status JOB_RUNNING: none) */
+        unsigned queue_position; /* a queued job's place in its owner's queue, 1 first; else 0 */
 } JobView;
 
-/* A job of spec's id, owner, session and command, in no table yet. */
+/* A job of spec's id, owner, session and command, in no table yet, STARTING. */
 Job *job_new(Runtime *rt, const JobSpec *spec);
 Job *job_free(Job *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Job *, job_free);
 int job_make_live(Job *j);
+/* Tell the notifier, once, that j exists for everyone (JobNew). */
+void job_announce(Job *j);
 
 int job_view(Job *j, JobView *ret);
 /* A stand-in spec for a job whose spec.json is unreadable, from what its
@@ -237,8 +247,11 @@ const char *job_state_to_string(JobState s);
 static inline bool job_is_ended(const Job *j) {
         return j->state == JOB_STATE_ENDED;
 }
+static inline bool job_is_queued(const Job *j) {
+        return j->state == JOB_STATE_QUEUED;
+}
 static inline bool job_is_starting(const Job *j) {
-        return j->state <= JOB_STATE_LET_GO;
+        return j->state >= JOB_STATE_STARTING && j->state <= JOB_STATE_LET_GO;
 }
 /* Started and not ended: its command ran, or may have. */
 static inline bool job_is_running(const Job *j) {
@@ -252,7 +265,8 @@ static inline bool job_is_supervised(const Job *j) {
  * MaxRunningJobs= and RunningJobs count it (a job released after its
  * confirmation has nothing left). */
 static inline bool job_counts_running(const Job *j) {
-        return j->state < JOB_STATE_CONFIRMED || (j->state == JOB_STATE_RELEASING && !job_teardown_known(j));
+        return (j->state >= JOB_STATE_STARTING && j->state < JOB_STATE_CONFIRMED) ||
+               (j->state == JOB_STATE_RELEASING && !job_teardown_known(j));
 }
 
 /* Start watching a verified supervisor's exit (runtime.c, at load). */

@@ -147,6 +147,9 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         r = resolve_user(spec, asked, req->uid, ret_message);
         if (r < 0)
                 return r;
+        /* In the session "" it would hold every job launched without one. */
+        if (spec->max_parallel && !req->session[0])
+                return refuse(-EINVAL, ret_message, "MaxParallel needs a session: \"\" is every job launched without one");
         spec->owner = req->uid;
         spec->session_id = strdup(req->session);
         /* With Argv, the command a record and a listing show: its words,

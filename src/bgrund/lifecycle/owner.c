@@ -52,7 +52,9 @@ Owner *owner_next(OwnerTable *t, MapIter *i) {
 
 void owner_table_clear(OwnerTable *t) {
         MapIter it;
-        for (Owner *o = owner_first(t, &it); o; o = owner_next(t, &it))
+        for (Owner *o = owner_first(t, &it); o; o = owner_next(t, &it)) {
+                map_done(&o->sessions);
                 free(o);
+        }
         map_done(&t->owners);
 }

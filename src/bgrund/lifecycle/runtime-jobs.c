@@ -7,6 +7,7 @@
 
 #include "cgroup.h"
 #include "job.h"
+#include "job-queue.h"
 #include "list.h"
 #include "macro.h"
 #include "runtime.h"
@@ -56,6 +57,10 @@ void runtime_count_running(Runtime *rt, Job *j, bool on) {
                 rt->n_running--;
                 o->running--;
         }
+        queue_count_running(j, on);
+        /* Room for its owner's queue, perhaps. */
+        if (!on && o->n_queued > 0)
+                queue_wake(rt, o);
 }
 
 int runtime_add_job(Runtime *rt, Job *j) {
@@ -77,6 +82,15 @@ int runtime_add_job(Runtime *rt, Job *j) {
                 }
         }
         j->account = o;
+        if (!job_is_ended(j)) {
+                r = queue_join(rt, j);
+                if (r < 0) {
+                        j->account = NULL;
+                        job_table_remove(&rt->jobs, j);
+                        job_table_remove(&rt->requests, j);
+                        return r;
+                }
+        }
         /* A parent is launched before its children, and loaded before them. */
         Job *p = j->parent_id[0] ? job_table_get(&rt->jobs, j->parent_id) : NULL;
         if (p && p->owner == j->owner) {
@@ -110,6 +124,7 @@ void runtime_remove_job(Runtime *rt, Job *j) {
         o->disk_bytes -= j->disk_size;
         if (job_counts_running(j))
                 runtime_count_running(rt, j, false);
+        queue_leave(rt, j);
         if (job_is_ended(j))
                 QUEUE_REMOVE(ended, rt->ended, j);
         runtime_cache_drop(rt, j->id);
@@ -117,6 +132,7 @@ void runtime_remove_job(Runtime *rt, Job *j) {
 }
 
 void runtime_job_ended(Runtime *rt, Job *j) {
+        queue_leave(rt, j);
         QUEUE_APPEND(ended, rt->ended, j);
 }
 

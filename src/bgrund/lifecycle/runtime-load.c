@@ -9,6 +9,7 @@
 
 #include "cgroup.h"
 #include "job-id.h"
+#include "job-queue.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
@@ -70,6 +71,17 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         r = job_make_live(j);
         if (r < 0)
                 return r;
+        if (!damage && job_store_is_queued(dir_fd)) {
+                /* Still queued (job-store.h): nothing of it ran. */
+                job_set_state(j, JOB_STATE_QUEUED);
+                j->answered_queued = j->announced = true;
+                j->live->dir_fd = TAKE_FD(dir_fd);
+                j->live->spec = TAKE_STRUCT(spec);
+                (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
+                j->live->record_bytes = j->disk_size;
+                *ret = TAKE_PTR(j);
+                return 0;
+        }
         job_set_state(j, JOB_STATE_RUNNING);
         j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
@@ -182,7 +194,8 @@ static unsigned kill_orphans(Runtime *rt) {
                 for (size_t i = 0; ids[i]; i++) {
                         const char *id = ids[i];
                         Job *j = job_table_get(&rt->jobs, id);
-                        if (j && !job_is_ended(j))
+                        /* A queued job's is left of a start that a crash cut short: it ran nothing. */
+                        if (j && !job_is_ended(j) && !job_is_queued(j))
                                 continue;
                         log_info("Killing the orphaned containment of job %s", id);
                         int r = containment_kill_orphan(c, cgroups[i]);
@@ -255,6 +268,11 @@ int runtime_load_jobs(Runtime *rt, ReapCounts *ret) {
         /* Each job belongs to the table now (some may be forgotten below). */
 
         runtime_apply_all_limits(rt);
+        /* Queued jobs start as room allows, in the order they were launched. */
+        MapIter it;
+        for (Owner *o = owner_first(&rt->owners, &it); o; o = owner_next(&rt->owners, &it))
+                if (o->n_queued > 0)
+                        queue_wake(rt, o);
 
         counts.orphans_killed = kill_orphans(rt);
         rt->reaped.orphans_killed += counts.orphans_killed;

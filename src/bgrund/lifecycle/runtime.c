@@ -14,6 +14,8 @@
 #include "build-config.h"
 #include "cgroup.h"
 #include "job-id.h"
+#include "job-end.h"
+#include "job-queue.h"
 #include "job-store.h"
 #include "output-store.h"
 #include "log.h"
@@ -42,6 +44,38 @@ static void containment_failed(void *userdata, const char *job_id, Mechanism m, 
         Job *j = runtime_find_job(userdata, job_id);
         if (j && job_awaits_containment(j, m))
                 job_start_failed(j, may_fall_back, message);
+}
+
+/* --- the queue: starting what waits --------------------------------------- */
+
+/* Take the queued j out of its queue and start it; what only the start can
+ * tell ends it failed, with a record (it was answered queued). */
+static void start_queued_job(Job *j) {
+        job_set_state(j, JOB_STATE_STARTING);
+        int r = job_start(j, 0);
+        if (r < 0)
+                job_end_unstarted(j, JOB_FAILED, r, r == LAUNCH_START_FAILED ? "no mechanism could start it" : NULL);
+}
+
+/* Start what o's queue may start now, oldest first; a session held by its
+ * MaxParallel is passed over, not waited for. */
+static void start_queued(Runtime *rt, Owner *o) {
+        queue_unready(rt, o);
+        uint64_t max_running = rt->config.limits.max_running_jobs;
+        /* next is queued, so live: a start that fails ends only its own job. */
+        for (Job *j = o->queued.head, *next; j && o->running < max_running; j = next) {
+                next = j->queued_next;
+                if (queue_may_start(rt, j))
+                        start_queued_job(j);
+        }
+}
+
+static int on_queue_ready(sd_event_source *s, void *userdata) {
+        Runtime *rt = userdata;
+        /* A start that fails at once makes room again, and wakes its owner. */
+        for (Owner *o; (o = rt->ready_owners.head);)
+                start_queued(rt, o);
+        return 0;
 }
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
@@ -85,6 +119,11 @@ int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const Bgr
         r = containments_init(rt->containments, &rt->containment_host);
         if (r < 0)
                 return r;
+        r = sd_event_add_defer(rt->event, &rt->queue_source, on_queue_ready, rt);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(rt->queue_source, SD_EVENT_OFF);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(rt);
         return 0;
 }
@@ -100,6 +139,7 @@ Runtime *runtime_free(Runtime *rt) {
         job_table_clear(&rt->jobs);
         job_table_clear(&rt->requests);
         output_watches_free(rt);
+        queue_clear(rt);
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
@@ -170,10 +210,25 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         }
 
         Owner *o = owner_get(&rt->owners, spec->owner);
-        if (o && o->running >= rt->config.limits.max_running_jobs) {
-                job_log_limit(spec->owner, NULL, "MaxRunningJobs", rt->config.limits.max_running_jobs);
-                return LAUNCH_TOO_MANY_RUNNING;
+        /* What its owner's queue may start goes first: a new job never
+         * passes a queued one that has room. */
+        if (o && queue_is_ready(o))
+                start_queued(rt, o);
+        uint64_t limit = 0;
+        int held = queue_check_room(rt, spec, &limit);
+        if (held < 0 && !spec->queue) {
+                job_log_limit(spec->owner, NULL, held == LAUNCH_TOO_MANY_RUNNING ? "MaxRunningJobs" : "MaxParallel", limit);
+                return held;
         }
+        bool queued = held < 0;
+        if (queued && o->n_queued >= rt->config.limits.max_queued_jobs) {
+                job_log_limit(spec->owner, NULL, "MaxQueuedJobs", rt->config.limits.max_queued_jobs);
+                return LAUNCH_QUEUE_FULL;
+        }
+        /* It bounded Launch's answer, which comes now; a queued job has no
+         * start deadline. */
+        if (queued)
+                spec->launch_deadline_usec = 0;
         r = check_disk(rt, o, spec);
         if (r < 0)
                 return r;
@@ -215,12 +270,25 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         /* Its record counts from now on, its output as it is written. */
         (void) job_store_disk_size(j->live->dir_fd, &j->live->record_bytes);
         j->disk_size = j->live->record_bytes;
-
-        r = runtime_add_job(rt, j);
+        /* Queued: durable before Launch answers, as job-store.h says. */
+        if (queued) {
+                r = job_store_mark_queued(j->live->dir_fd);
+                if (r >= 0)
+                        job_set_state(j, JOB_STATE_QUEUED);
+        }
+        if (r >= 0)
+                r = runtime_add_job(rt, j);
         if (r < 0) {
                 (void) job_store_remove(rt->jobs_fd, j->id);
                 job_free(j);
                 return r;
+        }
+        if (queued) {
+                j->answered_queued = true;
+                job_announce(j);
+                runtime_enforce_owner_limits(rt, j->account, j);
+                *ret = j;
+                return 0;
         }
 
         r = job_start(j, 0);

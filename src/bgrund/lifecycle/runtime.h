@@ -75,6 +75,8 @@ struct Runtime {
         QUEUE(Job) all;                     /* every job, oldest first */
         QUEUE(Job) ended;                   /* ended jobs, in the order they ended */
         OwnerTable owners;
+        QUEUE(Owner) ready_owners;          /* owners whose queue may start jobs (job-queue.c) */
+        sd_event_source *queue_source;      /* starts them, deferred (runtime.c) */
         sd_event_source *retention_timer;   /* for the next record past RetentionSec */
         unsigned n_running;                 /* starting + running */
         ReapCounts reaped;                  /* releases since start */
@@ -94,6 +96,8 @@ struct Runtime {
 #define LAUNCH_NO_CONTAINMENT (-EHOSTUNREACH) /* no mechanism may run it: nothing created */
 #define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
 #define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
+#define LAUNCH_TOO_MANY_PARALLEL (-EBUSY)     /* the session's MaxParallel: nothing created */
+#define LAUNCH_QUEUE_FULL (-EXFULL)           /* the owner's MaxQueuedJobs=: nothing created */
 #define LAUNCH_NO_SPACE (-ENOSPC)             /* the state's file system is below KeepFree=: nothing created */
 #define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)
 /* LaunchDeadlineUSec passed before the command could be let run: nothing ran. */

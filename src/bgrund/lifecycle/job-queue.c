@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* The queue's bookkeeping (job-queue.h): session groups, owners' queues,
+ * the room a launch or a queued job has, and the owners to look at. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job-queue.h"
+#include "macro.h"
+#include "runtime.h"
+
+/* --- session groups, by name in their owner ---------------------------- */
+
+static void name_hash(const void *key, SipHash *state) {
+        map_feed_string(state, key);
+}
+
+static bool name_is(const MapNode *node, const void *key) {
+        return streq(MAP_ITEM(node, SessionGroup, node)->name, key);
+}
+
+static const MapType by_name = { .hash = name_hash, .has_key = name_is };
+
+static SessionGroup *group_get(Owner *o, const char *name) {
+        MapNode *n = o && o->sessions.type ? map_get(&o->sessions, name) : NULL;
+        return n ? MAP_ITEM(n, SessionGroup, node) : NULL;
+}
+
+static void group_free(SessionGroup *g) {
+        (void) map_remove(&g->owner->sessions, &g->node);
+        free(g->name);
+        free(g);
+}
+
+/* The limit with one more job of MaxParallel v in it. */
+static void limit_add(SessionGroup *g, uint32_t v) {
+        if (v == 0)
+                return;
+        if (g->limit == 0 || v < g->limit) {
+                g->limit = v;
+                g->at_limit = 1;
+        } else if (v == g->limit)
+                g->at_limit++;
+}
+
+/* The smallest MaxParallel of g's members, found again once the last
+ * member that carried it left: bounded by the owner's live jobs. */
+static void limit_recount(SessionGroup *g) {
+        g->limit = g->at_limit = 0;
+        for (Job *j = g->members.head; j; j = j->group_next)
+                limit_add(g, j->live ? j->live->spec.max_parallel : 0);
+}
+
+static uint32_t max_parallel_of(const Job *j) {
+        return j->live ? j->live->spec.max_parallel : 0;
+}
+
+int queue_join(Runtime *rt, Job *j) {
+        Owner *o = j->account;
+        assert(o && !j->group && !job_is_ended(j));
+        SessionGroup *g = group_get(o, j->session_id);
+        if (!g) {
+                if (!o->sessions.type)
+                        o->sessions = MAP_INIT(&by_name);
+                g = calloc(1, sizeof(SessionGroup));
+                if (!g || !(g->name = strdup(j->session_id))) {
+                        free(g);
+                        return -ENOMEM;
+                }
+                g->owner = o;
+                int r = map_put(&o->sessions, &g->node, g->name);
+                if (r < 0) {
+                        free(g->name);
+                        free(g);
+                        return r;
+                }
+        }
+        j->group = g;
+        QUEUE_APPEND(group, g->members, j);
+        limit_add(g, max_parallel_of(j));
+        if (job_is_queued(j)) {
+                QUEUE_APPEND(queued, o->queued, j);
+                o->n_queued++;
+        }
+        return 0;
+}
+
+void queue_remove(Runtime *rt, Job *j) {
+        Owner *o = j->account;
+        if (!o)
+                return;
+        QUEUE_REMOVE(queued, o->queued, j);
+        o->n_queued--;
+}
+
+void queue_leave(Runtime *rt, Job *j) {
+        SessionGroup *g = j->group;
+        if (!g)
+                return;
+        if (job_is_queued(j))
+                queue_remove(rt, j);
+        QUEUE_REMOVE(group, g->members, j);
+        j->group = NULL;
+        uint32_t v = max_parallel_of(j);
+        if (v != 0 && v == g->limit && --g->at_limit == 0) {
+                limit_recount(g);
+                /* The session's limit may have risen. */
+                if (g->owner->n_queued > 0)
+                        queue_wake(rt, g->owner);
+        }
+        if (!g->members.head)
+                group_free(g);
+}
+
+void queue_count_running(Job *j, bool on) {
+        SessionGroup *g = j->group;
+        if (!g)
+                return;
+        if (on)
+                g->running++;
+        else
+                g->running--;
+}
+
+/* --- room ----------------------------------------------------------------- */
+
+/* The limit a job of MaxParallel v meets in g (NULL: a session with no
+ * live job), 0 for none: the smallest of its own and its session's. */
+static uint32_t session_limit(const SessionGroup *g, uint32_t v) {
+        uint32_t l = g ? g->limit : 0;
+        return v != 0 && (l == 0 || v < l) ? v : l;
+}
+
+int queue_check_room(Runtime *rt, const JobSpec *spec, uint64_t *ret_limit) {
+        Owner *o = owner_get(&rt->owners, spec->owner);
+        uint64_t max_running = rt->config.limits.max_running_jobs;
+        if (o && o->running >= max_running) {
+                *ret_limit = max_running;
+                return LAUNCH_TOO_MANY_RUNNING;
+        }
+        SessionGroup *g = group_get(o, spec->session_id);
+        uint32_t limit = session_limit(g, spec->max_parallel);
+        if (limit != 0 && (g ? g->running : 0) >= limit) {
+                *ret_limit = limit;
+                return LAUNCH_TOO_MANY_PARALLEL;
+        }
+        return 0;
+}
+
+bool queue_may_start(Runtime *rt, const Job *j) {
+        const SessionGroup *g = j->group;
+        uint32_t limit = g ? g->limit : 0; /* its own MaxParallel is in it */
+        return j->account->running < rt->config.limits.max_running_jobs && (limit == 0 || g->running < limit);
+}
+
+SessionGroup *queue_session(Runtime *rt, uid_t owner, const char *session) {
+        return group_get(owner_get(&rt->owners, owner), session);
+}
+
+unsigned queue_position(const Job *j) {
+        if (!job_is_queued(j) || !j->account)
+                return 0;
+        unsigned n = 1;
+        for (const Job *k = j->account->queued.head; k && k != j; k = k->queued_next)
+                n++;
+        return n;
+}
+
+/* --- owners to look at --------------------------------------------------- */
+
+void queue_wake(Runtime *rt, Owner *o) {
+        if (!o->ready) {
+                QUEUE_APPEND(ready, rt->ready_owners, o);
+                o->ready = true;
+        }
+        if (rt->queue_source)
+                (void) sd_event_source_set_enabled(rt->queue_source, SD_EVENT_ONESHOT);
+}
+
+void queue_unready(Runtime *rt, Owner *o) {
+        if (!o->ready)
+                return;
+        QUEUE_REMOVE(ready, rt->ready_owners, o);
+        o->ready = false;
+}
+
+Owner *queue_next_ready(Runtime *rt) {
+        Owner *o = rt->ready_owners.head;
+        if (o)
+                queue_unready(rt, o);
+        return o;
+}
+
+void queue_clear(Runtime *rt) {
+        while (rt->ready_owners.head)
+                queue_unready(rt, rt->ready_owners.head);
+        rt->queue_source = sd_event_source_disable_unref(rt->queue_source);
+        MapIter i;
+        for (Owner *o = owner_first(&rt->owners, &i); o; o = owner_next(&rt->owners, &i)) {
+                MapIter k;
+                for (MapNode *n = map_first(&o->sessions, &k); n; n = map_next(&o->sessions, &k))
+                        group_free(MAP_ITEM(n, SessionGroup, node));
+        }
+}
