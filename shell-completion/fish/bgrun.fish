@@ -34,9 +34,9 @@ function __bgrun_jobs
             set -l job_status (string split \t -- $line)[2]
             switch "$argv[1]"
                 case running
-                    test "$job_status" = running; or continue
+                    contains -- "$job_status" running queued; or continue
                 case ended
-                    test "$job_status" != running; or continue
+                    not contains -- "$job_status" running queued; or continue
             end
             echo $line
         end
@@ -131,6 +131,8 @@ complete -c bgrun -n '__bgrun_verb_is run' -l tty -d 'Run on a terminal attached
 complete -c bgrun -n '__bgrun_verb_is run' -l wait -d "Stream the output, exit with the job's status"
 complete -c bgrun -n '__bgrun_verb_is run' -l strict-limits -d 'Refuse the job if a limit cannot be enforced'
 complete -c bgrun -n '__bgrun_verb_is run' -l request-id -r -d 'Launch at most once under this ID'
+complete -c bgrun -n '__bgrun_verb_is run' -l queue -d 'Wait in the queue past the limits instead of failing'
+complete -c bgrun -n '__bgrun_verb_is run' -l parallel -x -d "At most N of the session's jobs run at once"
 complete -c bgrun -n '__bgrun_verb_is run' -s q -l quiet -d 'Do not say which job runs'
 complete -c bgrun -n '__bgrun_verb_is run status show logs kill list ls wait reap' -l json -d 'Print JSON'
 
@@ -143,7 +145,7 @@ complete -c bgrun -n '__bgrun_verb_is logs' -s f -l follow -d 'Keep printing unt
 complete -c bgrun -n '__bgrun_verb_is logs' -s n -l lines -x -d 'Only the last lines'
 complete -c bgrun -n '__bgrun_verb_is logs' -l offset -x -d 'From this byte of the output'
 complete -c bgrun -n '__bgrun_verb_is logs' -l plain -d "Without a terminal's control sequences"
-complete -c bgrun -n '__bgrun_verb_is list ls' -l status -x -a 'running exited killed timed_out failed' -d 'Only jobs in this status'
+complete -c bgrun -n '__bgrun_verb_is list ls' -l status -x -a 'queued running exited killed timed_out failed' -d 'Only jobs in this status'
 complete -c bgrun -n '__bgrun_verb_is stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2 ALRM' -d 'The signal to send first'
 complete -c bgrun -n '__bgrun_verb_is stop' -l grace -x -a '(__bgrun_durations)' -d 'How long to wait before cgroup.kill'
 complete -c bgrun -n '__bgrun_verb_is kill list ls forget' -s s -l session -x -a '(__bgrun_sessions)' -d 'One session'

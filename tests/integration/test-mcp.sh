@@ -33,6 +33,10 @@ test_mcp_every_tool_through_the_sdk() {
 	run_scenario tools bgrun mcp >/dev/null
 }
 
+test_mcp_run_queue_and_parallel() {
+	run_scenario queue bgrun mcp >/dev/null
+}
+
 test_mcp_jobs_behave_for_a_reader_that_is_not_a_terminal() {
 	run_scenario reader bgrun mcp >/dev/null
 }

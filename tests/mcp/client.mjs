@@ -75,6 +75,32 @@ const scenarios = {
     check(run.inputSchema.properties.sandbox?.enum?.includes("read-only") && run.outputSchema.properties.sandbox,
       "run's schemas have sandbox", run);
   },
+  // queue and parallel: a run that must wait is answered at once, queued,
+  // and starts when the session has room; past parallel without queue:
+  // an isError result naming the limit.
+  async queue() {
+    const { tools } = await client.listTools();
+    const run = tools.find((t) => t.name === "run");
+    check(run.inputSchema.properties.queue?.type === "boolean" && run.inputSchema.properties.parallel?.minimum === 1,
+      "run's schema has queue and parallel", run.inputSchema.properties);
+    const session = "mcp-queue-" + process.pid;
+    let r = await call("run", { command: "sleep 3", session, parallel: 1, queue: true, wait_sec: 0 });
+    check(!r.isError && r.structuredContent.status === "running", "the first of parallel 1 runs", r);
+    const blocker = r.structuredContent.id;
+    r = await call("run", { command: "echo second", session, parallel: 1, queue: true });
+    check(!r.isError && r.structuredContent.status === "queued" && r.structuredContent.exit_code === -1,
+      "the second is answered at once, queued (not after wait_sec)", r);
+    const second = r.structuredContent.id;
+    r = await call("run", { command: "true", session, parallel: 1 });
+    check(r.isError && r.content[0].text.includes("MaxParallel=1"), "past parallel without queue: isError naming it", r);
+    const bad = await callError("run", { command: "true", session, parallel: 0, queue: true });
+    check(bad.code === -32602 && bad.message.includes("'parallel'"), "parallel 0: invalid params naming it", bad);
+    r = await call("wait", { id: second, timeout_sec: 30 });
+    check(!r.isError && r.structuredContent.status === "exited" && r.structuredContent.output === "second\n",
+      "wait on the queued job returns its end", r);
+    r = await call("status", { id: blocker });
+    check(r.structuredContent.status === "exited", "the first ended before it", r);
+  },
   // Every tool once, and what a model reads of each.
   async tools() {
     check(client.getServerVersion()?.name === "bgrun", "serverInfo.name is bgrun", client.getServerVersion());

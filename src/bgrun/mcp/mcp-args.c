@@ -48,6 +48,8 @@ static const struct {
         [MCP_ARG_REQUEST_ID] = { "request_id", TYPE_STRING },
         [MCP_ARG_SANDBOX] = { "sandbox", TYPE_STRING },
         [MCP_ARG_NETWORK] = { "network", TYPE_BOOL },
+        [MCP_ARG_QUEUE] = { "queue", TYPE_BOOL },
+        [MCP_ARG_PARALLEL] = { "parallel", TYPE_UINT },
 };
 
 const char *mcp_arg_name(McpArg a) {
@@ -184,7 +186,7 @@ static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
                 if (!json_object_is_type(v, json_type_boolean))
                         return fail(ret_error, "Argument '%s' must be true or false.", name);
                 *(arg == MCP_ARG_STDIN ? &a->stdin_pipe : arg == MCP_ARG_TTY ? &a->tty
-                  : arg == MCP_ARG_NETWORK ? &a->network : &a->eof) =
+                  : arg == MCP_ARG_NETWORK ? &a->network : arg == MCP_ARG_QUEUE ? &a->queue : &a->eof) =
                         json_object_get_boolean(v);
                 return 0;
         case TYPE_SECONDS:
@@ -194,6 +196,12 @@ static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
                                                                : &a->grace_usec,
                                     ret_error);
         case TYPE_UINT:
+                if (arg == MCP_ARG_PARALLEL) {
+                        int r = read_uint(v, name, &a->parallel, ret_error);
+                        if (r >= 0 && (a->parallel < 1 || a->parallel > UINT32_MAX))
+                                return fail(ret_error, "Argument '%s' must be a whole number of at least 1.", name);
+                        return r;
+                }
                 return read_uint(v, name, arg == MCP_ARG_OFFSET ? &a->offset : &a->max_bytes, ret_error);
         case TYPE_SIGNAL:
                 return read_signal(v, name, &a->signal, ret_error);

@@ -30,6 +30,8 @@ typedef enum McpArg {
         MCP_ARG_REQUEST_ID,
         MCP_ARG_SANDBOX,
         MCP_ARG_NETWORK,
+        MCP_ARG_QUEUE,
+        MCP_ARG_PARALLEL,
         _MCP_ARG_MAX,
 } McpArg;
 
@@ -45,9 +47,9 @@ typedef struct McpArgs {
         int sandbox;              /* sandbox_name as a SandboxProfile, with MCP_ARG_SANDBOX */
         const char **argv;        /* NULL-terminated, strings borrowed; the array is ours */
         json_object *env;         /* borrowed; an object whose values are all strings */
-        bool stdin_pipe, tty, eof, network;
+        bool stdin_pipe, tty, eof, network, queue;
         uint64_t timeout_usec, wait_usec, grace_usec;
-        uint64_t offset, max_bytes;
+        uint64_t offset, max_bytes, parallel;
         int signal;
 } McpArgs;
 

@@ -15,7 +15,7 @@
 #define OUTPUT_PROPS                                                                                    \
         "\"output\":{\"type\":\"string\",\"description\":\"Combined stdout and stderr, cut to the output limit\"}," \
         "\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass as offset to output to read on\"},"   \
-        "\"status\":{\"type\":\"string\",\"enum\":[\"running\",\"exited\",\"killed\",\"timed_out\",\"failed\"]}"
+        "\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"exited\",\"killed\",\"timed_out\",\"failed\"]}"
 #define RUN_RESULT                                                                                      \
         "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}," OUTPUT_PROPS ","              \
         "\"exit_code\":{\"type\":\"integer\",\"description\":\"-1 while running or when a signal ended it\"}," \
@@ -69,11 +69,16 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                         "\"description\":\"Confine the job: workspace (only the workspace writable, its .git not; no network), "
                         "read-only (nothing writable). Never looser than the server's own sandbox\"},"
                         "\"network\":{\"type\":\"boolean\",\"description\":\"With a sandbox: keep the network "
-                        "(only where the server allows it); false takes it away\"}"
+                        "(only where the server allows it); false takes it away\"},"
+                        "\"queue\":{\"type\":\"boolean\",\"description\":\"When the job cannot start now (the user's "
+                        "limit of running jobs, or the session's parallel), wait in bgrund's queue instead of failing: "
+                        "the answer comes at once with status queued, and the job starts in launch order\"},"
+                        "\"parallel\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"At most this many jobs "
+                        "of the session run at once (with queue, the rest wait; without, a run past it fails)\"}"
                         "},\"additionalProperties\":false}",
                 .output_schema = RUN_RESULT,
                 .allowed = B(COMMAND) | B(ARGV) | B(CWD) | B(ENV) | B(SESSION) | B(TIMEOUT_SEC) | B(STDIN) | B(TTY) |
-                        B(WAIT_SEC) | B(REQUEST_ID) | B(SANDBOX) | B(NETWORK),
+                        B(WAIT_SEC) | B(REQUEST_ID) | B(SANDBOX) | B(NETWORK) | B(QUEUE) | B(PARALLEL),
         },
         [MCP_TOOL_OUTPUT] = {
                 .name = "output",

@@ -353,6 +353,10 @@ static int append_options(McpCall *c, sd_bus_message *m, const char *const *env,
                 r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
         if (r >= 0 && c->args.tty)
                 r = sd_bus_message_append(m, "{sv}", "Tty", "b", 1);
+        if (r >= 0 && c->args.queue)
+                r = sd_bus_message_append(m, "{sv}", "Queue", "b", 1);
+        if (r >= 0 && c->args.parallel)
+                r = sd_bus_message_append(m, "{sv}", "MaxParallel", "u", (uint32_t) c->args.parallel);
         /* Bound: bgrund stops the job when this server's connection goes,
          * even when the server is killed outright. */
         if (r >= 0 && c->server->bind_jobs)

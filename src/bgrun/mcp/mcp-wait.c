@@ -235,8 +235,11 @@ int mcp_wait_follow(McpCall *c) {
 static int wait_slice(McpCall *c);
 
 bool mcp_wait_over(McpCall *c) {
-        uint64_t bytes = 0;
+        uint64_t bytes = 0, place = 0;
         if (!record_is_running(c->record) || now_monotonic_usec() >= c->deadline)
+                return true;
+        /* A run that asked for the queue and got it is answered at once. */
+        if (c->args.queue && dict_get_uint(c->record, &record_keys[RECORD_KEY_QUEUE_POSITION], &place) && place > 0)
                 return true;
         return c->output_mode && dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes) &&
                bytes > c->offset;

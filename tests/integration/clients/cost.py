@@ -546,6 +546,8 @@ OPTIONS = {
     "ReadWritePaths": ["/tmp"],
     "ReadOnlyPaths": ["/usr"],
     "InaccessiblePaths": ["-/nonexistent"],
+    "Queue": 1,
+    "MaxParallel": 4,  # in the session "": refused (it needs one)
 }
 
 # The D-Bus limits a caller's message must stay within (the bus daemon
