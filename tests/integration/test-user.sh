@@ -299,3 +299,28 @@ test_user_request_id_argv_and_wait_output() {
 	assert_contains "$out" 'OUT a b|$HOME|' "Argv on the user's instance"
 	assert_contains "$out" "WAITED aytb 5 108 97 116 101 10 5 false" "WaitOutput on the user's instance"
 }
+
+# The queue on the user's instance (issue #38): two at a time, in order,
+# kept across a restart of bgrund --user.
+test_user_queue_runs_in_order_across_a_restart() {
+	hold_login alice
+	local out
+	# shellcheck disable=SC2016
+	out=$(in_login alice '
+		rm -f "$HOME/queue"
+		b=$(ubgrun run -q -s q --queue --parallel 1 -- "sleep 300") || exit 1
+		ids=()
+		for i in 1 2 3 4 5; do ids+=("$(ubgrun run -q -s q --queue --parallel 1 -- "echo $i >> \$HOME/queue")") || exit 1; done
+		echo "QUEUED $(ubgrun list -s q --status queued | tail -n +2 | wc -l)"
+		echo "PLACE $(ujget "${ids[4]}" .queue_position)"
+		systemctl --user restart bgrund.service || exit 1
+		echo "AFTER $(ubgrun list -s q --status queued | tail -n +2 | wc -l)"
+		ubgrun kill "$b" >/dev/null || exit 1
+		ubgrun wait -t 60s "${ids[@]}" >/dev/null
+		echo "WROTE $(tr "\n" " " <"$HOME/queue")"
+	' 2>&1) || fail "in alice's login: $out"
+	assert_contains "$out" "QUEUED 5" "queued jobs on the user's instance"
+	assert_contains "$out" "PLACE 5" "the last one's place"
+	assert_contains "$out" "AFTER 5" "queued after a restart of bgrund --user"
+	assert_contains "$out" "WROTE 1 2 3 4 5 " "what the jobs wrote: each once, in order"
+}
