@@ -147,6 +147,10 @@ bool launch_round(bool keep, Samples *s_launch, Samples *s_exec, Samples *s_repl
 size_t batch(const char *member, const JobId *ids, size_t n, unsigned par);
 double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool wait_end,
                    size_t *ret_failed);
+/* The same, each with Queue and MaxParallel=max_parallel in the run's
+ * session, par Launches in flight, until all ended. */
+double launch_many_queued(const char *command, size_t n, unsigned par, uint32_t max_parallel, JobId *ids,
+                          size_t *ret_failed);
 pid_t bgrund_pid(void);
 uint32_t running_jobs(void);
 void wait_no_running(void);
@@ -181,5 +185,6 @@ void bench_kill(void);                /* bench-kill.c */
 void bench_output(void);              /* bench-output.c */
 void bench_running_memory(void);      /* bench-memory.c */
 void bench_records(void);             /* bench-records.c */
+void bench_queue(void);               /* bench-queue.c */
 void bench_launch_cgroupfs(void);     /* bench-cgroupfs.c */
 void bench_kill_cgroupfs(void);       /* bench-kill.c */

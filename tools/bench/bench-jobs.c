@@ -216,8 +216,18 @@ static size_t count_ended(const JobId *ids, size_t n, size_t *failed) {
         return ended;
 }
 
-double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool wait_end,
-                          size_t *ret_failed) {
+/* Launch with Queue and MaxParallel max_parallel, or with no option when 0. */
+static int send_launch(const char *command, uint32_t max_parallel, LaunchReq *req) {
+        if (max_parallel == 0)
+                return sd_bus_call_method_async(bus, NULL, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Launch", on_launch_reply,
+                                                req, "sssa{sv}", command, session, "/", 0);
+        return sd_bus_call_method_async(bus, NULL, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Launch", on_launch_reply, req,
+                                        "sssa{sv}", command, session, "/", 2, "Queue", "b", 1, "MaxParallel", "u",
+                                        max_parallel);
+}
+
+static double launch_many_with(const char *command, size_t n, unsigned par, uint32_t max_parallel, JobId *ids,
+                               bool wait_end, size_t *ret_failed) {
         Launcher l = { .ids = ids };
         LaunchReq *reqs = xcalloc(n, sizeof(LaunchReq));
         size_t next = 0, done_from = 0;
@@ -227,9 +237,7 @@ double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool
         while (l.replied < n) {
                 while (next < n && l.inflight < par) {
                         reqs[next] = (LaunchReq) { &l, next };
-                        int r = sd_bus_call_method_async(bus, NULL, BGRUN_NAME, BGRUN_PATH, BGRUN_IFACE, "Launch",
-                                                         on_launch_reply, &reqs[next], "sssa{sv}", command,
-                                                         session, "/", 0);
+                        int r = send_launch(command, max_parallel, &reqs[next]);
                         if (r < 0)
                                 die("Launch: %s", strerror(-r));
                         next++;
@@ -268,6 +276,15 @@ double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool
         if (ret_failed)
                 *ret_failed = failed;
         return secs;
+}
+
+double launch_many(const char *command, size_t n, unsigned par, JobId *ids, bool wait_end, size_t *ret_failed) {
+        return launch_many_with(command, n, par, 0, ids, wait_end, ret_failed);
+}
+
+double launch_many_queued(const char *command, size_t n, unsigned par, uint32_t max_parallel, JobId *ids,
+                          size_t *ret_failed) {
+        return launch_many_with(command, n, par, max_parallel, ids, true, ret_failed);
 }
 
 pid_t bgrund_pid(void) {

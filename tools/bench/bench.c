@@ -162,6 +162,7 @@ static const struct {
 } phases[] = {
         { "launch", bench_launch }, { "throughput", bench_throughput }, { "kill", bench_kill },
         { "output", bench_output }, { "memory", bench_running_memory }, { "records", bench_records },
+        { "queue", bench_queue },
 };
 
 static bool phase_known(const char *name) {
@@ -199,7 +200,7 @@ int main(int argc, char *argv[]) {
                                "--cgroupfs: only the launch row, against bgrund --listen where there is no\n"
                                "systemd (tools/sandbox --no-systemd, the cgroupfs mechanism).\n"
                                "--only PHASE: one phase of the full run, to work on it: launch, throughput,\n"
-                               "kill, output, memory or records.\n",
+                               "kill, output, memory, records or queue.\n",
                                argv[0]);
                         return 0;
                 default:
@@ -211,7 +212,7 @@ int main(int argc, char *argv[]) {
                 return 2;
         }
         if (only && !phase_known(only)) {
-                fprintf(stderr, "%s: no phase '%s' (launch, throughput, kill, output, memory, records)\n", argv[0], only);
+                fprintf(stderr, "%s: no phase '%s' (launch, throughput, kill, output, memory, records, queue)\n", argv[0], only);
                 return 2;
         }
         S = quick ? quick_sizes : full_sizes;
