@@ -173,7 +173,8 @@ int job_store_output_size(int dir_fd, uint64_t *ret) {
 }
 
 int job_store_disk_size(int dir_fd, uint64_t *ret) {
-        static const char *const records[] = { JOB_SPEC_FILE, JOB_RUN_FILE, JOB_RESULT_FILE, GRANT_FILE, JOB_TEARDOWN_FILE };
+        static const char *const records[] = { JOB_SPEC_FILE, JOB_RUN_FILE, JOB_RESULT_FILE, GRANT_FILE, JOB_TEARDOWN_FILE,
+                                               JOB_INPUT_FILE };
         uint64_t sum = 0;
         int r = output_store_disk_size(dir_fd, &sum);
         if (r < 0)

@@ -12,6 +12,9 @@
  *                                  as confirmed (job-teardown.h)
  *   <state>/jobs/<id>/queued       (empty; bgrund) the job waits in its owner's
  *                                  queue: nothing of it ran
+ *   <state>/jobs/<id>/input        (bgrund) input written to a queued Stdin=pipe
+ *   <state>/jobs/<id>/input.eof    job, and that its end was asked for: fed to
+ *                                  the job's pipe once it runs (job-input.c)
  * Each event rewrites one small file of one job, crash-safe; nothing ever
  * rewrites the state of all jobs. Paths are only built from validated ids.
  *
@@ -54,6 +57,8 @@
 #define JOB_RESULT_FILE "result.json"
 #define JOB_OUTPUT_FILE "output"
 #define JOB_QUEUED_FILE "queued"
+#define JOB_INPUT_FILE "input"
+#define JOB_INPUT_EOF_FILE "input.eof"
 
 /* Open (creating, 0700) <state_dir>/jobs. */
 int job_store_open(const char *state_dir, int *ret_jobs_fd);

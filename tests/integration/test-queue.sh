@@ -269,3 +269,35 @@ bob_launch_time() {
 	done
 	printf '%s\n' "${times[@]}" | sort -n | sed -n 5p
 }
+
+# Input written to a queued Stdin=pipe job waits in its record (at most
+# 1 MiB, kept across a restart of bgrund) and reaches it once it runs, in
+# order, with its end.
+test_input_to_a_queued_job_is_held_until_it_starts() {
+	local session=queue-input-$$ blocker_id id out
+	blocker_id=$(blocker "$session") || fail "blocker"
+	id=$(bgrun run -s "$session" --queue --parallel 1 --open-stdin -- 'cat; echo end') || fail "launch"
+	assert_eq queued "$(job_status "$id")" "status"
+	bgrun send "$id" "first" || fail "send to a queued job"
+	bgrun send "$id" "second" || fail "send to a queued job"
+	out=$(busctl call "${MGR[@]}" WriteInput sayb "$id" 1 120 false 2>&1)
+	[[ -z $out ]] || fail "WriteInput of 1 byte: $out"
+	# Past the 1 MiB it holds: InputFull, nothing written.
+	assert_eq org.bgrun.Runtime1.Error.InputFull "$(/usr/bin/python3 "$CLIENTS_DIR/input.py" size "$id" $((1024 * 1024)))" \
+		"1 MiB more"
+	restart_bgrund || fail "restart"
+	bgrun send "$id" --eof || fail "the end of its input, while queued"
+	expect_fail bgrun send "$id" "late"
+	assert_contains "$ERR_OUT" "takes no input" "input after its end was asked for"
+	bgrun kill "$blocker_id" >/dev/null || fail "kill the blocker"
+	bgrun wait -t 30s "$id" >/dev/null || fail "the job did not end"
+	assert_eq exited "$(job_status "$id")" "status"
+	assert_eq "$(printf 'first\nsecond\nxend')" "$(bgrun logs "$id")" "what it read, in order, and its end"
+	[[ ! -e /var/lib/bgrun/jobs/$id/input ]] || fail "the held input outlived its feeding"
+	# A queued job launched without an input has none to hold.
+	blocker_id=$(blocker "$session") || fail "blocker"
+	on_exit "bgrun kill --session $session >/dev/null 2>&1"
+	id=$(bgrun run -s "$session" --queue --parallel 1 -- 'true') || fail "launch"
+	expect_fail bgrun send "$id" "x"
+	assert_contains "$ERR_OUT" "takes no input" "input to a queued job without one"
+}

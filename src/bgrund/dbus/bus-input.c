@@ -15,8 +15,16 @@
 static int input_error(const Job *j, int r, sd_bus_error *error) {
         switch (r) {
         case -ENOBUFS:
+                if (job_is_queued(j))
+                        return sd_bus_error_setf(error, BGRUN_ERROR_INPUT_FULL,
+                                                 "Job %s is queued and holds %d bytes of input at most until it starts; "
+                                                 "nothing was written", j->id, JOB_INPUT_HELD_MAX);
                 return sd_bus_error_setf(error, BGRUN_ERROR_INPUT_FULL,
                                          "Job %s has not read the input it has yet; nothing was written", j->id);
+        case -EDQUOT:
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "OutputMaxBytesPerUser= reached: the input held for queued job %s would pass it; "
+                                         "nothing was written", j->id);
         case -ENXIO:
         case -EPIPE:
                 return sd_bus_error_setf(error, BGRUN_ERROR_NO_INPUT, "Job %s has no input: %s", j->id,

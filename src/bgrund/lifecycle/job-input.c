@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "job-input.h"
+#include "job-store.h"
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
@@ -49,6 +52,7 @@ static void notify_input_ready(Job *j) {
 }
 
 static int send_request(JobLive *l, const void *buf, size_t size);
+static void feed_held_input(Job *j);
 
 /* The supervisor's word on its output's disk use: charged, answered with
  * how much the output may keep. */
@@ -82,6 +86,7 @@ static int on_control(sd_event_source *src, int fd, uint32_t revents, void *user
                         return 0;
                 }
                 l->control_greeted = true;
+                feed_held_input(j);
                 notify_input_ready(j);
         }
         /* A few at a time: a supervisor is one job's, and waits for answers. */
@@ -158,8 +163,125 @@ static bool pipe_has_room(int fd, size_t size) {
         return used + needed <= (size_t) capacity / page;
 }
 
+/* --- input written while the job was queued ------------------------------ */
+
+/* Appended to the record's input file (and its end to input.eof): on disk,
+ * so that it keeps across a restart as the queue does, and charged as the
+ * record is. */
+static int hold_input(Job *j, const void *data, size_t size, bool close) {
+        JobLive *l = j->live;
+        if (l->spec.stdin_mode != JOB_STDIN_PIPE || faccessat(l->dir_fd, JOB_INPUT_EOF_FILE, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
+                return -ENXIO;
+        _cleanup_close_ int fd = openat(l->dir_fd, JOB_INPUT_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        if ((uint64_t) st.st_size + size > JOB_INPUT_HELD_MAX)
+                return -ENOBUFS;
+        Runtime *rt = j->runtime;
+        if (j->account && j->account->disk_bytes + size > rt->config.limits.output_max_bytes_per_user)
+                return -EDQUOT;
+        if (size > 0) {
+                ssize_t n = write(fd, data, size);
+                if (n < 0 || (size_t) n != size) {
+                        int r = n < 0 ? negative_errno() : -EIO;
+                        if (ftruncate(fd, st.st_size) < 0) /* all or nothing */
+                                log_warning_errno(negative_errno(), "Job %s: cannot take back a part of its input: %m", j->id);
+                        return r;
+                }
+                l->record_bytes += size;
+                runtime_job_charge(rt, j, j->disk_size + size);
+        }
+        if (close) {
+                _cleanup_close_ int eof = openat(l->dir_fd, JOB_INPUT_EOF_FILE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (eof < 0)
+                        return negative_errno();
+        }
+        return 0;
+}
+
+static void held_input_done(Job *j) {
+        JobLive *l = j->live;
+        l->held_source = sd_event_source_disable_unref(l->held_source);
+        free(l->held);
+        l->held = NULL;
+        if (l->held_eof && l->input_fd >= 0) {
+                l->input_fd = safe_close(l->input_fd);
+                l->input_closed = true;
+                char c = CONTROL_CLOSE;
+                int r = send_request(l, &c, 1);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: cannot tell its supervisor to close the input: %m", j->id);
+        }
+}
+
+/* Write what the pipe takes now; 1 when all is written, 0 when the rest
+ * waits for room, < 0 when the pipe is gone. */
+static int held_input_write(JobLive *l) {
+        while (l->held_done < l->held_size) {
+                ssize_t n = write(l->input_fd, l->held + l->held_done, l->held_size - l->held_done);
+                if (n < 0)
+                        return errno == EAGAIN ? 0 : errno == EINTR ? 0 : negative_errno();
+                l->held_done += (size_t) n;
+        }
+        return 1;
+}
+
+static int on_held_room(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Job *j = userdata;
+        int r = held_input_write(j->live);
+        if (r < 0)
+                log_debug_errno(r, "Job %s: its input closed before what was held for it was fed: %m", j->id);
+        if (r != 0) {
+                held_input_done(j);
+                notify_input_ready(j);
+        }
+        return 0;
+}
+
+/* The job, queued until now, runs and its supervisor greeted: what was
+ * written to it while queued goes to its pipe first, then its end if asked.
+ * Taken out of the record at once, so that a restart of bgrund meanwhile
+ * never feeds it twice (it may feed less: at most once). */
+static void feed_held_input(Job *j) {
+        JobLive *l = j->live;
+        if (!j->answered_queued || l->input_fd < 0 || l->held)
+                return;
+        _cleanup_free_ char *data = NULL;
+        size_t size = 0;
+        int r = read_file_at(l->dir_fd, JOB_INPUT_FILE, JOB_INPUT_HELD_MAX, &data, &size);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Job %s: the input held for it is unreadable: %m", j->id);
+        l->held_eof = faccessat(l->dir_fd, JOB_INPUT_EOF_FILE, F_OK, AT_SYMLINK_NOFOLLOW) >= 0;
+        (void) unlinkat(l->dir_fd, JOB_INPUT_FILE, 0);
+        (void) unlinkat(l->dir_fd, JOB_INPUT_EOF_FILE, 0);
+        if (r < 0 && !l->held_eof)
+                return;
+        l->record_bytes -= MIN(l->record_bytes, (uint64_t) size);
+        /* Room for all of it at once where the pipe may grow (up to the
+         * kernel's pipe-max-size, 1 MiB by default); else it goes as read. */
+        if (size > 0)
+                (void) fcntl(l->input_fd, F_SETPIPE_SZ, (int) MIN(size, (size_t) JOB_INPUT_HELD_MAX));
+        l->held = TAKE_PTR(data);
+        l->held_size = l->held ? size : 0;
+        l->held_done = 0;
+        if (!l->held && !(l->held = strdup("")))
+                return;
+        r = held_input_write(l);
+        if (r == 0)
+                r = sd_event_add_io(j->runtime->event, &l->held_source, l->input_fd, EPOLLOUT, on_held_room, j);
+        else
+                held_input_done(j);
+        if (r < 0) {
+                log_warning_errno(r, "Job %s: cannot feed the input held for it: %m", j->id);
+                held_input_done(j);
+        }
+}
+
 int job_input_write(Job *j, const void *data, size_t size, bool close) {
         JobLive *l = j->live;
+        if (l && job_is_queued(j))
+                return hold_input(j, data, size, close);
         if (!l || !job_is_running(j) || l->spec.stdin_mode == JOB_STDIN_NULL || l->input_closed)
                 return -ENXIO;
         int r = job_control_connect(j);
@@ -167,6 +289,9 @@ int job_input_write(Job *j, const void *data, size_t size, bool close) {
                 return r;
         if (l->input_closed || l->input_fd < 0)
                 return -ENXIO;
+        /* Behind what was held for it while queued. */
+        if (l->held)
+                return -ENOBUFS;
 
         if (size > 0) {
                 if (!pipe_has_room(l->input_fd, size))

@@ -17,6 +17,9 @@
 
 /* At most this much per WriteInput call: the pipe holds no more. */
 #define JOB_INPUT_WRITE_MAX (1024 * 1024)
+/* At most this much input is held for a queued job (in its record, on
+ * disk), fed to its pipe once it runs. */
+#define JOB_INPUT_HELD_MAX (1024 * 1024)
 
 /* Connect to the job's supervisor's control socket (every running job's:
  * its disk budget comes that way, and then its input): 0 when connected
@@ -25,9 +28,12 @@
 int job_control_connect(Job *j);
 
 /* Write all of data to the job's input, or nothing: -ENOBUFS when the pipe
- * has no room for all of it. close ends the input after the data. -ENXIO:
- * the job has no input, or it was closed (-EPIPE: the job closed its end);
- * -EAGAIN: its supervisor has not answered yet (input_ready() follows). */
+ * has no room for all of it (or, for a queued job, its held input would
+ * pass JOB_INPUT_HELD_MAX; -EDQUOT: its owner's OutputMaxBytesPerUser=).
+ * close ends the input after the data. -ENXIO: the job has no input, or it
+ * was closed (-EPIPE: the job closed its end); -EAGAIN: its supervisor has
+ * not answered yet (input_ready() follows). A queued job's input is held
+ * in its record and fed to its pipe, in order, once it runs. */
 int job_input_write(Job *j, const void *data, size_t size, bool close);
 
 /* The window size of a Tty=true job's terminal. -ENOTTY: no terminal;
@@ -37,6 +43,9 @@ int job_input_resize(Job *j, uint16_t rows, uint16_t columns);
 /* Drop the connection (the job ends, or it failed); inline, so that the
  * job's struct (job.c) frees it without calling up into this file. */
 static inline void job_input_disconnect(JobLive *l) {
+        l->held_source = sd_event_source_disable_unref(l->held_source);
+        free(l->held);
+        l->held = NULL;
         l->control_source = sd_event_source_disable_unref(l->control_source);
         l->control_fd = safe_close(l->control_fd);
         l->control_greeted = false;

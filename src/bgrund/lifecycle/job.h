@@ -79,6 +79,12 @@ typedef struct JobLive {
         int control_fd;                 /* the supervisor's control socket, once connected (job-input.c) */
         int input_fd;                   /* the input pipe's write end, from it */
         bool input_closed;
+        /* Input written while it was queued (job-input.c), being fed to the
+         * pipe once it runs: what is left of it, and its end asked for. */
+        char *held;
+        size_t held_size, held_done;
+        bool held_eof;
+        sd_event_source *held_source;   /* input_fd's room, while the pipe is full */
         sd_event_source *control_source; /* control_fd's messages: its greeting, then 'U' */
         bool control_greeted;           /* control_fd had its greeting */
         uint64_t record_bytes;          /* its record's files at the start, charged with the output */
