@@ -20,7 +20,10 @@ int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
 }
 
 bool record_key_is_counter(RecordKey k) {
-        return k == RECORD_KEY_OUTPUT_BYTES || k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK;
+        /* queue_position too: a start moves every place behind it, and
+         * announcing each would cost O(queue) a start. */
+        return k == RECORD_KEY_OUTPUT_BYTES || k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK ||
+               k == RECORD_KEY_QUEUE_POSITION;
 }
 
 bool record_key_is_optional(RecordKey k) {

@@ -40,8 +40,8 @@ extern const KeyInfo reap_keys[_REAP_KEY_MAX];
  * launched without Argv, as a property an empty list). */
 bool record_key_is_optional(RecordKey k);
 
-/* Whether a record key is a counter that changes all the time (output_bytes):
- * like systemd's counters, its changes are not announced. */
+/* Whether a record key is a counter that changes all the time (output_bytes,
+ * queue_position): like systemd's counters, its changes are not announced. */
 bool record_key_is_counter(RecordKey k);
 
 /* The index of name in keys[0..n), or -ENOENT. */

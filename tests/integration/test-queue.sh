@@ -301,3 +301,21 @@ test_input_to_a_queued_job_is_held_until_it_starts() {
 	expect_fail bgrun send "$id" "x"
 	assert_contains "$ERR_OUT" "takes no input" "input to a queued job without one"
 }
+
+# Subscribers hear of a queued job at once (JobNew) and of its start
+# (PropertiesChanged, status running), then of its end.
+test_subscribers_hear_a_queued_job_start() {
+	local session=queue-signals-$$ blocker_id id mon statuses
+	(/usr/bin/python3 "$CLIENTS_DIR/subscribe.py" 20 >signals.out 2>&1) &
+	mon=$!
+	on_exit "kill $mon 2>/dev/null; rm -f signals.out"
+	wait_until 5 grep -q '^ready' signals.out || fail "subscriber not ready: $(cat signals.out)"
+	blocker_id=$(blocker "$session") || fail "blocker"
+	id=$(bgrun run -s "$session" --queue --parallel 1 -- 'sleep 0.2') || fail "launch"
+	wait_until 5 grep -q "\"JobNew\".*$id" signals.out || fail "no JobNew for the queued job: $(cat signals.out)"
+	bgrun kill "$blocker_id" >/dev/null || fail "kill the blocker"
+	wait_until 10 grep -q "\"JobRemoved\".*$id" signals.out || fail "no JobRemoved: $(cat signals.out)"
+	statuses=$(grep '^{' signals.out | jq -r --arg p "/org/bgrun/Runtime1/job/$id" \
+		'select(.member == "PropertiesChanged" and .path == $p) | .body[1].status' | tr '\n' ' ')
+	assert_eq "running exited " "$statuses" "the queued job's PropertiesChanged statuses"
+}

@@ -199,6 +199,12 @@ static void on_job_new(void *userdata, Job *j) {
 static void on_job_running(void *userdata, Job *j) {
         pending_calls_answer(userdata, j, PENDING_LAUNCH, answer_launch, NULL);
         pending_calls_answer(userdata, j, PENDING_LAUNCH_SAME, answer_launch, NULL);
+        /* A queued job's subscribers heard of it (JobNew) as queued. */
+        if (j->answered_queued) {
+                char path[BUS_JOB_PATH_MAX];
+                emit(userdata, j, bus_job_path(j->id, path), "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                     build_job_properties_changed);
+        }
 }
 
 /* Kill and Stop answer now; the status changed (a wall-clock limit's
