@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "grant.h"
 #include "job-input.h"
+#include "job-queue.h"
 #include "job-store.h"
 #include "job-teardown.h"
 #include "macro.h"
@@ -720,4 +721,134 @@ Test(job_lifecycle, after_a_power_loss_the_record_keeps_what_kill_answered) {
         cr_assert_eq(job_store_read_result(job_fd, &res), 0);
         cr_assert_eq(res.status, JOB_KILLED);
         cr_assert_eq(res.confirmed_at, answered.confirmed_at);
+}
+
+/* --- the queue (issue #38): Queue and MaxParallel ----------------------- */
+
+static Job *launch_queued(const char *session, uint32_t max_parallel) {
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "exec sleep 100");
+        free(spec.session_id);
+        spec.session_id = strdup(session);
+        spec.queue = true;
+        spec.max_parallel = max_parallel;
+        return launch_spec(&spec);
+}
+
+Test(job_lifecycle, queued_jobs_start_in_launch_order_within_their_sessions_limit) {
+        Job *j[5];
+        for (int i = 0; i < 5; i++)
+                j[i] = launch_queued("q", 2);
+        cr_assert(job_is_starting(j[0]) && job_is_starting(j[1]));
+        for (int i = 2; i < 5; i++) {
+                cr_assert(job_is_queued(j[i]), "job %d: %s", i, job_state_to_string(j[i]->state));
+                cr_assert_eq(queue_position(j[i]), (unsigned) i - 1);
+                JobView v;
+                cr_assert_eq(job_view(j[i], &v), 0);
+                cr_assert_eq(v.status, JOB_QUEUED);
+                cr_assert_eq(v.queue_position, (unsigned) i - 1);
+        }
+        cr_assert_eq(rt->n_running, 2, "queued jobs do not count as running");
+        cr_assert_eq(events.new, 3, "a queued job is told at once (JobNew)");
+        RUN_UNTIL(events.running == 2);
+        cr_assert_eq(events.new, 5);
+
+        /* One ends: the first queued starts, the others move up. */
+        job_kill(j[0]);
+        RUN_UNTIL(j[2]->state == JOB_STATE_RUNNING);
+        cr_assert(job_is_queued(j[3]) && job_is_queued(j[4]));
+        cr_assert_eq(queue_position(j[3]), 1);
+        cr_assert_eq(events.new, 5, "no second JobNew when it starts");
+
+        /* Out of the queue, never started. */
+        job_kill(j[3]);
+        cr_assert(job_is_ended(j[3]));
+        JobView v;
+        cr_assert_eq(job_view(j[3], &v), 0);
+        cr_assert_eq(v.status, JOB_KILLED);
+        cr_assert_not(v.result->executed);
+        cr_assert(v.result->dead);
+        cr_assert_eq(v.result->method, TEARDOWN_NEVER_STARTED);
+        cr_assert_eq(queue_position(j[4]), 1);
+        cr_assert_eq(rt->n_running, 2);
+
+        job_kill(j[1]);
+        job_kill(j[2]);
+        RUN_UNTIL(j[4]->state == JOB_STATE_RUNNING);
+        job_kill(j[4]);
+        RUN_UNTIL(rt->n_running == 0);
+}
+
+/* The smallest MaxParallel of a session's live jobs holds, found again
+ * when the last that carried it leaves; another session is not held. */
+Test(job_lifecycle, the_smallest_max_parallel_holds_and_another_session_is_free) {
+        Job *a = launch_queued("s1", 3), *b = launch_queued("s1", 1);
+        cr_assert(job_is_starting(a));
+        cr_assert(job_is_queued(b), "MaxParallel=1 with one running: %s", job_state_to_string(b->state));
+        SessionGroup *g = queue_session(rt, 0, "s1");
+        cr_assert_not_null(g);
+        cr_assert_eq(g->limit, 1);
+        Job *c = launch_queued("s2", 1);
+        cr_assert(job_is_starting(c), "a session held by its limit holds back no other");
+        RUN_UNTIL(events.running == 2);
+
+        /* b (the one with 1) taken out: s1's limit is 3 again. */
+        job_kill(b);
+        cr_assert_eq(g->limit, 3);
+        Job *d = launch_queued("s1", 0);
+        cr_assert(job_is_starting(d), "a job without MaxParallel counts but sets none");
+        cr_assert_eq(g->running, 2);
+
+        /* Without Queue, past the limit: refused, nothing created. */
+        _cleanup_(job_spec_done) JobSpec spec;
+        spec_for(&spec, "true");
+        free(spec.session_id);
+        spec.session_id = strdup("s2");
+        spec.max_parallel = 1;
+        Job *e = NULL;
+        cr_assert_eq(runtime_launch(rt, &spec, &e), LAUNCH_TOO_MANY_PARALLEL);
+        uint64_t limit = 0;
+        cr_assert_eq(queue_check_room(rt, &spec, &limit), LAUNCH_TOO_MANY_PARALLEL);
+        cr_assert_eq(limit, 1);
+
+        job_kill(a);
+        job_kill(c);
+        job_kill(d);
+        RUN_UNTIL(rt->n_running == 0);
+        cr_assert_null(queue_session(rt, 0, "s1"), "a session with no live job keeps nothing");
+        cr_assert_null(queue_session(rt, 0, "s2"));
+}
+
+/* A queued job kept in the store is queued again by a new runtime, in
+ * order, and started from there; one whose start never came is run once. */
+Test(job_lifecycle, queued_jobs_are_loaded_again_in_order) {
+        Job *a = launch_queued("r", 1), *b = launch_queued("r", 1), *c = launch_queued("r", 1);
+        char ids[3][JOB_ID_MAX];
+        strcpy(ids[0], a->id);
+        strcpy(ids[1], b->id);
+        strcpy(ids[2], c->id);
+        RUN_UNTIL(events.running == 1);
+        calls.ready_async = true; /* b's start waits for its containment */
+        job_kill(a);
+        RUN_UNTIL(job_is_ended(a) && job_is_starting(b));
+        /* bgrund goes while b is held, before its command may run: its
+         * marker is still there. */
+        cr_assert_eq(b->state, JOB_STATE_STARTING);
+        rt = runtime_free(rt);
+        new_runtime();
+        rt->supervisor_path = getenv("BGRUN_TEST_SUPERVISOR");
+        cr_assert_eq(runtime_load_jobs(rt, NULL), 0);
+        b = runtime_find_job(rt, ids[1]);
+        c = runtime_find_job(rt, ids[2]);
+        cr_assert(b && c);
+        cr_assert(job_is_queued(b) && job_is_queued(c), "%s %s", job_state_to_string(b->state),
+                  job_state_to_string(c->state));
+        cr_assert_eq(queue_position(b), 1);
+        cr_assert_eq(queue_position(c), 2);
+        RUN_UNTIL(b->state == JOB_STATE_RUNNING);
+        cr_assert(job_is_queued(c));
+        job_kill(b);
+        RUN_UNTIL(c->state == JOB_STATE_RUNNING);
+        job_kill(c);
+        RUN_UNTIL(rt->n_running == 0);
 }

@@ -48,11 +48,7 @@ static void limit_add(SessionGroup *g, uint32_t v) {
 static void limit_recount(SessionGroup *g) {
         g->limit = g->at_limit = 0;
         for (Job *j = g->members.head; j; j = j->group_next)
-                limit_add(g, j->live ? j->live->spec.max_parallel : 0);
-}
-
-static uint32_t max_parallel_of(const Job *j) {
-        return j->live ? j->live->spec.max_parallel : 0;
+                limit_add(g, j->max_parallel);
 }
 
 int queue_join(Runtime *rt, Job *j) {
@@ -77,7 +73,7 @@ int queue_join(Runtime *rt, Job *j) {
         }
         j->group = g;
         QUEUE_APPEND(group, g->members, j);
-        limit_add(g, max_parallel_of(j));
+        limit_add(g, j->max_parallel);
         if (job_is_queued(j)) {
                 QUEUE_APPEND(queued, o->queued, j);
                 o->n_queued++;
@@ -101,7 +97,7 @@ void queue_leave(Runtime *rt, Job *j) {
                 queue_remove(rt, j);
         QUEUE_REMOVE(group, g->members, j);
         j->group = NULL;
-        uint32_t v = max_parallel_of(j);
+        uint32_t v = j->max_parallel;
         if (v != 0 && v == g->limit && --g->at_limit == 0) {
                 limit_recount(g);
                 /* The session's limit may have risen. */

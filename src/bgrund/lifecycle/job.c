@@ -25,7 +25,8 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
         _cleanup_free_ Job *j = calloc(1, sizeof(Job));
         if (!j)
                 return NULL;
-        *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at, .state = JOB_STATE_STARTING };
+        *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at, .state = JOB_STATE_STARTING,
+                     .max_parallel = spec->max_parallel };
         strcpy(j->id, spec->id);
         strcpy(j->parent_id, spec->parent);
         j->session_id = strdup(spec->session_id);

@@ -131,6 +131,7 @@ struct Job {
         char id[JOB_ID_MAX];
         char parent_id[JOB_ID_MAX];     /* "" if none */
         uid_t owner;
+        uint32_t max_parallel;          /* its MaxParallel (0: none), for its session's group (job-queue.c) */
         Owner *account;                 /* its owner's counts, while in the runtime's table */
         JobStatus status;
         JobState state;                 /* job_set_state() alone changes it */
