@@ -223,6 +223,13 @@ static void setup(void) {
 }
 
 static void teardown(void) {
+        /* A test that failed half-way leaves jobs running: end them. */
+        JobTableIter it;
+        for (Job *j = rt ? job_table_first(&rt->jobs, &it) : NULL; j; j = job_table_next(&rt->jobs, &it))
+                if (!job_is_ended(j))
+                        job_kill(j);
+        for (uint64_t deadline = now_monotonic_usec() + 5 * USEC_PER_SEC; rt && rt->n_running > 0 && now_monotonic_usec() < deadline;)
+                (void) sd_event_run(event, 100 * USEC_PER_MSEC);
         for (size_t i = 0; i < ELEMENTSOF(leftovers); i++) {
                 if (leftovers[i].fd >= 0 && pidref_check(&leftovers[i]) == PIDREF_OWNED)
                         (void) pidref_kill(&leftovers[i], SIGKILL);
