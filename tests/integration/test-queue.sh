@@ -149,6 +149,8 @@ test_kill_of_a_queued_job_never_starts_it() {
 	assert_eq false "$(jget "$id" .containment.executed)" "executed"
 	assert_eq true "$(jget "$id" .teardown.dead)" "teardown.dead"
 	assert_eq never-started "$(jget "$id" .teardown.method)" "teardown.method"
+	assert_eq killed "$(bgrun list -s "$session" --json | jq -r --arg id "$id" '.[] | select(.id == $id) | .status')" \
+		"its status in a listing"
 	assert_eq 1 "$(jget "$after" .queue_position)" "the second's place once the first is out"
 	bgrun kill "$blocker_id" >/dev/null || fail "kill the blocker"
 	bgrun wait -t 30s "$after" >/dev/null || fail "the job behind it did not run"

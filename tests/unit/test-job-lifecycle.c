@@ -770,6 +770,7 @@ Test(job_lifecycle, queued_jobs_start_in_launch_order_within_their_sessions_limi
         /* Out of the queue, never started. */
         job_kill(j[3]);
         cr_assert(job_is_ended(j[3]));
+        cr_assert_eq(j[3]->status, JOB_KILLED, "what listings and JobRemoved say");
         JobView v;
         cr_assert_eq(job_view(j[3], &v), 0);
         cr_assert_eq(v.status, JOB_KILLED);

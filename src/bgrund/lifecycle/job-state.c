@@ -46,8 +46,11 @@ void job_set_state(Job *j, JobState s) {
         /* Out of its queue: starting, or ending before it started. */
         if (old == JOB_STATE_QUEUED && j->account)
                 queue_remove(rt, j);
-        if (old == JOB_STATE_QUEUED || s == JOB_STATE_QUEUED)
-                j->status = s == JOB_STATE_QUEUED ? JOB_QUEUED : JOB_RUNNING;
+        /* An end sets its own status first (job_end). */
+        if (s == JOB_STATE_QUEUED)
+                j->status = JOB_QUEUED;
+        else if (old == JOB_STATE_QUEUED && s != JOB_STATE_ENDED)
+                j->status = JOB_RUNNING;
         if (counted != counts) {
                 runtime_count_running(rt, j, counts);
                 runtime_notify_running_jobs(rt);
