@@ -125,9 +125,9 @@ int job_store_mark_queued(int dir_fd) {
         _cleanup_close_ int fd = openat(dir_fd, JOB_QUEUED_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
                 return negative_errno();
+        /* Made just before the spec's sync, its directory entry is as
+         * durable as the spec's (the crash model above). */
         int r = job_store_sync_spec(dir_fd);
-        if (r >= 0 && fsync(dir_fd) < 0)
-                r = negative_errno();
         if (r < 0)
                 (void) unlinkat(dir_fd, JOB_QUEUED_FILE, 0);
         return r;

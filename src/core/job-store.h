@@ -38,8 +38,9 @@
  * of processes and cgroups that a power loss takes with it: never synced.
  *
  * A queued job (Queue) is answered before any supervisor exists, so bgrund
- * makes it durable itself: the "queued" marker, spec.json and the directory
- * are synced before Launch answers. The marker goes, synced, just before the
+ * makes it durable itself: the "queued" marker is made, then spec.json
+ * synced (the marker's entry with it, as the teardown slot's), before Launch
+ * answers. The marker goes, synced, just before the
  * job's held supervisor is let go, the one moment from which its command may
  * run. So a crash or power loss before that finds the marker and queues the
  * job again (its held supervisor, if any, ran nothing: it exits when its go
