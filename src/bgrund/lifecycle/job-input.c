@@ -258,24 +258,24 @@ static void feed_held_input(Job *j) {
         if (r < 0 && !l->held_eof)
                 return;
         l->record_bytes -= MIN(l->record_bytes, (uint64_t) size);
-        /* Room for all of it at once where the pipe may grow (up to the
-         * kernel's pipe-max-size, 1 MiB by default); else it goes as read. */
-        if (size > 0)
-                (void) fcntl(l->input_fd, F_SETPIPE_SZ, (int) MIN(size, (size_t) JOB_INPUT_HELD_MAX));
+        /* The pipe holds 1 MiB where its user's quota allows (the
+         * supervisor sized it), so this goes at once; else as it is read,
+         * never blocking (the pipe is non-blocking). */
         l->held = TAKE_PTR(data);
         l->held_size = l->held ? size : 0;
         l->held_done = 0;
         if (!l->held && !(l->held = strdup("")))
                 return;
         r = held_input_write(l);
-        if (r == 0)
+        if (r == 0) {
+                /* The rest as the job reads. */
                 r = sd_event_add_io(j->runtime->event, &l->held_source, l->input_fd, EPOLLOUT, on_held_room, j);
-        else
-                held_input_done(j);
-        if (r < 0) {
-                log_warning_errno(r, "Job %s: cannot feed the input held for it: %m", j->id);
-                held_input_done(j);
+                if (r >= 0)
+                        return;
         }
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot feed the input held for it: %m", j->id);
+        held_input_done(j); /* all of it written, or never will be */
 }
 
 int job_input_write(Job *j, const void *data, size_t size, bool close) {
