@@ -860,3 +860,31 @@ Test(job_lifecycle, queued_jobs_are_loaded_again_in_order) {
         job_kill(c);
         RUN_UNTIL(rt->n_running == 0);
 }
+
+/* Many that may start at once start over several turns of the loop, at
+ * most QUEUE_STARTS_PER_TURN (16) a turn, so that bgrund serves others in
+ * between. */
+Test(job_lifecycle, a_queue_starts_a_bounded_number_a_turn) {
+        Job *blocker = launch_queued("b", 1);
+        Job *j[20];
+        for (int i = 0; i < 20; i++)
+                j[i] = launch_queued("b", 20);
+        for (int i = 0; i < 20; i++)
+                cr_assert(job_is_queued(j[i]));
+        RUN_UNTIL(events.running == 1);
+        job_kill(blocker); /* the session's limit is 20 once it is gone */
+        unsigned most = 0;
+        uint64_t deadline = now_monotonic_usec() + 10 * USEC_PER_SEC;
+        while (rt->n_running < 20 && now_monotonic_usec() < deadline) {
+                unsigned before = rt->n_running;
+                cr_assert_geq(sd_event_run(event, 100 * USEC_PER_MSEC), 0);
+                if (rt->n_running > before && rt->n_running - before > most)
+                        most = rt->n_running - before;
+        }
+        cr_assert_eq(rt->n_running, 20);
+        cr_assert_leq(most, 16, "started in one turn at most: %u", most);
+        cr_assert_geq(most, 8, "several started in one turn (else this shows nothing): %u", most);
+        for (int i = 0; i < 20; i++)
+                job_kill(j[i]);
+        RUN_UNTIL(rt->n_running == 0);
+}

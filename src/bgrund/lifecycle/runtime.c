@@ -57,24 +57,40 @@ static void start_queued_job(Job *j) {
                 job_end_unstarted(j, JOB_FAILED, r, r == LAUNCH_START_FAILED ? "no mechanism could start it" : NULL);
 }
 
-/* Start what o's queue may start now, oldest first; a session held by its
+/* Starts of queued jobs in one turn of the loop, at most: a queue that
+ * many may leave (after a restart, or a raised limit) starts over several
+ * turns, round the owners, so that other callers are served in between. */
+#define QUEUE_STARTS_PER_TURN 16
+
+/* Start what o's queue may start now, oldest first, while *budget lasts (o
+ * stays ready for the next turn when it ran out); a session held by its
  * MaxParallel is passed over, not waited for. */
-static void start_queued(Runtime *rt, Owner *o) {
+static void start_queued(Runtime *rt, Owner *o, unsigned *budget) {
         queue_unready(rt, o);
         uint64_t max_running = rt->config.limits.max_running_jobs;
         /* next is queued, so live: a start that fails ends only its own job. */
         for (Job *j = o->queued.head, *next; j && o->running < max_running; j = next) {
                 next = j->queued_next;
-                if (queue_may_start(rt, j))
-                        start_queued_job(j);
+                if (!queue_may_start(rt, j))
+                        continue;
+                if (*budget == 0) {
+                        queue_wake(rt, o);
+                        return;
+                }
+                (*budget)--;
+                start_queued_job(j);
         }
 }
 
 static int on_queue_ready(sd_event_source *s, void *userdata) {
         Runtime *rt = userdata;
-        /* A start that fails at once makes room again, and wakes its owner. */
-        for (Owner *o; (o = rt->ready_owners.head);)
-                start_queued(rt, o);
+        unsigned budget = QUEUE_STARTS_PER_TURN;
+        /* A start that fails at once makes room again, and wakes its owner;
+         * an owner whose budget ran out goes to the back. */
+        for (Owner *o; budget > 0 && (o = rt->ready_owners.head);)
+                start_queued(rt, o, &budget);
+        if (rt->ready_owners.head)
+                (void) sd_event_source_set_enabled(rt->queue_source, SD_EVENT_ONESHOT);
         return 0;
 }
 
@@ -211,16 +227,18 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
 
         Owner *o = owner_get(&rt->owners, spec->owner);
         /* What its owner's queue may start goes first: a new job never
-         * passes a queued one that has room. */
+         * passes a queued one that has room (and queues behind those left
+         * for the next turn). */
+        unsigned budget = QUEUE_STARTS_PER_TURN;
         if (o && queue_is_ready(o))
-                start_queued(rt, o);
+                start_queued(rt, o, &budget);
         uint64_t limit = 0;
         int held = queue_check_room(rt, spec, &limit);
         if (held < 0 && !spec->queue) {
                 job_log_limit(spec->owner, NULL, held == LAUNCH_TOO_MANY_RUNNING ? "MaxRunningJobs" : "MaxParallel", limit);
                 return held;
         }
-        bool queued = held < 0;
+        bool queued = held < 0 || (spec->queue && o && queue_is_ready(o));
         if (queued && o->n_queued >= rt->config.limits.max_queued_jobs) {
                 job_log_limit(spec->owner, NULL, "MaxQueuedJobs", rt->config.limits.max_queued_jobs);
                 return LAUNCH_QUEUE_FULL;
