@@ -180,13 +180,6 @@ void queue_unready(Runtime *rt, Owner *o) {
         o->ready = false;
 }
 
-Owner *queue_next_ready(Runtime *rt) {
-        Owner *o = rt->ready_owners.head;
-        if (o)
-                queue_unready(rt, o);
-        return o;
-}
-
 void queue_clear(Runtime *rt) {
         while (rt->ready_owners.head)
                 queue_unready(rt, rt->ready_owners.head);

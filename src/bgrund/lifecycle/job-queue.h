@@ -56,12 +56,9 @@ SessionGroup *queue_session(Runtime *rt, uid_t owner, const char *session);
 /* j's place in its owner's queue, 1 first; 0 when it is not queued. */
 unsigned queue_position(const Job *j);
 
-/* Room may have come for o's queue: the runtime's deferred source will
- * look, once, soon. */
+/* Room may have come for o's queue: it joins the owners the runtime's
+ * deferred source looks at (Runtime.ready_owners), once, soon. */
 void queue_wake(Runtime *rt, Owner *o);
-/* The next owner whose queue may start jobs, taken off the list; NULL when
- * none. */
-Owner *queue_next_ready(Runtime *rt);
 /* Whether o is on that list (its queue may start jobs now). */
 static inline bool queue_is_ready(const Owner *o) {
         return o->ready;
