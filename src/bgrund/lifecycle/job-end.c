@@ -121,7 +121,10 @@ void job_end_unstarted(Job *j, JobStatus status, int error, const char *message)
         int r = job_store_finish(j->live->dir_fd, &res);
         if (r < 0)
                 log_warning_errno(r, "Job %s: cannot write its result: %m", j->id);
-        (void) job_store_unmark_queued(j->live->dir_fd);
+        /* The durable result is read first at load: the marker needs no
+         * sync of its going (a KillSession of a whole queue is one sync a
+         * job, not two). */
+        (void) unlinkat(j->live->dir_fd, JOB_QUEUED_FILE, 0);
         job_end(j, status, &res);
 }
 
