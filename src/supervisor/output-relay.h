@@ -84,6 +84,11 @@ int output_relay_pump(OutputRelay *r, uint64_t budget);
  * not at all. */
 uint64_t output_relay_hold_usec(const OutputRelay *r);
 
+/* The relay is at its disk limit with output in the pipe, waiting for
+ * bgrund's answer (at most DISK_WAIT_USEC): the job's end must wait for it
+ * too, or output its owner has room for would be dropped at the finish. */
+bool output_relay_awaits_budget(const OutputRelay *r);
+
 /* After the teardown: read what is left, until EOF, but no more than the
  * pipe can hold if something outside the job still writes (or holds the
  * end open); then give the output its final form (compacted, if anything

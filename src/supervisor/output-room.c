@@ -219,6 +219,10 @@ void output_relay_set_disk_limit(OutputRelay *r, uint64_t limit) {
         set_short(r, &r->over_budget, !room);
 }
 
+bool output_relay_awaits_budget(const OutputRelay *r) {
+        return !r->eof && !r->over_budget && !r->finishing && r->disk_waiting_since != 0;
+}
+
 void output_relay_disk_reported(OutputRelay *r) {
         r->disk_report_due = false;
         r->disk_reported_usec = now_monotonic_usec();

@@ -245,6 +245,14 @@ static void exchange_disk_budget(Supervisor *s) {
         }
 }
 
+/* The shell is gone, but its output waits in the pipe for room bgrund is
+ * asked for: the end waits for the answer (the relay waits no longer than
+ * DISK_WAIT_USEC), since after it nobody can answer and the rest would be
+ * dropped though the owner has room for it. Not without bgrund there. */
+static bool output_waits_for_budget(const Supervisor *s) {
+        return s->input.conn_fd >= 0 && output_relay_awaits_budget(&s->output);
+}
+
 /* How the job is being ended, once something asked. The first of a Kill,
  * a Stop and the wall-clock limit decides the status; a Kill during a
  * stop's grace only makes it immediate. */
@@ -380,7 +388,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
         bool shell_done = false, empty_unwatched = false;
         *ret_by_signal = false;
         for (;;) {
-                if (shell_done) {
+                if (shell_done && !output_waits_for_budget(s)) {
                         if (!e.graceful || e.forced)
                                 break;
                         /* The shell went within the grace; the rest of the job
@@ -451,6 +459,12 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         else if (errno != EINTR && errno != EAGAIN) {
                                 log_error_errno(negative_errno(), "waitid failed: %m");
                                 shell_done = true;
+                        }
+                        if (shell_done) {
+                                /* What the pipe holds now: relayed, or
+                                 * waiting for room (output_waits_for_budget()). */
+                                relay_output(s);
+                                exchange_disk_budget(s);
                         }
                 }
         }

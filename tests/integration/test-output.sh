@@ -137,6 +137,27 @@ test_an_open_output_descriptor_keeps_no_room_after_forget() {
 	trap - EXIT
 }
 
+# A job that ends while its output waits in the pipe for room bgrund was
+# asked for (every supervisor starts with 1 MiB, supervisor-protocol.h)
+# ends only once the answer came: after its end nobody could answer, and
+# output its owner has room for would be dropped (a slow bgrund made the
+# test above lose the last 400 KB of 8 MiB). bgrund is stopped from before
+# the job's first byte until well after its last.
+test_output_waiting_for_room_at_the_end_is_kept() {
+	local id go=/run/bgrun-test-room-go wrote=/run/bgrun-test-room-wrote n=$((1024 * 1024 + 256 * 1024))
+	rm -f "$go" "$wrote"
+	id=$(bgrun run -q -- "until [ -e $go ]; do sleep 0.05; done; head -c $n /dev/zero; touch $wrote") ||
+		fail "cannot launch"
+	stop_bgrund "rm -f $go $wrote"
+	touch "$go"
+	wait_until 20 test -e "$wrote" || fail "the job did not write its output"
+	sleep 0.3 # the job's end is seen meanwhile; its supervisor must wait
+	kill -CONT "$BGRUND"
+	bgrun wait "$id" >/dev/null || fail "the job failed"
+	assert_eq "$n 0" "$(jget "$id" '"\(.output_bytes) \(.output_dropped_bytes)"')" "output bytes and dropped"
+	assert_eq "$n" "$(open_output "$id" | wc -c)" "the output kept"
+}
+
 test_followers_print_the_marker() {
 	with_limits OutputMaxBytes=1M
 	# Starts under the cap, with a follower reading it as it comes; goes

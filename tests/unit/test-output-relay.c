@@ -584,11 +584,13 @@ Test(output_relay, at_its_limit_the_pipe_waits_for_an_answer) {
         cr_assert_eq(output_relay_pump(&r, UINT64_C(8) << 20), 0);
         cr_assert_eq(output_relay_disk_used(&r), SUPERVISOR_DISK_WINDOW, "nothing past the limit");
         cr_assert_gt(output_relay_hold_usec(&r), 0, "the pipe waits");
+        cr_assert(output_relay_awaits_budget(&r), "the job's end must wait for the answer too");
         uint64_t bytes, dropped;
         output_relay_summary(&r, &bytes, &dropped);
         cr_assert_eq(dropped, 0, "nothing dropped while it waits");
         output_relay_set_disk_limit(&r, UINT64_C(4) << 20);
         cr_assert_eq(output_relay_hold_usec(&r), 0, "an answer ends the wait");
+        cr_assert_not(output_relay_awaits_budget(&r), "nor does the job's end wait any more");
         cr_assert_eq(output_relay_pump(&r, UINT64_C(8) << 20), 0);
         cr_assert_eq(output_relay_disk_used(&r), SUPERVISOR_DISK_WINDOW + sizeof buf);
         safe_close(w);
