@@ -143,6 +143,10 @@ int job_store_unmark_queued(int dir_fd) {
         return fsync(dir_fd) < 0 ? negative_errno() : 0;
 }
 
+void job_store_unmark_queued_ended(int dir_fd) {
+        (void) unlinkat(dir_fd, JOB_QUEUED_FILE, 0);
+}
+
 int job_store_settle_grant(int dir_fd, const JobResult *res) {
         _cleanup_(grant_done) Grant g = {};
         int r = grant_read(dir_fd, &g);

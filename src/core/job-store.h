@@ -87,6 +87,9 @@ int job_store_sync_spec(int dir_fd);
 int job_store_mark_queued(int dir_fd);
 bool job_store_is_queued(int dir_fd);
 int job_store_unmark_queued(int dir_fd);
+/* A queued job that ended unstarted: its result, durable already and read
+ * first at load, says so; the marker goes without a sync of its going. */
+void job_store_unmark_queued_ended(int dir_fd);
 
 /* The one way a job's record is finished: result.json first, then, only when
  * the teardown was confirmed (res->dead), the grant released. A reader that

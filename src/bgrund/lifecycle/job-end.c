@@ -121,10 +121,8 @@ void job_end_unstarted(Job *j, JobStatus status, int error, const char *message)
         int r = job_store_finish(j->live->dir_fd, &res);
         if (r < 0)
                 log_warning_errno(r, "Job %s: cannot write its result: %m", j->id);
-        /* The durable result is read first at load: the marker needs no
-         * sync of its going (a KillSession of a whole queue is one sync a
-         * job, not two). */
-        (void) unlinkat(j->live->dir_fd, JOB_QUEUED_FILE, 0);
+        /* One sync a job, not two (a KillSession of a whole queue). */
+        job_store_unmark_queued_ended(j->live->dir_fd);
         job_end(j, status, &res);
 }
 
