@@ -127,7 +127,7 @@ void launch_args_done(LaunchArgs *a) {
 void launch_args_set(LaunchArgs *a, LaunchOption i, LaunchValue v) {
         v.signature = launch_options[i].signature;
         a->values[i] = v;
-        a->set |= 1U << i;
+        a->set |= LAUNCH_OPTION_BIT(i);
 }
 
 static int log_unknown_property(const char *name) {
@@ -160,7 +160,7 @@ static int add_paths(LaunchArgs *a, LaunchOption i, const char *value) {
         if (*value == '\0') {
                 strv_free(TAKE_PTR(a->paths[i]));
                 a->n_paths[i] = 0;
-                a->set &= ~(1U << i);
+                a->set &= ~LAUNCH_OPTION_BIT(i);
                 return 0;
         }
         for (const char *w = value; *w; w += strspn(w, " \t")) {

@@ -13,7 +13,7 @@
 #include "launch-options.h"
 
 typedef struct LaunchArgs {
-        unsigned set;                           /* bit i: launch_options[i] was given */
+        LaunchOptionSet set;                    /* launch_options[i] was given */
         LaunchValue values[_LAUNCH_OPTION_MAX]; /* by launch_options[i].signature */
         char **environment;                     /* -E: pointers into argv, NULL-terminated; the array is ours */
         size_t n_environment;
@@ -26,7 +26,7 @@ void launch_args_done(LaunchArgs *a);
 /* Option i is given with the value v (signature set here); the last one wins. */
 void launch_args_set(LaunchArgs *a, LaunchOption i, LaunchValue v);
 static inline bool launch_args_is_set(const LaunchArgs *a, LaunchOption i) {
-        return a->set & (1U << i);
+        return a->set & LAUNCH_OPTION_BIT(i);
 }
 
 /* -p PROP=VALUE, with VALUE pointing into assignment, for the table's options

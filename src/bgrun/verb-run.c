@@ -108,21 +108,21 @@ static const struct {
 };
 
 /* Which of newer_options the error names as unknown: its bit, or 0. */
-static unsigned unknown_newer_option(const sd_bus_error *error) {
+static LaunchOptionSet unknown_newer_option(const sd_bus_error *error) {
         if (!sd_bus_error_has_name(error, BGRUN_ERROR_INVALID_ARGS) || !error->message)
                 return 0;
         for (size_t i = 0; i < ELEMENTSOF(newer_options); i++) {
                 char quoted[64];
                 snprintf(quoted, sizeof quoted, "Unknown option '%s'", launch_options[newer_options[i].option].name);
                 if (strstr(error->message, quoted))
-                        return 1U << newer_options[i].option;
+                        return LAUNCH_OPTION_BIT(newer_options[i].option);
         }
         return 0;
 }
 
 /* Launch's call for args: COMMAND, where, the environment, the options,
  * but those in leave_out (bits of LaunchOption). */
-static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd_bus_message **ret) {
+static int new_launch_call(sd_bus *bus, const Args *args, LaunchOptionSet leave_out, sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *command = NULL, *directory = NULL;
         _cleanup_free_ const char **env = NULL;
@@ -131,7 +131,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd
         int r;
 
         /* Several words: a program and its arguments, exactly (Argv). */
-        bool argv = args->words[1] && args->words[2] && !(leave_out & (1U << LAUNCH_OPTION_ARGV));
+        bool argv = args->words[1] && args->words[2] && !(leave_out & LAUNCH_OPTION_BIT(LAUNCH_OPTION_ARGV));
         command = argv ? strdup("") : command_from_words(args->words + 1);
         if (!command)
                 return log_oom();
@@ -165,7 +165,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, unsigned leave_out, sd
         if (env[0])
                 launch_args_set(&launch, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = (char *const *) env });
         else
-                launch.set &= ~(1U << LAUNCH_OPTION_ENVIRONMENT);
+                launch.set &= ~LAUNCH_OPTION_BIT(LAUNCH_OPTION_ENVIRONMENT);
 
         /* --open-stdin: the same input, for bgrun send to write later. */
         if (args->stdin_forward || args->open_stdin)
@@ -268,7 +268,7 @@ int verb_run(sd_bus *bus, const Args *args) {
         const char *id, *path;
         int r;
 
-        unsigned leave_out = 0;
+        LaunchOptionSet leave_out = 0;
         r = new_launch_call(bus, args, leave_out, &m);
         if (r < 0)
                 return r;
@@ -284,9 +284,9 @@ int verb_run(sd_bus *bus, const Args *args) {
         r = manager_call_raw(bus, m, call_timeout(CALL_TIMEOUT_DEFAULT), &error, &reply);
         /* An older bgrund refuses what it does not know, having created
          * nothing: it gets a call without it, once for each. */
-        for (unsigned bit; r < 0 && (bit = unknown_newer_option(&error)) && !(leave_out & bit);) {
+        for (LaunchOptionSet bit; r < 0 && (bit = unknown_newer_option(&error)) && !(leave_out & bit);) {
                 for (size_t i = 0; i < ELEMENTSOF(newer_options); i++)
-                        if (bit == 1U << newer_options[i].option)
+                        if (bit == LAUNCH_OPTION_BIT(newer_options[i].option))
                                 log_warning("This bgrund does not know %s (an older version): %s.",
                                             launch_options[newer_options[i].option].name, newer_options[i].without);
                 leave_out |= bit;

@@ -198,7 +198,7 @@ int launch_options_accept(const LaunchOptions *o, const char *key, const char *s
                 return strlen(key) <= 64 ? invalid(ret_error, "Unknown option '%s'", key)
                                          : invalid(ret_error, "Unknown option (a %zu-byte key)", strlen(key));
         int i = (int) (info - launch_options);
-        if (o->seen & (1U << i))
+        if (o->seen & LAUNCH_OPTION_BIT(i))
                 return invalid(ret_error, "Option %s given more than once", info->name);
         if (signature && !streq(signature, info->signature))
                 return invalid(ret_error, "Option %s must be of type '%s', not '%.16s'", info->name, info->signature,
@@ -392,7 +392,7 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
                 launch_set_number(info, &o->spec, v->u64);
                 break;
         }
-        o->seen |= 1U << i;
+        o->seen |= LAUNCH_OPTION_BIT(i);
         return 0;
 }
 

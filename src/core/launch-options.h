@@ -183,6 +183,11 @@ extern const char *const protect_home_words[];
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
 #undef LAUNCH_ENUM
 
+/* A set of options, a bit each (which were given, which a client sets). */
+typedef uint64_t LaunchOptionSet;
+#define LAUNCH_OPTION_BIT(i) (UINT64_C(1) << (i))
+_Static_assert(_LAUNCH_OPTION_MAX <= 64, "a LaunchOptionSet holds 64 options");
+
 typedef struct LaunchOptionInfo {
         const char *name;      /* Launch's key */
         const char *signature; /* its D-Bus type */
@@ -225,7 +230,7 @@ void launch_options_defaults(JobSpec *s);
 /* Launch's options as they are read: the spec they build, with every option
  * not given at its default. */
 typedef struct LaunchOptions {
-        unsigned seen; /* bit i: option i was given */
+        LaunchOptionSet seen; /* option i was given */
         JobSpec spec;  /* the options' fields (launch_options_init() first) */
 } LaunchOptions;
 
@@ -235,7 +240,7 @@ void launch_options_done(LaunchOptions *o);
  * job_spec_done() frees a spec's options through this. */
 void launch_options_free_fields(JobSpec *s);
 static inline bool launch_options_given(const LaunchOptions *o, LaunchOption i) {
-        return o->seen & (1U << i);
+        return o->seen & LAUNCH_OPTION_BIT(i);
 }
 
 /* One option's value as read from the bus: signature says which member. */

@@ -24,6 +24,7 @@
  * -EINVAL with a short message and leaves the options as they were;
  * launch_options_done() frees everything (LeakSanitizer checks). */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 
@@ -124,7 +125,7 @@ static bool model_word_ok(const char *w, const char *const *words) {
 }
 
 static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
-        if (i < 0 || (o->seen & (1U << i)) || strcmp(v->signature, launch_options[i].signature) != 0)
+        if (i < 0 || (o->seen & LAUNCH_OPTION_BIT(i)) || strcmp(v->signature, launch_options[i].signature) != 0)
                 return false;
         if (i == LAUNCH_OPTION_STOP_GRACE_USEC)
                 return v->u64 <= 600ULL * 1000000ULL; /* 10 min */
@@ -169,7 +170,7 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
 }
 
 static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
-        FUZZ_CHECK(o->seen & (1U << i), "%s accepted but not seen", launch_options[i].name);
+        FUZZ_CHECK(o->seen & LAUNCH_OPTION_BIT(i), "%s accepted but not seen", launch_options[i].name);
         switch ((LaunchOption) i) {
         case LAUNCH_OPTION_MAX_RUNTIME_USEC:
                 FUZZ_CHECK(o->spec.max_runtime_usec == v->u64, "MaxRuntimeUSec");
@@ -347,7 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         FUZZ_CHECK(expected, "entry %u: '%s' of '%s' accepted against the rules", entry, key,
                                    v.signature);
                         FUZZ_CHECK(!error, "a message on success: %s", error);
-                        FUZZ_CHECK((o.seen & ~before.seen) == (1U << i), "seen 0x%x -> 0x%x", before.seen, o.seen);
+                        FUZZ_CHECK((o.seen & ~before.seen) == LAUNCH_OPTION_BIT(i), "seen 0x%" PRIx64 " -> 0x%" PRIx64, before.seen, o.seen);
                         check_set(&o, i, &v);
                 } else {
                         FUZZ_CHECK(r == -EINVAL, "launch_options_set: %d", r);

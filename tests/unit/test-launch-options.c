@@ -121,7 +121,7 @@ Test(launch_options, success_leaves_every_value) {
         cr_assert_null(o.spec.environment[2]);
         /* Copies, not the caller's strings. */
         cr_assert_neq(o.spec.environment[0], env[0]);
-        cr_assert_eq(o.seen, (1U << _LAUNCH_OPTION_MAX) - 1);
+        cr_assert_eq(o.seen, LAUNCH_OPTION_BIT(_LAUNCH_OPTION_MAX) - 1);
 }
 
 Test(launch_options, unknown_key) {
@@ -193,7 +193,7 @@ Test(launch_options, stop_signal_and_grace_are_bounded) {
 Test(launch_options, infinity_max_runtime_is_kept_as_asked) {
         set_ok(name(LAUNCH_OPTION_MAX_RUNTIME_USEC), u64(UINT64_MAX));
         cr_assert_eq(o.spec.max_runtime_usec, UINT64_MAX);
-        cr_assert(o.seen & (1U << LAUNCH_OPTION_MAX_RUNTIME_USEC));
+        cr_assert(o.seen & (LAUNCH_OPTION_BIT(LAUNCH_OPTION_MAX_RUNTIME_USEC)));
 
         /* For the limits infinity is a value like any other. */
         set_ok(name(LAUNCH_OPTION_MEMORY_MAX), u64(UINT64_MAX));
@@ -275,7 +275,7 @@ Test(launch_options, a_rejected_call_keeps_what_was_set) {
         cr_assert_eq(o.spec.tasks_max, 10);
         cr_assert_eq(o.spec.memory_max, 0);
         cr_assert_null(o.spec.user);
-        cr_assert_eq(o.seen, (1U << LAUNCH_OPTION_ENVIRONMENT) | (1U << LAUNCH_OPTION_TASKS_MAX));
+        cr_assert_eq(o.seen, (LAUNCH_OPTION_BIT(LAUNCH_OPTION_ENVIRONMENT)) | (LAUNCH_OPTION_BIT(LAUNCH_OPTION_TASKS_MAX)));
 }
 
 Test(launch_options, input_and_terminal_rules) {
@@ -286,14 +286,14 @@ Test(launch_options, input_and_terminal_rules) {
                   "Option TtyColumns must be from 1 to 10000");
 
         char *message = NULL;
-        LaunchOptions a = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = 1U << LAUNCH_OPTION_STDIN | 1U << LAUNCH_OPTION_TTY };
+        LaunchOptions a = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_STDIN) | LAUNCH_OPTION_BIT(LAUNCH_OPTION_TTY) };
         cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "Stdin with Tty=true");
         cr_assert_not_null(strstr(message, "Stdin cannot be given with Tty=true"));
         free(message);
-        LaunchOptions b = { .seen = 1U << LAUNCH_OPTION_TTY_ROWS };
+        LaunchOptions b = { .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_TTY_ROWS) };
         cr_assert_eq(launch_options_check(&b, &message), -EINVAL, "TtyRows without Tty");
         free(message);
-        LaunchOptions c = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = 1U << LAUNCH_OPTION_TTY | 1U << LAUNCH_OPTION_TTY_ROWS };
+        LaunchOptions c = { .spec.stdin_mode = JOB_STDIN_TTY, .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_TTY) | LAUNCH_OPTION_BIT(LAUNCH_OPTION_TTY_ROWS) };
         cr_assert_eq(launch_options_check(&c, &message), 0);
 }
 
@@ -304,11 +304,11 @@ Test(launch_options, queue_options) {
         set_fails(name(LAUNCH_OPTION_MAX_PARALLEL), u64(4), "Option MaxParallel must be of type 'u', not 't'");
         char *message = NULL;
         LaunchOptions a = { .spec.stdin_mode = JOB_STDIN_TTY, .spec.queue = true,
-                            .seen = 1U << LAUNCH_OPTION_QUEUE | 1U << LAUNCH_OPTION_TTY };
+                            .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_QUEUE) | LAUNCH_OPTION_BIT(LAUNCH_OPTION_TTY) };
         cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "Queue with Tty=true");
         cr_assert_not_null(strstr(message, "Queue cannot be given with Tty=true"));
         free(message);
-        LaunchOptions b = { .spec.queue = true, .seen = 1U << LAUNCH_OPTION_QUEUE };
+        LaunchOptions b = { .spec.queue = true, .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_QUEUE) };
         cr_assert_eq(launch_options_check(&b, &message), 0);
 }
 
