@@ -70,6 +70,11 @@ const scenarios = {
     check(r.isError, "kill of another's job: isError", r);
     r = await call("list", { session: "*" });
     check(r.isError, "list of all sessions: isError", r);
+    // Its session is the record of what the agent ran: a run stays in it.
+    r = await call("run", { command: "touch ran-elsewhere", session: "other" });
+    check(r.isError && r.content[0].text.includes("all in its own session"), "run in another session: isError", r);
+    r = await call("list", {});
+    check(!r.isError && !r.structuredContent.jobs.some((j) => j.session === "other"), "nothing ran in another session", r);
     const { tools } = await client.listTools();
     const run = tools.find((t) => t.name === "run");
     check(run.inputSchema.properties.sandbox?.enum?.includes("read-only") && run.outputSchema.properties.sandbox,

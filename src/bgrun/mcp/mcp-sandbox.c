@@ -63,6 +63,10 @@ int mcp_sandbox_check_call(const McpOptions *o, const char *session, McpTool too
         if (tool == MCP_TOOL_LIST && a->session && !streq(a->session, session))
                 return refuse(ret_error, "This server runs its commands in a sandbox and lists only its own jobs: "
                                          "leave session out.");
+        /* Its session is the record of what it ran: a run stays in it. */
+        if (tool == MCP_TOOL_RUN && a->session && !streq(a->session, session))
+                return refuse(ret_error, "This server runs its commands in a sandbox, all in its own session '%.64s': "
+                                         "leave session out.", session);
         if (a->id && !own_job)
                 return refuse(ret_error, "Job '%.64s' was not launched by this server, which runs its commands in a "
                                          "sandbox and acts only on its own jobs.", a->id);
