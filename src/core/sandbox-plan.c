@@ -69,7 +69,7 @@ static bool path_is_below(const char *path, const char *parent) {
  * over read-write. */
 static unsigned rank(const SandboxMount *m) {
         bool implied = m->option == LAUNCH_OPTION_PROTECT_SYSTEM || m->option == LAUNCH_OPTION_PROTECT_HOME;
-        unsigned mode = m->mode == SANDBOX_TMPFS ? SANDBOX_INACCESSIBLE : m->mode;
+        unsigned mode = m->mode == SANDBOX_TMPFS || m->mode == SANDBOX_DEV ? SANDBOX_INACCESSIBLE : m->mode;
         return (m->exit ? 8 : implied ? 0 : 4) + mode; /* an exit is never opened again */
 }
 
@@ -106,7 +106,9 @@ static int add(SandboxPlan *p, const char *path, SandboxMode mode, bool optional
  * no process moves itself out; and the kernel's settings, read-only, as
  * systemd's ProtectKernelTunables= has them, so that a job of root's (which
  * may write root's files with no capability) sets no core_pattern,
- * uevent_helper or sysrq that the kernel would act on outside the sandbox.
+ * uevent_helper or sysrq that the kernel would act on outside the sandbox;
+ * and /dev, one of the job's own (not systemd's PrivateDevices=, which
+ * binds the host's /dev/pts: the user's terminals, readable and writable).
  * Signals, ptrace and abstract sockets are Landlock's (sandbox-apply.c).
  * All optional: what a host lacks needs no closing. */
 static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
@@ -117,6 +119,7 @@ static int add_exits(SandboxPlan *p, const JobSpec *s, const char *state_dir) {
                 { "/run/dbus/system_bus_socket", SANDBOX_INACCESSIBLE }, /* the system bus: bgrund, systemd, everyone */
                 { "/run/systemd/private", SANDBOX_INACCESSIBLE },        /* systemctl's way to PID 1 */
                 { "/run/bgrun", SANDBOX_INACCESSIBLE },                  /* bgrund --listen's */
+                { "/dev", SANDBOX_DEV },                                 /* the host's terminals, disks, kmsg */
                 { "/sys", SANDBOX_READ_ONLY },                           /* the cgroup tree, and the kernel's */
                 { "/proc/sys", SANDBOX_READ_ONLY },
                 { "/proc/sysrq-trigger", SANDBOX_READ_ONLY },
@@ -147,8 +150,9 @@ static int add_implied(SandboxPlan *p, const JobSpec *s) {
                 [PROTECT_SYSTEM_FULL] = { "/usr", "/boot", "/efi", "/etc" },
                 [PROTECT_SYSTEM_STRICT] = { "/" },
         };
-        /* strict: the API file systems stay as the host has them. */
-        static const char *const api_paths[] = { "/dev", "/proc", "/sys" };
+        /* strict: the API file systems stay as the host has them (/dev is
+         * the job's own in every sandbox: add_exits()). */
+        static const char *const api_paths[] = { "/proc", "/sys" };
         static const char *const home_paths[] = { "/home", "/root", "/run/user" };
         static const SandboxMode home_modes[_PROTECT_HOME_MAX] = {
                 [PROTECT_HOME_YES] = SANDBOX_INACCESSIBLE,
@@ -214,6 +218,18 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                 for (size_t k = kept; k > 0 && !parent; k--)
                         if (path_is_below(m->path, p->mounts[k - 1].path))
                                 parent = &p->mounts[k - 1];
+                /* A device asked for below the job's own /dev is bound in
+                 * with it (an inaccessible one is simply not there). */
+                if (parent && parent->mode == SANDBOX_DEV && !m->exit) {
+                        if (m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS) {
+                                free(m->path);
+                                continue;
+                        }
+                        m->in_dev = true;
+                        m->apply = false;
+                        p->mounts[kept++] = *m;
+                        continue;
+                }
                 bool hidden = parent && (parent->mode == SANDBOX_INACCESSIBLE || parent->mode == SANDBOX_TMPFS);
                 if (hidden && (m->mode == SANDBOX_INACCESSIBLE || m->optional)) {
                         /* Nothing to do: it is hidden with its parent. */
@@ -238,7 +254,9 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                                                                  what, parent->path));
                 }
                 SandboxMode above = parent ? parent->mode : SANDBOX_READ_WRITE;
-                m->apply = m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS || m->mode != above;
+                /* A writable path is a mount of its own even below a
+                 * writable parent (sandbox-plan.h). */
+                m->apply = m->mode != SANDBOX_READ_ONLY || m->mode != above;
                 p->mounts[kept++] = *m;
         }
         p->n_mounts = kept;

@@ -15,7 +15,12 @@
  * /etc writable, as in systemd). Nothing beneath an inaccessible or tmpfs
  * path can be reached, so another path inside one is refused; nor may a
  * read-write path lie inside /sys or /proc/sys, which every sandbox keeps
- * read-only. */
+ * read-only.
+ *
+ * Every writable path is a mount of its own, even where its parent is
+ * writable already: a Unix socket is reachable only on the job's writable
+ * mounts (sandbox-sockets.c tells them by their mount), and a FIFO or a
+ * device writable only beneath them (Landlock's rules start there). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +33,9 @@ typedef enum SandboxMode {
         SANDBOX_READ_ONLY,    /* read-only, with everything mounted beneath it */
         SANDBOX_INACCESSIBLE, /* an empty node of mode 000 over it */
         SANDBOX_TMPFS,        /* an empty tmpfs of the job's user over it */
+        SANDBOX_DEV,          /* a /dev of the job's own (sandbox-apply.c): a few devices, a new devpts
+                               * instance, its own shm; read-write and read-only paths below it are
+                               * the host's devices, bound in */
 } SandboxMode;
 
 typedef struct SandboxMount {
@@ -37,13 +45,14 @@ typedef struct SandboxMount {
                               * ProtectHome imply) */
         bool apply;          /* false: a parent made it so already; it is only looked up */
         bool exit;           /* one of the sandbox's own: a way out closed (sandbox_plan_build()) */
+        bool in_dev;         /* a device below the job's own /dev: bound in by the /dev mount itself */
         LaunchOption option; /* the option that asked for it (an exit: the first sandbox option given) */
         unsigned entry;      /* which of that option's paths (0 for ProtectSystem and ProtectHome) */
 } SandboxMount;
 
 /* At most: three path options' paths, what ProtectSystem (4) and
- * ProtectHome (3) imply, and the exits (8). */
-#define SANDBOX_MOUNTS_MAX (3 * LAUNCH_PATHS_MAX + 15)
+ * ProtectHome (3) imply, and the exits (9). */
+#define SANDBOX_MOUNTS_MAX (3 * LAUNCH_PATHS_MAX + 16)
 
 typedef struct SandboxPlan {
         SandboxMount *mounts; /* each parent before its children */

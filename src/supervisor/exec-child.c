@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/keyctl.h>
@@ -133,6 +134,50 @@ static _Noreturn void exec_argv(char *const *argv, char *const *env, int report_
         report_as(report_fd, denied ? -EACCES : -ENOENT, EXEC_REFUSED_PROGRAM, EXEC_CHILD_STEP_PROGRAM);
 }
 
+/* The new session's controlling terminal, as a login's, and the job's
+ * stdio. */
+static void take_terminal(int tty_fd, int report_fd) {
+        if (ioctl(tty_fd, TIOCSCTTY, 0) < 0)
+                report(report_fd, negative_errno(), "take the terminal");
+        if (dup2(tty_fd, STDIN_FILENO) < 0 || dup2(tty_fd, STDOUT_FILENO) < 0 || dup2(tty_fd, STDERR_FILENO) < 0)
+                report(report_fd, negative_errno(), "connect stdio");
+}
+
+/* A terminal from the sandbox's own devpts instance (its /dev/pts/ptmx),
+ * sized as the spec says, its pty its user's (the lookups' fsuid), its
+ * master sent to the supervisor over channel: the slave's descriptor, or
+ * -errno. */
+static int own_terminal(const JobSpec *spec, int channel) {
+        int master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (master < 0)
+                return negative_errno();
+        int unlock = 0, slave = -EBADF;
+        struct winsize ws = { .ws_row = spec->tty_rows, .ws_col = spec->tty_columns };
+        if (ioctl(master, TIOCSPTLCK, &unlock) < 0 || ioctl(master, TIOCSWINSZ, &ws) < 0 ||
+            (slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+                int r = negative_errno();
+                close(master);
+                return r;
+        }
+        char c = 'T';
+        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &master, sizeof(int));
+        int r = sendmsg(channel, &mh, MSG_NOSIGNAL) == 1 ? slave : negative_errno();
+        close(master);
+        if (r < 0)
+                close(slave);
+        return r;
+}
+
 /* In the forked child. Every step that fails is reported by name; the
  * pipe closes on exec, which is how the parent learns it succeeded. */
 static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns, bool born_inside, int report_fd) {
@@ -161,14 +206,10 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
 
         int tty_fd = x->input ? input_control_child_tty(x->input) : -EBADF;
         int stdin_fd = x->input ? input_control_child_stdin(x->input) : -EBADF;
-        if (tty_fd >= 0) {
-                /* The new session's controlling terminal, as a login's. */
-                if (ioctl(tty_fd, TIOCSCTTY, 0) < 0)
-                        report(report_fd, negative_errno(), "take the terminal");
-                if (dup2(tty_fd, STDIN_FILENO) < 0 || dup2(tty_fd, STDOUT_FILENO) < 0 ||
-                    dup2(tty_fd, STDERR_FILENO) < 0)
-                        report(report_fd, negative_errno(), "connect stdio");
-        } else {
+        int terminal_channel = x->input ? input_control_child_terminal(x->input) : -EBADF;
+        if (tty_fd >= 0)
+                take_terminal(tty_fd, report_fd);
+        else if (terminal_channel < 0) {
                 int in_fd = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
                 if (in_fd < 0 || dup2(in_fd, STDIN_FILENO) < 0 || dup2(x->output_fd, STDOUT_FILENO) < 0 ||
                     dup2(x->output_fd, STDERR_FILENO) < 0)
@@ -183,6 +224,13 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
                 report_full(report_fd, r, EXEC_REFUSED_PATH, (int) sf.option, sf.entry, sf.step);
         if (r < 0)
                 report_sandbox(report_fd, r, sf.option, sf.step);
+        /* A sandboxed job's terminal: from its own devpts instance. */
+        if (terminal_channel >= 0) {
+                r = own_terminal(spec, terminal_channel);
+                if (r < 0)
+                        report(report_fd, r, "open a terminal of its own");
+                take_terminal(r, report_fd);
+        }
 
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
         if (r < 0)

@@ -12,6 +12,7 @@
 #include "input-control.h"
 #include "log.h"
 #include "macro.h"
+#include "sandbox-plan.h"
 #include "supervisor-protocol.h"
 
 static int set_nonblock(int fd) {
@@ -67,7 +68,17 @@ static int open_input(InputControl *ic, const JobSpec *spec, int output_fd, cons
                 return r;
 
         if (ic->mode == JOB_STDIN_TTY) {
-                r = open_terminal(ic, spec, ret_step);
+                if (sandbox_requested(spec)) {
+                        /* None of the host's terminals is in the job's /dev:
+                         * its own is made there (exec-child.c). */
+                        *ret_step = "make the terminal's socket pair";
+                        int sp[2];
+                        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+                                return negative_errno();
+                        ic->terminal_fd = sp[0];
+                        ic->child_terminal_fd = sp[1];
+                } else
+                        r = open_terminal(ic, spec, ret_step);
                 if (r < 0)
                         return r;
                 *ret_step = "relay the terminal";
@@ -122,10 +133,34 @@ int input_control_child_tty(const InputControl *ic) {
         return ic->mode == JOB_STDIN_TTY ? ic->slave_fd : -EBADF;
 }
 
+int input_control_child_terminal(const InputControl *ic) {
+        return ic->child_terminal_fd;
+}
+
+int input_control_receive_terminal(InputControl *ic) {
+        if (ic->terminal_fd < 0)
+                return 0;
+        char c;
+        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
+        ssize_t n = recvmsg(ic->terminal_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        ic->terminal_fd = safe_close(ic->terminal_fd);
+        struct cmsghdr *cm = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
+        if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+                return n < 0 ? negative_errno() : -EBADMSG;
+        memcpy(&ic->master_fd, CMSG_DATA(cm), sizeof(int));
+        return set_nonblock(ic->master_fd);
+}
+
 void input_control_forked(InputControl *ic) {
         if (ic->mode == JOB_STDIN_PIPE)
                 ic->read_fd = safe_close(ic->read_fd);
         ic->slave_fd = safe_close(ic->slave_fd);
+        ic->child_terminal_fd = safe_close(ic->child_terminal_fd);
 }
 
 /* The first message on every connection: the input's write end, or word
@@ -347,5 +382,7 @@ void input_control_done(InputControl *ic) {
         safe_close(ic->master_fd);
         safe_close(ic->slave_fd);
         safe_close(ic->output_fd);
+        safe_close(ic->terminal_fd);
+        safe_close(ic->child_terminal_fd);
         *ic = INPUT_CONTROL_NULL;
 }

@@ -29,6 +29,10 @@ typedef struct InputControl {
         int read_fd;         /* pipe: the job's stdin until the fork; tty: relayed into the master */
         int master_fd;       /* tty */
         int slave_fd;        /* tty: the job's stdio and controlling terminal, until the fork */
+        /* tty in a sandbox: the job's terminal comes from its own devpts
+         * instance, made by the child, which sends the master over this
+         * socket pair (ours, the child's until the fork) */
+        int terminal_fd, child_terminal_fd;
         int output_fd;       /* tty: the output pipe's write end, the master's output goes there */
         char to_master[4096];
         size_t to_master_len, to_master_off;
@@ -44,7 +48,8 @@ typedef struct InputControl {
 
 #define INPUT_CONTROL_NULL                                                                       \
         ((InputControl) { .dir_fd = -EBADF, .listen_fd = -EBADF, .conn_fd = -EBADF, .write_fd = -EBADF, \
-                          .read_fd = -EBADF, .master_fd = -EBADF, .slave_fd = -EBADF, .output_fd = -EBADF })
+                          .read_fd = -EBADF, .master_fd = -EBADF, .slave_fd = -EBADF, .output_fd = -EBADF, \
+                          .terminal_fd = -EBADF, .child_terminal_fd = -EBADF })
 
 /* Make the input pipe (and the terminal) and listen on the control socket
  * (for every job: its disk budget comes that way). output_fd (tty only) is
@@ -56,6 +61,13 @@ int input_control_open(InputControl *ic, int dir_fd, const JobSpec *spec, int ou
  * and stderr too (else -EBADF: the output pipe). */
 int input_control_child_stdin(const InputControl *ic);
 int input_control_child_tty(const InputControl *ic);
+
+/* For a sandboxed terminal job: the socket over which the child sends the
+ * master of the terminal it made in its own devpts instance (-EBADF: the
+ * terminal is ours, input_control_child_tty()). */
+int input_control_child_terminal(const InputControl *ic);
+/* Once the child exec'd: take that master. */
+int input_control_receive_terminal(InputControl *ic);
 
 /* In the parent after the fork: drop the child's ends. */
 void input_control_forked(InputControl *ic);

@@ -28,6 +28,8 @@
 
 #include "macro.h"
 #include "sandbox-apply.h"
+#include "sandbox-dev.h"
+#include "sandbox-mount.h"
 
 static int fail(SandboxFailure *f, int error, LaunchOption option, int entry, const char *step) {
         *f = (SandboxFailure) { .error = error, .option = option, .entry = entry, .step = step };
@@ -57,38 +59,32 @@ static int private_network(void) {
 }
 
 /* A mount namespace of the job's own, / made a slave first: no mount of
- * the job's ever reaches the host, while the host's still reach the job. */
+ * the job's ever reaches the host, while the host's still reach the job.
+ * And System V IPC and POSIX message queues of its own, as systemd's
+ * PrivateIPC= gives them: a shared memory segment of the user's outside
+ * is no channel out. */
 static int enter_mount_namespace(void) {
-        if (unshare(CLONE_NEWNS) < 0)
+        if (unshare(CLONE_NEWNS | CLONE_NEWIPC) < 0)
                 return negative_errno();
         if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
                 return negative_errno();
         return 0;
 }
 
-/* PrivateTmp: /tmp, /var/tmp and /dev/shm of the job's own, gone with it:
+/* PrivateTmp: /tmp and /var/tmp of the job's own (/dev/shm is, in every
+ * sandbox: its /dev is), gone with it:
  * a tmpfs on each, as systemd's PrivateTmp= (rather than a directory of
  * the host's /tmp: nothing to clean up, and its pages are charged to the
  * job's cgroup). Last, so that it is writable under ProtectSystem=strict.
  * A directory the job cannot reach (a container without /var/tmp, an
  * InaccessiblePaths=/var) has nothing to keep private and is left out. */
 static int private_tmp(void) {
-        static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+        static const char *const dirs[] = { "/tmp", "/var/tmp" };
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
                 if (mount("tmpfs", dirs[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&
                     !(i > 0 && (errno == ENOENT || errno == EACCES || errno == ENOTDIR)))
                         return negative_errno();
         return 0;
-}
-
-/* id in decimal into buf (no stdio here). */
-static const char *decimal(char buf[static 12], unsigned id) {
-        char *p = buf + 11;
-        *p = '\0';
-        do
-                *--p = (char) ('0' + id % 10);
-        while ((id /= 10) > 0);
-        return p;
 }
 
 /* Write the line made of parts (NULL-terminated) into a /proc file. */
@@ -117,7 +113,7 @@ static int enter_user_namespace(SandboxUserNamespace userns, uid_t uid, gid_t gi
         char u[12], g[12];
         if (userns == SANDBOX_USERNS_MAKE && unshare(CLONE_NEWUSER) < 0)
                 return negative_errno();
-        const char *us = decimal(u, uid), *gs = decimal(g, gid);
+        const char *us = decimal_id(u, uid), *gs = decimal_id(g, gid);
         int r = write_proc("/proc/self/uid_map", (const char *const[]) { us, " ", us, " 1\n", NULL });
         if (r >= 0)
                 r = write_proc("/proc/self/setgroups", (const char *const[]) { "deny", NULL });
@@ -144,64 +140,13 @@ static int lookups_as_user(const JobSpec *s, bool own_userns) {
         return 0;
 }
 
-/* path as the job's user finds it, never through a /proc magic link. */
-static int look_up(const char *path) {
-        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
-        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-        return fd < 0 ? negative_errno() : (int) fd;
-}
-
-static int stat_fd(int fd, struct statx *ret) {
-        return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO, ret) < 0 ? negative_errno() : 0;
-}
-
-static bool same_inode(int a, int b) {
-        struct statx x, y;
-        return stat_fd(a, &x) >= 0 && stat_fd(b, &y) >= 0 && x.stx_ino == y.stx_ino &&
-               x.stx_dev_major == y.stx_dev_major && x.stx_dev_minor == y.stx_dev_minor;
-}
-
-/* A copy of the tree at fd, with everything mounted beneath it. */
-static int copy_tree(int fd) {
-        int t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-        return t < 0 ? negative_errno() : t;
-}
-
-static int attach(int tree, int target) {
-        return move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ? negative_errno() : 0;
-}
-
-static int set_read_only(int fd, unsigned flags) {
-        struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
-        return mount_setattr(fd, "", AT_EMPTY_PATH | flags, &a, sizeof a) < 0 ? negative_errno() : 0;
-}
-
-/* A new tmpfs, not attached anywhere yet: its root of mode (octal text)
- * and owner. */
-static int new_tmpfs(const char *mode, uid_t uid, gid_t gid) {
-        char u[12], g[12];
-        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-        if (fs < 0)
-                return negative_errno();
-        int r = -EBADF;
-        if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) >= 0 &&
-            fsconfig(fs, FSCONFIG_SET_STRING, "uid", decimal(u, uid), 0) >= 0 &&
-            fsconfig(fs, FSCONFIG_SET_STRING, "gid", decimal(g, gid), 0) >= 0 &&
-            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) >= 0)
-                r = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-        if (r < 0)
-                r = negative_errno();
-        close(fs);
-        return r;
-}
-
 /* What an inaccessible path becomes, as systemd's inaccessible nodes: an
  * empty directory and an empty file, both of mode 000 and root's (in a user
  * namespace of the job's own: its user's, the one mapped), on a read-only
  * tmpfs. *ret_file: the file, opened before the job's user does
  * the lookups (it may not look into the directory). */
 static int make_inaccessible(uid_t owner, gid_t group, int *ret_file) {
-        int dir = new_tmpfs("0", owner, group);
+        int dir = new_tmpfs("0", owner, group, false);
         if (dir < 0)
                 return dir;
         int file = openat(dir, "file", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
@@ -219,6 +164,7 @@ static int make_inaccessible(uid_t owner, gid_t group, int *ret_file) {
         *ret_file = file;
         return dir;
 }
+
 
 /* One mount of the plan, looked up in the tree as the earlier ones left
  * it; host_copy: for a read-write path below a read-only one, the copy of
@@ -252,7 +198,7 @@ static int apply_one(const JobSpec *s, const SandboxMount *m, int fd, int host_c
                  * two) is refused, not followed. */
                 if (!same_inode(host_copy, fd))
                         return -ESTALE;
-                return attach(host_copy, fd);
+                return attach_tree(host_copy, fd);
         case SANDBOX_INACCESSIBLE:
                 *ret_step = "make a path inaccessible";
                 tree = open_tree(is_dir ? inaccessible_dir : inaccessible_file, "",
@@ -263,13 +209,13 @@ static int apply_one(const JobSpec *s, const SandboxMount *m, int fd, int host_c
                 *ret_step = "mount an empty tmpfs";
                 if (!is_dir)
                         return -ENOTDIR;
-                r = tree = new_tmpfs("0700", s->uid, s->gid);
+                r = tree = new_tmpfs("0700", s->uid, s->gid, false);
                 break;
         default:
                 return -EINVAL;
         }
         if (r >= 0)
-                r = attach(tree, fd);
+                r = attach_tree(tree, fd);
         if (tree >= 0)
                 close(tree);
         return r;
@@ -283,12 +229,6 @@ static bool applies(const SandboxMount *m, int pass, bool copied) {
         if (pass == 0)
                 return m->apply;
         return copied && (m->exit || (m->apply && (m->mode == SANDBOX_INACCESSIBLE || m->mode == SANDBOX_TMPFS)));
-}
-
-static void close_all(int *fds, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (fds[i] >= 0)
-                        close(fds[i]);
 }
 
 static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns, SandboxFailure *f) {
@@ -320,7 +260,7 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
                 const SandboxMount *m = &p->mounts[i];
                 if (m->mode != SANDBOX_READ_WRITE || !m->apply)
                         continue;
-                int fd = look_up(m->path);
+                int fd = look_up_path(m->path);
                 if (fd < 0) {
                         if (m->optional) {
                                 copies[i] = -ENOENT;
@@ -356,12 +296,19 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
                         bool apply = applies(m, pass, copied);
                         if (pass == 1 && !apply)
                                 continue;
-                        int fd = look_up(m->path);
+                        int fd = look_up_path(m->path);
                         if (fd < 0 && (m->optional || pass == 1))
                                 continue;
                         if (fd < 0) {
                                 r = fail(f, fd, m->option, (int) m->entry, "look up a path");
                                 goto done;
+                        }
+                        if (apply && m->mode == SANDBOX_DEV) {
+                                r = sandbox_dev_build(s, p, i + 1, fd, own_userns, f);
+                                close(fd);
+                                if (r < 0)
+                                        goto done;
+                                continue;
                         }
                         r = apply ? apply_one(s, m, fd, copies[i], inaccessible_dir, inaccessible_file, &step) : 0;
                         close(fd);

@@ -159,6 +159,13 @@ static int start_command(Supervisor *s) {
                         return refuse_input(s, &f);
                 return fail_setup(s, f.error, f.step);
         }
+        r = input_control_receive_terminal(&s->input);
+        if (r < 0) {
+                /* Sent before the exec, or the exec was not reached: never. */
+                c->ops->kill(c, &s->child);
+                (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                return fail_setup(s, r, "take the job's terminal");
+        }
         return 0;
 }
 

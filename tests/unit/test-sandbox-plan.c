@@ -69,7 +69,7 @@ Test(sandbox_plan, the_exits_are_closed) {
         static const struct { const char *path; SandboxMode mode; } exits[] = {
                 { "/run/dbus/system_bus_socket", SANDBOX_INACCESSIBLE }, { "/run/systemd/private", SANDBOX_INACCESSIBLE },
                 { "/run/bgrun", SANDBOX_INACCESSIBLE }, { "/run/user/1000", SANDBOX_TMPFS },
-                { "/var/lib/bgrun", SANDBOX_INACCESSIBLE },
+                { "/var/lib/bgrun", SANDBOX_INACCESSIBLE }, { "/dev", SANDBOX_DEV },
                 { "/sys", SANDBOX_READ_ONLY }, { "/proc/sys", SANDBOX_READ_ONLY },
                 { "/proc/sysrq-trigger", SANDBOX_READ_ONLY },
         };
@@ -81,7 +81,7 @@ Test(sandbox_plan, the_exits_are_closed) {
         }
         const SandboxMount *inside = at("/var/lib/bgrun/x");
         cr_assert(!inside->exit && inside->apply && !inside->optional);
-        cr_assert(!at("/run")->apply, "read-write without a read-only parent: only looked up");
+        cr_assert(at("/run")->apply, "a writable path is a mount of its own, even without a read-only parent");
 }
 
 /* strict: / read-only, the API file systems as the host has them, each
@@ -92,7 +92,7 @@ Test(sandbox_plan, strict_with_read_write_paths) {
         build_ok(&s);
         /* /sys is an exit, read-only in every sandbox, which wins over the
          * API file systems' read-write. */
-        const char *order[] = { "/", "/dev", "/proc", "/src", "/src/.git", "/var/cache" };
+        const char *order[] = { "/", "/proc", "/src", "/src/.git", "/var/cache" };
         const SandboxMount *m[16];
         cr_assert_eq(asked(m, 16), ELEMENTSOF(order));
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
@@ -110,16 +110,42 @@ Test(sandbox_plan, strict_with_read_write_paths) {
                   "read-only with / already (and not given back read-write as an API file system)");
 }
 
-/* A parent that made it so already leaves a mount only looked up: a
- * read-write path without a read-only parent, a read-only one below one. */
+/* A parent that made it so already leaves a read-only path below a
+ * read-only one only looked up; a writable path is a mount of its own
+ * always (its sockets are told by their mount), below a writable parent
+ * too. */
 Test(sandbox_plan, what_a_parent_did_is_not_done_again) {
         char *rw[] = { "/a", "/a/b", NULL }, *ro[] = { "/usr/lib", NULL };
         JobSpec s = { .protect_system = PROTECT_SYSTEM_YES, .read_write_paths = rw, .read_only_paths = ro };
         build_ok(&s);
-        cr_assert(!at("/a")->apply);
-        cr_assert(!at("/a/b")->apply);
+        cr_assert(at("/a")->apply);
+        cr_assert(at("/a/b")->apply);
         cr_assert(at("/usr")->apply);
         cr_assert(!at("/usr/lib")->apply);
+}
+
+/* Every sandbox has a /dev of its own; a device a path option names below
+ * it is bound in with it (in_dev, nothing to apply on its own), an
+ * inaccessible one is simply not there, and a path below such a device
+ * follows the usual rules. */
+Test(sandbox_plan, devices_below_the_jobs_own_dev) {
+        char *rw[] = { "/dev/kvm", "/dev/dri", NULL }, *ro[] = { "/dev/dri/card0", "-/dev/nvidia0", NULL },
+             *hidden[] = { "/dev/sda", "/dev/dri/card1", NULL };
+        JobSpec s = { .protect_system = PROTECT_SYSTEM_STRICT, .read_write_paths = rw, .read_only_paths = ro,
+                      .inaccessible_paths = hidden };
+        build_ok(&s);
+        const SandboxMount *dev = at("/dev");
+        cr_assert(dev->exit && dev->apply && dev->mode == SANDBOX_DEV);
+        cr_assert(at("/dev/kvm")->in_dev && !at("/dev/kvm")->apply && at("/dev/kvm")->mode == SANDBOX_READ_WRITE);
+        cr_assert(at("/dev/dri")->in_dev && !at("/dev/dri")->apply);
+        cr_assert(at("/dev/nvidia0")->in_dev && at("/dev/nvidia0")->optional && at("/dev/nvidia0")->mode == SANDBOX_READ_ONLY);
+        for (size_t i = 0; i < plan.n_mounts; i++)
+                cr_assert(!streq(plan.mounts[i].path, "/dev/sda"), "an inaccessible device is not bound at all");
+        cr_assert(!at("/dev/dri/card0")->in_dev && at("/dev/dri/card0")->apply, "below a device: made read-only on its own");
+        cr_assert(at("/dev/dri/card1")->mode == SANDBOX_INACCESSIBLE && at("/dev/dri/card1")->apply);
+        /* Bound in with /dev: they follow it at once, so its mount finds them. */
+        size_t i = (size_t) (dev - plan.mounts);
+        cr_assert(plan.mounts[i + 1].in_dev);
 }
 
 /* At one path: inaccessible beats read-only beats read-write, and any path
