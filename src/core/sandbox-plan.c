@@ -12,6 +12,10 @@
 #include "macro.h"
 #include "sandbox-plan.h"
 
+const char *const sandbox_common_mechanisms[] = {
+        "mount-namespace", "ipc-namespace", "landlock", "seccomp-unotify", NULL,
+};
+
 LaunchOption sandbox_first_option(const JobSpec *s) {
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
                 if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, s))

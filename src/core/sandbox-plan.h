@@ -59,6 +59,13 @@ typedef struct SandboxPlan {
         size_t n_mounts;
 } SandboxPlan;
 
+/* What enforces what every sandboxed job has, whatever its options (its
+ * own /dev and exits closed, IPC, Landlock's scope and its rules for FIFOs
+ * and devices, the seccomp filter that hands its socket calls to its
+ * supervisor), as the record's sandbox.mechanisms names them after its
+ * options' own; NULL-terminated. */
+extern const char *const sandbox_common_mechanisms[];
+
 /* Whether s is sandboxed: any LAUNCH_SANDBOX option given. */
 bool sandbox_requested(const JobSpec *s);
 /* The first sandbox option s was given (the one a refusal of the sandbox

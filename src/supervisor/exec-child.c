@@ -18,6 +18,7 @@
 #include "macro.h"
 #include "privilege.h"
 #include "sandbox-apply.h"
+#include "socket-broker.h"
 
 /* Everything from here to the exec runs in the child, which shares the
  * supervisor's memory until it execs (start_child()). The rule: system calls
@@ -143,6 +144,22 @@ static void take_terminal(int tty_fd, int report_fd) {
                 report(report_fd, negative_errno(), "connect stdio");
 }
 
+/* One byte, tag, and fd, to the supervisor over channel. */
+static int send_fd(int channel, char tag, int fd) {
+        struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+        return sendmsg(channel, &mh, MSG_NOSIGNAL) == 1 ? 0 : negative_errno();
+}
+
 /* A terminal from the sandbox's own devpts instance (its /dev/pts/ptmx),
  * sized as the spec says, its pty its user's (the lookups' fsuid), its
  * master sent to the supervisor over channel: the slave's descriptor, or
@@ -159,23 +176,42 @@ static int own_terminal(const JobSpec *spec, int channel) {
                 close(master);
                 return r;
         }
-        char c = 'T';
-        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &master, sizeof(int));
-        int r = sendmsg(channel, &mh, MSG_NOSIGNAL) == 1 ? slave : negative_errno();
+        int r = send_fd(channel, 'T', master);
+        r = r < 0 ? r : slave;
         close(master);
         if (r < 0)
                 close(slave);
         return r;
+}
+
+/* A sandboxed job's last steps, as its user: its socket broker, then its
+ * own Landlock domain and seccomp filter, whose listener goes to the
+ * supervisor. */
+static void confine(const ExecChild *x, const SandboxWritable *writable, int report_fd) {
+        LaunchOption first = sandbox_first_option(x->spec);
+        char ids[SANDBOX_WRITABLE_MAX * 12];
+        int r = sandbox_writable_mount_ids(writable, ids, sizeof ids);
+        if (r < 0)
+                report_sandbox(report_fd, r, first, "find the job's writable mounts");
+        r = socket_broker_spawn(socket_mediator_child_channel(x->sockets), ids);
+        if (r < 0)
+                report(report_fd, r, "start the job's socket broker");
+        int listener;
+        SandboxFailure sf;
+        r = sandbox_confine(x->spec, x->sandbox, writable, &listener, &sf);
+        if (r < 0)
+                report_sandbox(report_fd, r, sf.option, sf.step);
+        /* Filtered from here: a sendmsg() of it would wait for its own
+         * answer. The supervisor takes it (pidfd_getfd) while we wait; one
+         * that cannot (no CAP_SYS_PTRACE over another user's process) could
+         * not take the job's calls either: refused. */
+        socket_mediator_close_parents(x->sockets);
+        ExecFailure f = { .error = listener, .refused = EXEC_LISTENER };
+        char taken;
+        if (write(report_fd, &f, sizeof f) != (ssize_t) sizeof f ||
+            read(socket_mediator_child_taken(x->sockets), &taken, 1) != 1)
+                report_sandbox(report_fd, -EPERM, first, "hand its socket calls to its supervisor");
+        close(listener);
 }
 
 /* In the forked child. Every step that fails is reported by name; the
@@ -219,7 +255,8 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
         /* The sandbox, while we may still make namespaces: the command
          * never runs outside it for an instant. */
         SandboxFailure sf;
-        r = sandbox_apply(spec, x->sandbox, userns, &sf);
+        SandboxWritable writable = { .n = 0 };
+        r = sandbox_apply(spec, x->sandbox, userns, &writable, &sf);
         if (r < 0 && sf.entry >= 0)
                 report_full(report_fd, r, EXEC_REFUSED_PATH, (int) sf.option, sf.entry, sf.step);
         if (r < 0)
@@ -235,6 +272,9 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
         r = drop_privileges(spec->uid, spec->gid, spec->groups, (int) spec->n_groups);
         if (r < 0)
                 report(report_fd, r, "drop privileges");
+        if (x->sockets)
+                confine(x, &writable, report_fd);
+        sandbox_writable_done(&writable);
         /* The check of cwd: as the owner, with the owner's groups, so a
          * directory the owner may not enter fails here as one that does not
          * exist; by the process that uses it, so nothing changes between
@@ -310,7 +350,9 @@ static pid_t start_child(const ExecChild *x, int report_fd) {
                 if (pid >= 0)
                         return pid;
         }
-        if (!EXEC_CHILD_SHARES_MEMORY)
+        /* A sandboxed job's child waits for us once (its listener): it
+         * cannot be one we wait for. */
+        if (!EXEC_CHILD_SHARES_MEMORY || x->sockets)
                 return fork_child(x, report_fd);
         const size_t stack_size = 256 * 1024;
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);

@@ -8,6 +8,7 @@
 #include "job-record.h"
 #include "payload-containment.h"
 #include "sandbox-plan.h"
+#include "socket-mediator.h"
 
 /* What the child that becomes the command needs, all of it prepared before
  * the fork. */
@@ -19,6 +20,8 @@ typedef struct ExecChild {
         char **env;
         const SandboxPlan *sandbox; /* its file-system sandbox, planned before the fork; NULL: none */
         bool user_namespace;        /* a sandboxed job of an unprivileged bgrund: in a user namespace of its own */
+        const SocketMediator *sockets; /* a sandboxed job's socket calls' (its broker's pair, the listener's
+                                        * handshake); NULL: none */
 } ExecChild;
 
 /* A failure that is the caller's input, not the supervisor's: checked by
@@ -31,6 +34,8 @@ typedef enum ExecRefusal {
         EXEC_REFUSED_DEADLINE, /* LaunchDeadlineUSec passed before the command could be executed */
         EXEC_REFUSED_SANDBOX, /* a sandbox option cannot be enforced here (ExecFailure.option says which) */
         EXEC_REFUSED_PATH,    /* a sandbox path is not there for its user (ExecFailure.option, .entry) */
+        EXEC_LISTENER,        /* not a failure: the seccomp listener is the child's descriptor .error; the
+                               * child waits until the supervisor took it (socket-mediator.h) */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */
@@ -54,5 +59,6 @@ typedef struct ExecFailure {
 int exec_child_fork(const ExecChild *x, pid_t *ret_pid, int *ret_report_fd, const char **ret_step);
 
 /* Block until the child exec'd (0: the pipe closed without a report) or
- * reported why it could not (1, *ret filled in). */
+ * reported why it could not (1, *ret filled in), or, for a sandboxed job,
+ * that its seccomp listener is there to take (1, EXEC_LISTENER). */
 int exec_child_wait(int report_fd, ExecFailure *ret);

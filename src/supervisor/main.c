@@ -19,7 +19,15 @@
  *
  *   main.c                  arguments, the store and the spec, the go byte
  *   supervise.c             start, wait for the end, tear down, publish
+ *   command-start.c         the command's start: its pipes, its sandbox's plan, its child
  *   exec-child.c            the forked child that becomes the command
+ *   sandbox-apply.c         a sandboxed job's namespaces and mounts, in that child:
+ *   sandbox-mount.c           the mount primitives
+ *   sandbox-dev.c             its own /dev
+ *   sandbox-landlock.c        its Landlock domains
+ *   sandbox-seccomp.c         its seccomp filter, which hands its socket calls to
+ *   socket-mediator.c       the supervisor, which has them made by
+ *   socket-broker.c         the job's socket broker (this binary, --socket-broker)
  *   output-relay.c          its output: pipe → the job's output files, capped
  *   input-control.c         its input pipe or terminal, and the control socket
  *   environment.c           the command's environment
@@ -41,6 +49,7 @@
 #include "parse-util.h"
 #include "macro.h"
 #include "publish.h"
+#include "socket-broker.h"
 #include "supervise.h"
 
 /* Held until bgrund says the containment is ready. EOF means bgrund gave the
@@ -182,6 +191,9 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+        /* A sandboxed job's socket broker is this binary too (socket-broker.h). */
+        if (argc >= 2 && streq(argv[1], "--socket-broker"))
+                return socket_broker_main(argc - 2, argv + 2) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         /* What bgrund runs with is not ours to keep: the usual umask for the
          * cgroups and files made here and for the command, and no death by
          * SIGPIPE when bgrund, the other end of the readiness pipe, is gone. */

@@ -29,7 +29,9 @@
 #include "macro.h"
 #include "sandbox-apply.h"
 #include "sandbox-dev.h"
+#include "sandbox-landlock.h"
 #include "sandbox-mount.h"
+#include "sandbox-seccomp.h"
 
 static int fail(SandboxFailure *f, int error, LaunchOption option, int entry, const char *step) {
         *f = (SandboxFailure) { .error = error, .option = option, .entry = entry, .step = step };
@@ -325,42 +327,59 @@ done:
         return r < 0 ? r : 0;
 }
 
-/* --- no way out ---------------------------------------------------------- */
-
-/* Landlock ABI 6's scoping, named here: the system's headers may predate it. */
-#define SCOPE_ABSTRACT_UNIX_SOCKET (UINT64_C(1) << 0)
-#define SCOPE_SIGNAL (UINT64_C(1) << 1)
-struct landlock_scope_attr {
-        uint64_t handled_access_fs, handled_access_net, scoped;
-};
-
-/* A Landlock domain of the job's own, scoped: its processes may signal,
- * and connect to abstract Unix sockets of, only processes in it (ABI 6),
- * and, as every Landlock domain, ptrace none outside it, which also keeps
- * /proc/PID/root, mem and environ of the owner's other processes from it.
- * No file-system rule: the mounts are the file system's sandbox. And no new
- * privileges: a setuid program (sudo, su) would take back what the sandbox
- * takes away. Missing scoping is -EOPNOTSUPP: refused, not weaker. */
-static int no_way_out(void) {
-        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-        if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP))
-                return -EOPNOTSUPP;
-        if (abi < 0)
-                return negative_errno();
-        if (abi < 6)
-                return -EOPNOTSUPP;
-        struct landlock_scope_attr a = { .scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL };
-        long fd = syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
-        if (fd < 0)
-                return negative_errno();
-        int r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? negative_errno() : 0;
-        if (r >= 0 && syscall(SYS_landlock_restrict_self, (int) fd, 0) < 0)
-                r = negative_errno();
-        close((int) fd);
-        return r;
+/* The job's writable mounts, looked up in its view as its user, for its
+ * socket broker and its Landlock rules: the writable paths (the plan's
+ * read-write mounts), the private /tmp and /var/tmp, its /dev/shm and its
+ * runtime directory. */
+static void find_writable(const JobSpec *spec, const SandboxPlan *plan, SandboxWritable *w) {
+        char runtime[32] = "/run/user/", id[12];
+        const char *uid = decimal_id(id, (unsigned) spec->uid);
+        memcpy(runtime + 10, uid, strlen(uid) + 1);
+        const char *own[] = { "/dev/shm", runtime, spec->private_tmp ? "/tmp" : NULL, spec->private_tmp ? "/var/tmp" : NULL };
+        for (size_t i = 0; plan && i < plan->n_mounts && w->n < SANDBOX_WRITABLE_MAX; i++) {
+                const SandboxMount *m = &plan->mounts[i];
+                if (m->mode != SANDBOX_READ_WRITE || m->in_dev)
+                        continue;
+                int fd = look_up_path(m->path);
+                if (fd >= 0)
+                        w->fds[w->n++] = fd;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(own) && w->n < SANDBOX_WRITABLE_MAX; i++) {
+                int fd = own[i] ? look_up_path(own[i]) : -EBADF;
+                if (fd >= 0)
+                        w->fds[w->n++] = fd;
+        }
 }
 
-int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxFailure *ret) {
+void sandbox_writable_done(SandboxWritable *w) {
+        close_all(w->fds, w->n);
+        w->n = 0;
+}
+
+int sandbox_writable_mount_ids(const SandboxWritable *w, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; i < w->n; i++) {
+                struct statx st;
+                if (statx(w->fds[i], "", AT_EMPTY_PATH, STATX_MNT_ID, &st) < 0 || !(st.stx_mask & STATX_MNT_ID))
+                        return -EOPNOTSUPP;
+                char id[12];
+                const char *d = decimal_id(id, (unsigned) st.stx_mnt_id);
+                size_t len = strlen(d);
+                if (n + len + 2 > size)
+                        return -ENOBUFS;
+                if (n > 0)
+                        buf[n++] = ',';
+                memcpy(buf + n, d, len);
+                n += len;
+        }
+        if (size == 0)
+                return -ENOBUFS;
+        buf[n] = '\0';
+        return 0;
+}
+
+int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxWritable *writable,
+                  SandboxFailure *ret) {
         LaunchOption first = sandbox_first_option(spec);
         if (first == _LAUNCH_OPTION_MAX)
                 return 0;
@@ -389,8 +408,22 @@ int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNames
                 if (r < 0)
                         return fail(ret, r, LAUNCH_OPTION_PRIVATE_TMP, -1, "make a /tmp of its own");
         }
-        r = no_way_out();
+        find_writable(spec, plan, writable);
+        /* The first of two Landlock domains: its broker's (socket-broker.h). */
+        r = landlock_scope_domain();
         if (r < 0)
                 return fail(ret, r, first, -1, "scope the job with Landlock");
+        return 0;
+}
+
+int sandbox_confine(const JobSpec *spec, const SandboxPlan *plan, const SandboxWritable *writable, int *ret_listener,
+                    SandboxFailure *ret) {
+        LaunchOption first = sandbox_first_option(spec);
+        int r = landlock_job_domain(plan, writable);
+        if (r < 0)
+                return fail(ret, r, first, -1, "confine the job with Landlock");
+        r = sandbox_seccomp_install(&(SandboxFamilies) {}, ret_listener);
+        if (r < 0)
+                return fail(ret, r, first, -1, "filter the job's socket calls with seccomp");
         return 0;
 }

@@ -7,6 +7,8 @@
  * child that shares the supervisor's memory (exec-child.c's rule): system
  * calls only, on the stack; the plan was made before the fork. */
 
+#include <stddef.h>
+
 #include "job-record.h"
 #include "launch-options.h"
 #include "sandbox-plan.h"
@@ -28,9 +30,31 @@ typedef struct SandboxFailure {
         const char *step;
 } SandboxFailure;
 
-/* spec's sandbox: PrivateNetwork, then the mounts of plan (NULL: none) and
- * PrivateTmp, in a mount namespace of its own whose mounts never reach the
- * host (paths looked up as spec's user), and, for any sandboxed job, a
- * Landlock domain of its own and no new privileges: no way out. 0, or
- * -errno with *ret filled. */
-int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxFailure *ret);
+/* The job's writable mounts, in its view (sandbox_apply() finds them):
+ * where its Unix sockets may be reached (socket-broker.h) and its FIFOs and
+ * devices written (sandbox-landlock.h). */
+#define SANDBOX_WRITABLE_MAX (LAUNCH_PATHS_MAX + 4)
+typedef struct SandboxWritable {
+        int fds[SANDBOX_WRITABLE_MAX]; /* O_PATH */
+        size_t n;
+} SandboxWritable;
+
+void sandbox_writable_done(SandboxWritable *w);
+/* Their mount ids, comma separated, into buf. */
+int sandbox_writable_mount_ids(const SandboxWritable *w, char *buf, size_t size);
+
+/* spec's sandbox, the part made while privileged: PrivateNetwork, then the
+ * mounts of plan (NULL: none) and PrivateTmp, in mount and IPC namespaces
+ * of its own whose mounts never reach the host (paths looked up as spec's
+ * user); for any sandboxed job its own /dev, its writable mounts found
+ * (*writable), and a first Landlock domain, scoped, with no new
+ * privileges. 0, or -errno with *ret filled. */
+int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxWritable *writable,
+                  SandboxFailure *ret);
+
+/* The rest, once its privileges are dropped and its socket broker forked
+ * (exec-child.c): the command's own Landlock domain (sandbox-landlock.h)
+ * and its seccomp filter (sandbox-seccomp.h), whose listener the
+ * supervisor gets (*ret_listener). */
+int sandbox_confine(const JobSpec *spec, const SandboxPlan *plan, const SandboxWritable *writable, int *ret_listener,
+                    SandboxFailure *ret);

@@ -15,7 +15,7 @@ test_private_network_in_a_container() {
 		"tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' '" 2>&1) || fail "PrivateNetwork: $out"
 	assert_eq lo "$out" "a container's job with PrivateNetwork sees its own loopback only"
 	id=$(bgrun --address "$ADDRESS" run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace"]}' \
+	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(bgrun --address "$ADDRESS" status "$id" --json | jq -c .sandbox)" "the record's sandbox"
 }
 
@@ -45,4 +45,31 @@ test_file_system_sandbox_in_a_container() {
 	out=$(bgrun --address "$ADDRESS" run -C / -p ReadOnlyPaths=/nonexistent/x -- "touch $d/ran" 2>&1) && fail "a missing path ran"
 	assert_contains "$out" "ReadOnlyPaths: '/nonexistent/x' does not exist or is not reachable by user root"
 	[[ ! -e $d/ran ]] || fail "the refused job ran"
+}
+
+# What every sandbox has, in a container's setting too, for root's job and
+# for a user's: none of the container's terminals, IPC of its own, no Unix
+# socket outside its writable paths (a tmux server's), its own servers
+# inside, no FIFO outside written.
+test_no_way_out_in_a_container() {
+	in_container
+	id alice >/dev/null 2>&1 || useradd -m alice
+	local ws=/home/alice/ws out who
+	setpriv --reuid=alice --regid=alice --init-groups -- mkdir -p "$ws"
+	setpriv --reuid=alice --regid=alice --init-groups -- tmux -S /home/alice/.tmux-sock new-session -d 'sleep 300'
+	trap 'setpriv --reuid=alice --regid=alice --init-groups -- tmux -S /home/alice/.tmux-sock kill-server; rm -rf /home/alice/ws /home/alice/outside /home/alice/fifo' EXIT
+	setpriv --reuid=alice --regid=alice --init-groups -- mkdir -p /home/alice/outside
+	mkfifo /home/alice/fifo && chmod 666 /home/alice/fifo
+	local probe="ls -A /dev/pts | tr '\n' ' '; echo
+		tmux -S /home/alice/.tmux-sock new-window 'touch /home/alice/outside/ESCAPE' 2>/dev/null && echo tmux-took-it
+		tmux -S /tmp/own new-session -d 'sleep 30' && tmux -S /tmp/own list-sessions -F tmux-own && tmux -S /tmp/own kill-server
+		(echo x > /home/alice/fifo) 2>&1 | sed 's/.*: //'
+		echo done"
+	for who in root alice; do
+		out=$(setpriv --reuid="$who" --regid="$who" --init-groups -- \
+			bgrun --address "$ADDRESS" run --wait -q -C "$ws" --sandbox workspace -- "$probe" 2>&1) || fail "$who: $out"
+		assert_eq $'ptmx \ntmux-own\nPermission denied\ndone' "$out" "$who's sandboxed job in a container"
+	done
+	sleep 0.3
+	[[ ! -e /home/alice/outside/ESCAPE ]] || fail "tmux ran a sandboxed job's command outside"
 }

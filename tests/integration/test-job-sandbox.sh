@@ -55,8 +55,8 @@ test_private_network_sees_only_its_own_loopback() {
 	assert_eq $'lo unreachable\nown loopback up' "$out" "alice's job with PrivateNetwork"
 	# The record says what was applied, and how; a job without it, nothing.
 	id=$(bgrun run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
-	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes (network-namespace)"
+	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes (network-namespace, mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
 	id=$(bgrun run -q -- true) || fail "run"
 	assert_eq '{}' "$(jget "$id" '.sandbox' | jq -c .)" "the sandbox of a job without one"
 	# As a Launch option over the bus, and a bad value on the command line.
@@ -133,9 +133,9 @@ test_private_tmp_is_the_jobs_own_and_goes_with_it() {
 	bgrun kill "$id" >/dev/null
 	[[ -e /tmp/$mark.host ]] || fail "the host's /tmp changed"
 	rm -f "/tmp/$mark.host"
-	assert_eq '{"PrivateTmp":true,"mechanisms":["mount-namespace"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_eq '{"PrivateTmp":true,"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
 	id=$(bgrun run -q -C / -p PrivateTmp=yes -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"mechanisms":["network-namespace","mount-namespace"]}' \
+	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "both"
 }
 
@@ -174,9 +174,9 @@ test_protect_system_strict_writes_only_read_write_paths() {
 	assert_eq "/home/alice/rw-$$ writable"$'\n/home/alice: Read-only file system\n/home/alice: no chmod\n/etc: Permission denied\n/etc: no chmod' \
 		"$out" "alice's job under ProtectSystem=strict"
 	id=$(bgrun run -q -C / -p ProtectSystem=strict -p ReadWritePaths="$d -/nonexistent" -p PrivateTmp=yes -- true) || fail "run"
-	assert_eq '{"PrivateTmp":true,"ProtectSystem":"strict","ReadWritePaths":["'"$d"'","-/nonexistent"],"mechanisms":["mount-namespace"]}' \
+	assert_eq '{"PrivateTmp":true,"ProtectSystem":"strict","ReadWritePaths":["'"$d"'","-/nonexistent"],"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
-	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateTmp=yes, ProtectSystem=strict, ReadWritePaths=$d -/nonexistent (mount-namespace)"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateTmp=yes, ProtectSystem=strict, ReadWritePaths=$d -/nonexistent (mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
 	# ProtectSystem=yes and full: /usr, then /etc too, read-only.
 	out=$(bgrun run --wait -q -C / -p ProtectSystem=yes -- "$(write_probe /usr /etc)") || fail "yes: $out"
 	assert_eq $'/usr: Read-only file system\n/usr: no chmod\n/etc writable' "$out" "ProtectSystem=yes"

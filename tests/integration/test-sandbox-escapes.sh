@@ -74,3 +74,220 @@ test_a_sandbox_has_ipc_of_its_own() {
 	assert_eq $'0\n1' "$out" "a sandboxed job of alice's: her segment is not there, its own is"
 	assert_eq 1 "$(ipcs -m | awk -v id="$id" '$2 == id' | wc -l)" "the segment outside is untouched"
 }
+
+# A stream server of alice's on a Unix socket: $1 its path. It answers
+# each connection with "server:UID" of the peer's SO_PEERCRED, and writes
+# each line it is sent to $1.log (so a test can tell a command got through).
+unix_server() {
+	local user=$1 path=$2
+	# shellcheck disable=SC2016
+	as_user "$user" python3 -c '
+import os, socket, struct, sys
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path); s.listen(8)
+os.close(1)
+while True:
+    c, _ = s.accept()
+    uid = struct.unpack("3i", c.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
+    c.sendall(b"server:%d\n" % uid)
+    data = c.recv(100)
+    if data:
+        open(path + ".log", "ab").write(data)
+    c.close()' "$path" &
+	on_exit "kill $! 2>/dev/null; rm -f $path $path.log"
+	wait_until 10 test -S "$path" || fail "no server on $path"
+}
+
+# connect_probe PATH: what a connect() to PATH gets, as one word.
+connect_probe() {
+	echo "python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(\"$1\"); s.sendall(b\"sent\"); print(s.recv(100).decode().strip())
+except OSError as e:
+    print(type(e).__name__)'"
+}
+
+# The red team's way out: a Unix socket of any program of the user's
+# outside its sandbox takes work outside it (a tmux server ran the job's
+# command, unconfined). A sandboxed job reaches none outside its writable
+# paths, in the home or in the host's /tmp, whatever the file's
+# permissions; the same job reaches its own servers beneath them.
+test_unix_sockets_only_beneath_the_writable_paths() {
+	setup_users
+	local ws=/home/alice/ws out
+	as_user alice mkdir -p "$ws" /home/alice/outside
+	on_exit "rm -rf $ws /home/alice/outside"
+	as_user alice tmux -S /home/alice/.tmux-sock new-session -d 'sleep 300' || fail "tmux outside"
+	on_exit "as_user alice tmux -S /home/alice/.tmux-sock kill-server 2>/dev/null"
+	unix_server alice /home/alice/listener.sock
+	local escape='tmux -S /home/alice/.tmux-sock new-window "touch /home/alice/outside/ESCAPE" 2>/dev/null && echo tmux-took-it'
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" -- "$escape; $(connect_probe /home/alice/listener.sock)") ||
+		fail "unsandboxed: $out"
+	assert_eq $'tmux-took-it\nserver:'"$ALICE" "$out" "an unsandboxed job of alice's"
+	wait_until 5 test -e /home/alice/outside/ESCAPE || fail "tmux did not run the command outside"
+	wait_until 5 test -e /home/alice/listener.sock.log || fail "the listener was sent nothing"
+	rm -f /home/alice/outside/ESCAPE /home/alice/listener.sock.log
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" --sandbox workspace -- \
+		"$escape; $(connect_probe /home/alice/listener.sock); echo done") || fail "sandboxed: $out"
+	assert_eq $'PermissionError\ndone' "$out" "alice's job under --sandbox workspace"
+	sleep 0.5
+	[[ ! -e /home/alice/outside/ESCAPE ]] || fail "tmux ran the sandboxed job's command outside"
+	[[ ! -e /home/alice/listener.sock.log ]] || fail "the listener outside was sent something"
+
+	# The README's own example (no PrivateTmp): tmux's default socket in
+	# the host's /tmp is as far out of reach.
+	as_user alice tmux new-session -d 'sleep 300' || fail "tmux with its default socket"
+	on_exit "as_user alice tmux kill-server 2>/dev/null"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" -p ProtectSystem=strict -p ReadWritePaths="$ws" -p PrivateNetwork=yes -- \
+		"tmux -S /tmp/tmux-$ALICE/default list-sessions >/dev/null 2>&1 && echo reached; echo done") ||
+		fail "the README's example: $out"
+	assert_eq done "$out" "the README's example against tmux in /tmp"
+
+	# Its own servers, beneath its writable paths, answer it; and their
+	# SO_PEERCRED is its user.
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" --sandbox workspace -- "
+		python3 -c 'import socket, struct
+s = socket.socket(socket.AF_UNIX); s.bind(\"own.sock\"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect(\"own.sock\")
+a, _ = s.accept(); print(\"own:%d\" % struct.unpack(\"3i\", a.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1])'
+		tmux -S /tmp/own new-session -d 'sleep 30' && tmux -S /tmp/own list-sessions -F tmux-own && tmux -S /tmp/own kill-server") ||
+		fail "own servers: $out"
+	assert_eq $'own:'"$ALICE"$'\ntmux-own' "$out" "a sandboxed job's own servers"
+}
+
+# A datagram socket can send to any path without connect(), a socketpair's
+# too: not out of a sandbox. Beneath the writable paths it can.
+test_datagrams_only_beneath_the_writable_paths() {
+	setup_users
+	local ws=/home/alice/ws out
+	as_user alice mkdir -p "$ws"
+	on_exit "rm -rf $ws"
+	# shellcheck disable=SC2016
+	as_user alice python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.close(1)
+while True:
+    open(sys.argv[1] + ".log", "ab").write(s.recv(100) + b"\n")' /home/alice/dgram.sock &
+	on_exit "kill $! 2>/dev/null; rm -f /home/alice/dgram.sock /home/alice/dgram.sock.log"
+	wait_until 10 test -S /home/alice/dgram.sock || fail "no datagram server"
+	local probe="python3 -c 'import socket
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+for how in (\"sendto\", \"sendmsg\"):
+    try:
+        if how == \"sendto\": a.sendto(b\"by-sendto\", \"/home/alice/dgram.sock\")
+        else: a.sendmsg([b\"by-\", b\"sendmsg\"], [], 0, \"/home/alice/dgram.sock\")
+        print(how, \"sent\")
+    except OSError as e:
+        print(how, type(e).__name__)
+a.send(b\"pair\"); print(\"pair\", b.recv(10).decode())
+o = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); o.bind(\"own.sock\")
+a.sendto(b\"own\", \"own.sock\"); print(\"own\", o.recv(10).decode())'"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" -- "rm -f own.sock; $probe") || fail "unsandboxed: $out"
+	assert_eq $'sendto sent\nsendmsg sent\npair pair\nown own' "$out" "an unsandboxed job of alice's"
+	wait_until 5 grep -q by-sendmsg /home/alice/dgram.sock.log || fail "the datagrams did not arrive"
+	rm -f /home/alice/dgram.sock.log
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" --sandbox workspace -- "rm -f own.sock; $probe") || fail "sandboxed: $out"
+	assert_eq $'sendto PermissionError\nsendmsg PermissionError\npair pair\nown own' "$out" "alice's sandboxed job"
+	sleep 0.3
+	[[ ! -e /home/alice/dgram.sock.log ]] || fail "a datagram got out: $(cat /home/alice/dgram.sock.log)"
+}
+
+# A socket named in ReadWritePaths is reachable, as the job's user: a
+# root:GROUP 0660 one stays shut to a user outside the group (the sandbox
+# never adds a right, as a root supervisor connecting would), and the
+# server sees the job's uid, never root's.
+test_a_socket_in_read_write_paths_is_reached_as_the_jobs_user() {
+	setup_users
+	getent group bgrun-sock >/dev/null || groupadd bgrun-sock
+	usermod -aG bgrun-sock bob
+	local sock=/run/bgrun-test-$$.sock out
+	unix_server root "$sock"
+	chgrp bgrun-sock "$sock" && chmod 0660 "$sock"
+	local args=(-C / -p ProtectSystem=strict -p ReadWritePaths="$sock")
+	out=$(as_user alice "$BGRUN" run --wait -q "${args[@]}" -- "$(connect_probe "$sock")") || fail "alice: $out"
+	assert_eq PermissionError "$out" "alice, not in the socket's group"
+	out=$(as_user bob "$BGRUN" run --wait -q "${args[@]}" -- "$(connect_probe "$sock")") || fail "bob: $out"
+	assert_eq "server:$BOB" "$out" "bob, in the socket's group: the server sees bob"
+	out=$(bgrun run --wait -q "${args[@]}" -- "$(connect_probe "$sock")") || fail "root: $out"
+	assert_eq "server:0" "$out" "root's job"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -- "$(connect_probe "$sock")") || fail "root, not listed: $out"
+	assert_eq PermissionError "$out" "root's job, the socket not in ReadWritePaths"
+}
+
+# io_uring's connect and sendmsg would pass the filter: a sandbox has none.
+test_io_uring_is_refused_in_a_sandbox() {
+	local probe="python3 -c 'import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(425, 8, ctypes.create_string_buffer(120))
+print(\"io_uring\" if r >= 0 else os.strerror(ctypes.get_errno()))'"
+	local out
+	out=$(bgrun run --wait -q -C / -- "$probe") || fail "unsandboxed: $out"
+	[[ $out == io_uring ]] || skip "io_uring is not available here even without a sandbox ($out)"
+	out=$(bgrun run --wait -q -C / -p PrivateTmp=yes -- "$probe") || fail "sandboxed: $out"
+	assert_eq "Operation not permitted" "$out" "io_uring_setup in a sandbox"
+}
+
+# Opening a FIFO or a device node for writing ignores a read-only mount: a
+# FIFO a program of alice's reads in her home, or a device node outside
+# /dev, is written to by no sandboxed job; one beneath its writable paths
+# is, and so is a device its ReadWritePaths name.
+test_no_write_to_a_fifo_or_device_outside_the_writable_paths() {
+	setup_users
+	local ws=/home/alice/ws fifo=/home/alice/bgrun-fifo out
+	as_user alice mkdir -p "$ws"
+	as_user alice mkfifo "$fifo"
+	on_exit "rm -rf $ws $fifo /home/alice/fifo.out"
+	# shellcheck disable=SC2016
+	as_user alice sh -c 'while :; do cat "$1" >> /home/alice/fifo.out; done' sh "$fifo" &
+	on_exit "kill $! 2>/dev/null"
+	local probe="(echo through-fifo > $fifo) 2>&1 | sed 's/.*: //'; mkfifo own; (cat own >/dev/null &); echo own > own && echo own-written"
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" -- "rm -f own; $probe") || fail "unsandboxed: $out"
+	assert_eq own-written "$out" "an unsandboxed job of alice's"
+	wait_until 5 grep -q through-fifo /home/alice/fifo.out || fail "the reader outside got nothing"
+	: >/home/alice/fifo.out
+	out=$(as_user alice "$BGRUN" run --wait -q -C "$ws" --sandbox workspace -- "rm -f own; $probe") || fail "sandboxed: $out"
+	assert_eq $'Permission denied\nown-written' "$out" "alice's sandboxed job"
+	sleep 0.3
+	assert_eq "" "$(cat /home/alice/fifo.out)" "what the reader outside got"
+
+	# A device node where one may be opened (tools/sandbox's /run and
+	# /var/tmp are nodev): a tmpfs of the test's own.
+	local devdir=/run/bgrun-dev-$$ dev=/run/bgrun-dev-$$/null
+	mkdir "$devdir" && mount -t tmpfs -o dev,mode=0755 tmpfs "$devdir" || fail "a tmpfs for a device node"
+	on_exit "umount $devdir; rmdir $devdir"
+	mknod "$dev" c 1 3
+	probe="(echo x > $dev) 2>&1 | sed 's/.*: //'; echo done"
+	out=$(bgrun run --wait -q -C / -- "$probe") || fail "root, unsandboxed: $out"
+	assert_eq done "$out" "root's unsandboxed job writes the device node"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -- "$probe") || fail "root, sandboxed: $out"
+	assert_eq $'Permission denied\ndone' "$out" "root's sandboxed job, the device not in its writable paths"
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -p ReadWritePaths="$dev" -- "$probe") || fail "root, listed: $out"
+	assert_eq done "$out" "root's sandboxed job, the device in ReadWritePaths"
+}
+
+# The same in alice's own bgrund --user, whose supervisors are hers, with no
+# privilege, and whose sandboxed jobs have a user namespace of their own:
+# her tmux and her listener outside stay out of reach, her own servers
+# inside answer, /dev and IPC are the job's own.
+test_the_user_instance_closes_the_same_ways_out() {
+	ensure_user alice
+	local out
+	# shellcheck disable=SC2016
+	out=$(bgrun-sandbox-login alice -- bash -c '
+		mkdir -p ~/ws ~/outside; cd ~/ws
+		tmux -S ~/.tmux-sock new-session -d "sleep 300"
+		seg=$(ipcmk -M 4096 | grep -o "[0-9]*$")
+		bgrun --user run --wait -q --sandbox workspace -- "
+			ls /dev/pts | tr \"\n\" \" \"; echo
+			tmux -S ~/.tmux-sock new-window \"touch ~/outside/ESCAPE\" 2>/dev/null && echo tmux-took-it
+			tmux -S /tmp/own new-session -d \"sleep 30\" && tmux -S /tmp/own list-sessions -F tmux-own && tmux -S /tmp/own kill-server
+			ipcs -m | awk -v id=$seg \"\\\$2 == id\" | wc -l
+			echo done"
+		sleep 0.5; [ -e ~/outside/ESCAPE ] && echo ESCAPED
+		tmux -S ~/.tmux-sock kill-server; ipcrm -m "$seg"; rm -rf ~/ws ~/outside' 2>&1)
+	assert_eq $'ptmx \ntmux-own\n0\ndone' "$out" "alice's job in her --user instance"
+}

@@ -3,6 +3,7 @@
 #include "bus-record.h"
 #include "launch-options.h"
 #include "macro.h"
+#include "sandbox-plan.h"
 
 static int append_id(sd_bus_message *m, const JobView *v) {
         return sd_bus_message_append(m, "s", v->spec->id);
@@ -159,10 +160,19 @@ static int append_limits(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+/* mech into mechanisms (n of them), once. */
+static void name_mechanism(const char **mechanisms, size_t *n, const char *mech) {
+        for (size_t k = 0; k < *n; k++)
+                if (streq(mechanisms[k], mech))
+                        return;
+        mechanisms[(*n)++] = mech;
+}
+
 /* The sandbox as applied: the options not at their default, by the table's
- * sandbox rows, and the mechanisms that enforce them, each named once. */
+ * sandbox rows, and the mechanisms that enforce them, each named once:
+ * the options' own, then what every sandbox has. */
 static int append_sandbox(sd_bus_message *m, const JobView *v) {
-        const char *mechanisms[_LAUNCH_OPTION_MAX + 1] = {};
+        const char *mechanisms[_LAUNCH_OPTION_MAX + 8] = {};
         size_t n = 0;
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
         for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
@@ -172,12 +182,11 @@ static int append_sandbox(sd_bus_message *m, const JobView *v) {
                 LaunchValue value = launch_option_get(i, v->spec);
                 r = bus_append_launch_entry(m, o->name, &value);
                 const char *mech = launch_sandbox_mechanism(i);
-                bool named = false;
-                for (size_t k = 0; k < n; k++)
-                        named = named || streq(mechanisms[k], mech);
-                if (mech && !named)
-                        mechanisms[n++] = mech;
+                if (mech)
+                        name_mechanism(mechanisms, &n, mech);
         }
+        for (size_t k = 0; n > 0 && sandbox_common_mechanisms[k]; k++)
+                name_mechanism(mechanisms, &n, sandbox_common_mechanisms[k]);
         if (r >= 0 && n > 0)
                 r = bus_append_launch_entry(m, "mechanisms", &(LaunchValue) { .signature = "as", .strv = (char **) mechanisms });
         return r < 0 ? r : sd_bus_message_close_container(m);
