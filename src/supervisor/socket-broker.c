@@ -165,11 +165,9 @@ static int resolve(Call *c, int *ret_pinned) {
                 close(fd);
                 return r;
         }
-        if (!S_ISSOCK(st.stx_mode)) {
-                close(fd);
-                return -ECONNREFUSED; /* what connect() says of a path that is no socket */
-        }
-        if (!(st.stx_mask & STATX_MNT_ID) || !is_writable(st.stx_mnt_id)) {
+        /* No socket (a file, a directory): reached through /proc/self/fd
+         * all the same, the kernel refuses it with its own words. */
+        if (S_ISSOCK(st.stx_mode) && (!(st.stx_mask & STATX_MNT_ID) || !is_writable(st.stx_mnt_id))) {
                 close(fd);
                 return -EACCES;
         }

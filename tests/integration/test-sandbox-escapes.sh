@@ -291,3 +291,39 @@ test_the_user_instance_closes_the_same_ways_out() {
 		tmux -S ~/.tmux-sock kill-server; ipcrm -m "$seg"; rm -rf ~/ws ~/outside' 2>&1)
 	assert_eq $'ptmx \ntmux-own\n0\ndone' "$out" "alice's job in her --user instance"
 }
+
+# What a sandboxed job's supervisor makes for it is made as the job would
+# have: TCP connects (blocking and not), UDP datagrams with an address,
+# descriptors passed with sendmsg(), sendmmsg(), a connect() to a path
+# that is no socket or not there, each with the error the kernel gives.
+test_socket_calls_made_for_a_sandboxed_job_behave_as_the_kernels() {
+	setup_users
+	python3 -m http.server --bind 127.0.0.1 18767 --directory /usr/share >/dev/null 2>&1 &
+	on_exit "kill $! 2>/dev/null"
+	wait_until 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/18767' || fail "no http server"
+	local probe
+	probe=$(cat <<'PY'
+python3 - <<'END'
+import errno, os, socket, urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:18767/").status)
+s = socket.socket(); s.setblocking(False)
+try: s.connect(("127.0.0.1", 18767)); print("connected at once")
+except BlockingIOError as e: print("in progress" if e.errno == errno.EINPROGRESS else e)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind(("127.0.0.1", 0)); u.sendto(b"udp", r.getsockname()); print(r.recv(10).decode())
+a, b = socket.socketpair(); rd, wr = os.pipe(); os.write(wr, b"passed")
+socket.send_fds(a, [b"fd"], [rd]); msg, fds, _, _ = socket.recv_fds(b, 10, 1); print(msg.decode(), os.read(fds[0], 10).decode())
+print(a.sendmsg([b"x" * 100000]) > 0)
+for path in ("/nonexistent/sock", "/etc/passwd"):
+    c = socket.socket(socket.AF_UNIX)
+    try: c.connect(path)
+    except OSError as e: print(errno.errorcode[e.errno])
+END
+PY
+)
+	local out expected=$'200\nin progress\nudp\nfd passed\nTrue\nENOENT\nEACCES'
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -- "$probe" 2>&1) || fail "unsandboxed: $out"
+	assert_eq "$expected" "$out" "an unsandboxed job of alice's"
+	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -- "$probe" 2>&1) || fail "sandboxed: $out"
+	assert_eq "$expected" "$out" "a sandboxed job of alice's, with the network"
+}
