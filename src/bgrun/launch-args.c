@@ -120,7 +120,7 @@ static bool is_property(LaunchOption i) {
 void launch_args_done(LaunchArgs *a) {
         free(a->environment);
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
-                strv_free(a->paths[i]);
+                strv_free(a->lists[i]);
         *a = (LaunchArgs) {};
 }
 
@@ -153,23 +153,23 @@ static int log_unknown_property(const char *name) {
         return log_usage_error("Unknown property '%s' (known: %s).", name, known);
 }
 
-/* -p NAME=PATHS, as systemd-run takes it: paths separated by spaces, each
+/* -p NAME=WORDS, as systemd-run takes them: paths or words separated by spaces, each
  * -p adding to the ones before, an empty one dropping them. */
-static int add_paths(LaunchArgs *a, LaunchOption i, const char *value) {
+static int add_list(LaunchArgs *a, LaunchOption i, const char *value) {
         value += strspn(value, " \t");
         if (*value == '\0') {
-                strv_free(TAKE_PTR(a->paths[i]));
-                a->n_paths[i] = 0;
+                strv_free(TAKE_PTR(a->lists[i]));
+                a->n_lists[i] = 0;
                 a->set &= ~LAUNCH_OPTION_BIT(i);
                 return 0;
         }
         for (const char *w = value; *w; w += strspn(w, " \t")) {
                 size_t n = strcspn(w, " \t");
-                if (strv_consume(&a->paths[i], &a->n_paths[i], strndup(w, n)) < 0)
+                if (strv_consume(&a->lists[i], &a->n_lists[i], strndup(w, n)) < 0)
                         return log_oom();
                 w += n;
         }
-        launch_args_set(a, i, (LaunchValue) { .strv = a->paths[i] });
+        launch_args_set(a, i, (LaunchValue) { .strv = a->lists[i] });
         return 0;
 }
 
@@ -190,8 +190,8 @@ int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
         if (!o || !is_property((LaunchOption) (o - launch_options)))
                 return log_unknown_property(name);
 
-        if (o->text == LAUNCH_TEXT_PATHS)
-                return add_paths(a, (LaunchOption) (o - launch_options), eq + 1);
+        if (o->text == LAUNCH_TEXT_LIST)
+                return add_list(a, (LaunchOption) (o - launch_options), eq + 1);
         LaunchValue v = {};
         r = parsers[o->text](o->name, eq + 1, &v);
         if (r < 0)

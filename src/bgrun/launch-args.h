@@ -17,8 +17,8 @@ typedef struct LaunchArgs {
         LaunchValue values[_LAUNCH_OPTION_MAX]; /* by launch_options[i].signature */
         char **environment;                     /* -E: pointers into argv, NULL-terminated; the array is ours */
         size_t n_environment;
-        char **paths[_LAUNCH_OPTION_MAX];       /* -p of a PATHS row: its words, ours, NULL-terminated */
-        size_t n_paths[_LAUNCH_OPTION_MAX];
+        char **lists[_LAUNCH_OPTION_MAX];       /* -p of a LIST row: its words, ours, NULL-terminated */
+        size_t n_lists[_LAUNCH_OPTION_MAX];
 } LaunchArgs;
 
 void launch_args_done(LaunchArgs *a);

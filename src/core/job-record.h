@@ -99,6 +99,8 @@ typedef struct JobSpec {
         char **read_write_paths;  /* ReadWritePaths, ReadOnlyPaths, InaccessiblePaths: as given */
         char **read_only_paths;   /* ('-' first: skipped where missing); NULL: none */
         char **inaccessible_paths;
+        bool protect_git;         /* ProtectGit: git's hooks and config out of reach (sandbox-git.c) */
+        char **restrict_address_families; /* RestrictAddressFamilies: as given ('~' first: a deny list); NULL: any */
         /* The queue (runtime's job-queue.c) */
         bool queue;               /* Queue: wait for room instead of LimitExceeded */
         uint32_t max_parallel;    /* MaxParallel: of its owner's jobs of its session, at most this many run; 0 none */

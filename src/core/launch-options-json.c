@@ -37,6 +37,7 @@ int launch_options_to_json(const JobSpec *s, json_object *obj) {
                         break;
                 case LAUNCH_VALUE_ARGV:
                 case LAUNCH_VALUE_PATHS:
+                case LAUNCH_VALUE_WORDS:
                 case LAUNCH_VALUE_ENV: {
                         if (o->type != LAUNCH_VALUE_ENV && !*CFIELD(s, o, char **))
                                 break;
@@ -167,6 +168,11 @@ int launch_options_from_json(json_object *obj, JobSpec *s) {
                                 r = -EBADMSG;
                         break;
                 }
+                case LAUNCH_VALUE_WORDS:
+                        r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
+                        if (r >= 0 && launch_words_invalid(o, *FIELD(s, o, char **)) != 0)
+                                r = -EBADMSG;
+                        break;
                 case LAUNCH_VALUE_PATHS: {
                         r = strv_from_json(obj, o->json_key, FIELD(s, o, char **));
                         char **l = *FIELD(s, o, char **);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "duration.h"
 #include "json-util.h"
@@ -17,6 +18,25 @@
 
 const char *const protect_system_words[] = { "no", "yes", "full", "strict", NULL };
 const char *const protect_home_words[] = { "no", "yes", "read-only", "tmpfs", NULL };
+const char *const address_family_words[] = { "AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", NULL };
+static const int address_family_numbers[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
+
+int launch_address_families(char *const *l, bool *ret_deny, uint32_t *ret_families) {
+        bool deny = l && l[0] && l[0][0] == '~';
+        uint32_t families = 0;
+        for (size_t i = 0; l && l[i]; i++) {
+                const char *w = l[i] + (i == 0 && deny);
+                size_t k = 0;
+                while (address_family_words[k] && !streq(address_family_words[k], w))
+                        k++;
+                if (!address_family_words[k])
+                        return -EINVAL;
+                families |= UINT32_C(1) << address_family_numbers[k];
+        }
+        *ret_deny = deny;
+        *ret_families = families;
+        return 0;
+}
 
 #define LAUNCH_INFO(e, n, sig, json, field, type_, def, min_, max_, flags_, text_, words_)                      \
         [LAUNCH_OPTION_##e] = { .name = n, .signature = sig, .json_key = json,                                  \
@@ -88,7 +108,21 @@ static bool is_string(const LaunchOptionInfo *o) {
 }
 
 static bool is_strv(const LaunchOptionInfo *o) {
-        return o->type == LAUNCH_VALUE_ENV || o->type == LAUNCH_VALUE_ARGV || o->type == LAUNCH_VALUE_PATHS;
+        return o->type == LAUNCH_VALUE_ENV || o->type == LAUNCH_VALUE_ARGV || o->type == LAUNCH_VALUE_PATHS ||
+               o->type == LAUNCH_VALUE_WORDS;
+}
+
+int launch_words_invalid(const LaunchOptionInfo *o, char *const *l) {
+        size_t n = 0;
+        for (; l && l[n]; n++) {
+                const char *w = l[n] + (n == 0 && l[n][0] == '~');
+                size_t k = 0;
+                while (o->words[k] && !streq(o->words[k], w))
+                        k++;
+                if (!o->words[k])
+                        return (int) n + 1;
+        }
+        return n == 0 || n > o->max ? -1 : 0;
 }
 
 static bool is_number(const LaunchOptionInfo *o) {
@@ -267,6 +301,27 @@ static int check_paths(const LaunchOptionInfo *o, char *const *strv, char **ret_
         return 0;
 }
 
+static int check_words(const LaunchOptionInfo *o, char *const *strv, char **ret_error) {
+        int bad = launch_words_invalid(o, strv);
+        if (bad == 0)
+                return 0;
+        _cleanup_free_ char *words = NULL;
+        for (size_t w = 0; o->words[w]; w++) {
+                char *more = NULL;
+                if (asprintf(&more, "%s%s%s", words ?: "", w == 0 ? "" : ", ", o->words[w]) < 0)
+                        return -ENOMEM;
+                free(words);
+                words = more;
+        }
+        if (bad < 0)
+                return invalid(ret_error, "%s takes 1 to %" PRIu64 " of %s (a '~' before the first: those not)",
+                               o->name, o->max, words);
+        const char *w = strv[bad - 1];
+        return strlen(w) <= 16 ? invalid(ret_error, "%s entry %d ('%s') is not one of %s (a '~' before the first only)",
+                                         o->name, bad, w, words)
+                               : invalid(ret_error, "%s entry %d is not one of %s", o->name, bad, words);
+}
+
 static int copy_strv(char *const *strv, char ***ret) {
         size_t n = strv_length(strv);
         _cleanup_strv_free_ char **copy = calloc(n + 1, sizeof(char *));
@@ -347,9 +402,11 @@ int launch_options_set(LaunchOptions *o, const char *key, const LaunchValue *v, 
         case LAUNCH_VALUE_ENV:
         case LAUNCH_VALUE_ARGV:
         case LAUNCH_VALUE_PATHS:
-                r = info->type == LAUNCH_VALUE_ENV    ? check_environment(info, v->strv, ret_error)
-                    : info->type == LAUNCH_VALUE_ARGV ? check_argv(info, v->strv, ret_error)
-                                                      : check_paths(info, v->strv, ret_error);
+        case LAUNCH_VALUE_WORDS:
+                r = info->type == LAUNCH_VALUE_ENV     ? check_environment(info, v->strv, ret_error)
+                    : info->type == LAUNCH_VALUE_ARGV  ? check_argv(info, v->strv, ret_error)
+                    : info->type == LAUNCH_VALUE_WORDS ? check_words(info, v->strv, ret_error)
+                                                       : check_paths(info, v->strv, ret_error);
                 if (r < 0)
                         return r;
                 r = copy_strv(v->strv, FIELD(&o->spec, info, char **));
@@ -414,12 +471,14 @@ int launch_options_too_large(int i, char **ret_error) {
 const char *launch_sandbox_mechanism(LaunchOption i) {
         switch (i) {
         case LAUNCH_OPTION_PRIVATE_NETWORK: return "network-namespace";
+        case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES: return "seccomp";
         case LAUNCH_OPTION_PRIVATE_TMP:
         case LAUNCH_OPTION_PROTECT_SYSTEM:
         case LAUNCH_OPTION_PROTECT_HOME:
         case LAUNCH_OPTION_READ_WRITE_PATHS:
         case LAUNCH_OPTION_READ_ONLY_PATHS:
         case LAUNCH_OPTION_INACCESSIBLE_PATHS:
+        case LAUNCH_OPTION_PROTECT_GIT:
                 /* Mounts as systemd makes them (namespace.c): read-only
                  * mounts stop chmod, chown and xattrs too, which Landlock
                  * alone does not. */

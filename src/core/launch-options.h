@@ -37,6 +37,8 @@ typedef enum LaunchValueType {
         LAUNCH_VALUE_TTY,    /* JobStdin, "b": true makes it JOB_STDIN_TTY */
         LAUNCH_VALUE_CHOICE, /* unsigned, "s": one of the row's words, by its index (0 the default) */
         LAUNCH_VALUE_PATHS,  /* char **, "as": absolute paths, each optional with a leading '-' */
+        LAUNCH_VALUE_WORDS,  /* char **, "as": the row's words, the first one's leading '~' making
+                              * the list one of what is not allowed (systemd's RestrictAddressFamilies=) */
 } LaunchValueType;
 
 /* How the command line writes a value (-p NAME=TEXT) and `bgrun status`
@@ -51,7 +53,7 @@ typedef enum LaunchText {
         LAUNCH_TEXT_USER,      /* a user name */
         LAUNCH_TEXT_BOOLEAN,   /* yes, no, true, false, 1, 0 */
         LAUNCH_TEXT_WORD,      /* one of the row's words, as it is */
-        LAUNCH_TEXT_PATHS,     /* paths separated by spaces; -p again adds, an empty one empties */
+        LAUNCH_TEXT_LIST,      /* words or paths separated by spaces; -p again adds, an empty one empties */
 } LaunchText;
 
 /* Row flags. */
@@ -59,6 +61,8 @@ typedef enum LaunchText {
 #define LAUNCH_REQUIRED 2U /* always in spec.json, and a spec without it is damaged; else written only when not its default */
 #define LAUNCH_SANDBOX 4U  /* a sandbox option: in the record's "sandbox" when not its default, and
                             * compared by RequestId; applied by the command's own process (sandbox-apply.c) */
+#define LAUNCH_SANDBOX_MODIFIER 8U /* (with LAUNCH_SANDBOX) qualifies a sandbox, asks for none by itself:
+                                    * in every sandboxed job's record, whatever its value */
 
 /* The bounds of a number are min..max; a string's length is at most max
  * bytes and at least min; an array has at most max entries and
@@ -95,6 +99,8 @@ typedef enum ProtectHome {
 
 extern const char *const protect_system_words[];
 extern const char *const protect_home_words[];
+/* RestrictAddressFamilies' words, as systemd.exec(5) has them. */
+extern const char *const address_family_words[];
 
 #define LAUNCH_OPTION_TABLE(X)                                                                                  \
         /* enum suffix             D-Bus name             sig   spec.json key           JobSpec field           \
@@ -165,13 +171,20 @@ extern const char *const protect_home_words[];
           WORD,     protect_home_words)                                                                         \
         X(READ_WRITE_PATHS,      "ReadWritePaths",     "as", "read_write_paths",     read_write_paths,          \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          PATHS,    NULL)                                                                                       \
+          LIST,     NULL)                                                                                       \
         X(READ_ONLY_PATHS,       "ReadOnlyPaths",      "as", "read_only_paths",      read_only_paths,           \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          PATHS,    NULL)                                                                                       \
+          LIST,     NULL)                                                                                       \
         X(INACCESSIBLE_PATHS,    "InaccessiblePaths",  "as", "inaccessible_paths",   inaccessible_paths,        \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          PATHS,    NULL)                                                                                       \
+          LIST,     NULL)                                                                                       \
+        X(PROTECT_GIT,           "ProtectGit",         "b",  "protect_git",          protect_git,               \
+          BOOL,   1,                0,   1,                      LAUNCH_SANDBOX | LAUNCH_SANDBOX_MODIFIER,      \
+          BOOLEAN,  NULL)                                                                                       \
+        X(RESTRICT_ADDRESS_FAMILIES, "RestrictAddressFamilies", "as", "restrict_address_families",              \
+          restrict_address_families,                                                                            \
+          WORDS,  0,                1,   16,                     LAUNCH_SANDBOX,                                \
+          LIST,     address_family_words)                                                                       \
         X(QUEUE,                 "Queue",              "b",  "queue",                queue,                     \
           BOOL,   0,                0,   1,                      0,                                             \
           NONE,     NULL)                                                                                       \
@@ -212,6 +225,10 @@ const LaunchOptionInfo *launch_option_by_name(const char *name);
 
 /* Option i's word for value v (a CHOICE row), or NULL. */
 const char *launch_option_word(LaunchOption i, unsigned v);
+
+/* RestrictAddressFamilies' words l (valid ones) as AF_* bits, and whether
+ * they are what may not be made. -EINVAL for a word it does not know. */
+int launch_address_families(char *const *l, bool *ret_deny, uint32_t *ret_families);
 
 /* Whether p may be one of a path option's values: absolute (after an
  * optional '-'), no "." or ".." component, at most LAUNCH_PATH_MAX_BYTES. */

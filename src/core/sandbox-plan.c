@@ -18,7 +18,8 @@ const char *const sandbox_common_mechanisms[] = {
 
 LaunchOption sandbox_first_option(const JobSpec *s) {
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
-                if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, s))
+                if ((launch_options[i].flags & (LAUNCH_SANDBOX | LAUNCH_SANDBOX_MODIFIER)) == LAUNCH_SANDBOX &&
+                    launch_option_is_set(i, s))
                         return i;
         return _LAUNCH_OPTION_MAX;
 }

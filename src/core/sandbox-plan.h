@@ -66,7 +66,8 @@ typedef struct SandboxPlan {
  * options' own; NULL-terminated. */
 extern const char *const sandbox_common_mechanisms[];
 
-/* Whether s is sandboxed: any LAUNCH_SANDBOX option given. */
+/* Whether s is sandboxed: any LAUNCH_SANDBOX option given (but those that
+ * only qualify a sandbox, LAUNCH_SANDBOX_MODIFIER). */
 bool sandbox_requested(const JobSpec *s);
 /* The first sandbox option s was given (the one a refusal of the sandbox
  * as a whole names); _LAUNCH_OPTION_MAX for none. */

@@ -54,6 +54,8 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
         s->private_network = s->private_tmp = false;
         s->protect_system = PROTECT_SYSTEM_NO;
         s->protect_home = PROTECT_HOME_NO;
+        s->protect_git = true;
+        strv_free(TAKE_PTR(s->restrict_address_families));
         if (p == SANDBOX_PROFILE_OFF) {
                 s->private_network = !network;
                 return 0;
@@ -62,13 +64,10 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
         s->protect_home = PROTECT_HOME_READ_ONLY;
         s->private_tmp = true;
         s->private_network = !network;
+        /* Its .git is ProtectGit's (every sandbox's). */
         if (p == SANDBOX_PROFILE_WORKSPACE) {
-                char *git = NULL;
-                if (asprintf(&git, "-%s/.git", streq(cwd, "/") ? "" : cwd) < 0)
-                        return -ENOMEM;
                 s->read_write_paths = one(strdup(cwd));
-                s->read_only_paths = one(git);
-                if (!s->read_write_paths || !s->read_only_paths)
+                if (!s->read_write_paths)
                         return -ENOMEM;
         }
         return 0;
@@ -83,6 +82,8 @@ const char *sandbox_profile_name(const JobSpec *s) {
         for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX; p++) {
                 JobSpec t = {};
                 int r = sandbox_profile_spec(p, workspace, !s->private_network, &t);
+                /* With its git out of the sandbox's care, it is still the profile. */
+                t.protect_git = s->protect_git;
                 bool same = r >= 0 && launch_options_same_sandbox(s, &t);
                 launch_options_free_fields(&t);
                 if (same)

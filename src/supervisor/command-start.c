@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The command's start (command-start.h): its output and input, its
  * sandbox's plan, the child that becomes it, and what it reports. */
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "command-start.h"
 #include "environment.h"
 #include "exec-child.h"
+#include "git-placeholders.h"
 #include "log.h"
 #include "macro.h"
 #include "publish.h"
@@ -104,6 +106,14 @@ int command_start(Supervisor *s) {
                         return fail_setup(s, r, "make the socket broker's pair");
         }
 
+        /* ProtectGit's placeholders are recorded before they are made. */
+        _cleanup_close_ int git_record_fd = -EBADF;
+        if (sandbox_requested(&s->spec) && s->spec.protect_git) {
+                git_record_fd = openat(s->dir_fd, GIT_PLACEHOLDERS_FILE, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+                if (git_record_fd < 0)
+                        return fail_setup(s, negative_errno(), "open the job's placeholder record");
+        }
+
         pid_t pid;
         _cleanup_close_ int report_fd = -EBADF;
         r = exec_child_fork(&(ExecChild) {
@@ -115,6 +125,7 @@ int command_start(Supervisor *s) {
                 .sandbox = plan.mounts ? &plan : NULL,
                 .user_namespace = sandbox_requested(&s->spec) && geteuid() != 0,
                 .sockets = sandbox_requested(&s->spec) ? &s->sockets : NULL,
+                .git_record_fd = git_record_fd,
         }, &pid, &report_fd, &step);
         input_control_forked(&s->input);
         socket_mediator_forked(&s->sockets);

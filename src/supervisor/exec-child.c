@@ -256,7 +256,9 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
          * never runs outside it for an instant. */
         SandboxFailure sf;
         SandboxWritable writable = { .n = 0 };
-        r = sandbox_apply(spec, x->sandbox, userns, &writable, &sf);
+        r = sandbox_apply(&(SandboxSetup) { .spec = spec, .plan = x->sandbox, .userns = userns,
+                                            .git_record_fd = x->git_record_fd, .env = x->env },
+                          &writable, &sf);
         if (r < 0 && sf.entry >= 0)
                 report_full(report_fd, r, EXEC_REFUSED_PATH, (int) sf.option, sf.entry, sf.step);
         if (r < 0)

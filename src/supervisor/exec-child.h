@@ -22,6 +22,7 @@ typedef struct ExecChild {
         bool user_namespace;        /* a sandboxed job of an unprivileged bgrund: in a user namespace of its own */
         const SocketMediator *sockets; /* a sandboxed job's socket calls' (its broker's pair, the listener's
                                         * handshake); NULL: none */
+        int git_record_fd;          /* with spec->protect_git: ProtectGit's placeholder record, for appending */
 } ExecChild;
 
 /* A failure that is the caller's input, not the supervisor's: checked by

@@ -43,12 +43,15 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "git-cleanup.h"
+#include "git-placeholders.h"
 #include "job-store.h"
 #include "job-teardown.h"
 #include "log.h"
 #include "parse-util.h"
 #include "macro.h"
 #include "publish.h"
+#include "sandbox-plan.h"
 #include "socket-broker.h"
 #include "supervise.h"
 
@@ -106,12 +109,13 @@ static int run(int argc, char **argv) {
                 { "go-fd", required_argument, NULL, 'g' },
                 { "nofile-soft", required_argument, NULL, 'n' },
                 { "pooled", no_argument, NULL, 'p' },
+                { "remove-placeholders", no_argument, NULL, 'R' },
                 {}
         };
         const char *state_dir = BGRUN_STATE_DIR;
         char *id = NULL, pooled_id[JOB_ID_MAX];
         int ready_fd = -EBADF, go_fd = -EBADF;
-        bool pooled = false;
+        bool pooled = false, remove_placeholders = false;
         int c;
         uint64_t nofile;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
@@ -138,6 +142,7 @@ static int run(int argc, char **argv) {
                         break;
                 }
                 case 'p': pooled = true; break;
+                case 'R': remove_placeholders = true; break;
                 default: return -EINVAL;
                 }
         if (pooled && go_fd >= 0) {
@@ -150,7 +155,8 @@ static int run(int argc, char **argv) {
         }
         if (!job_id_is_valid(id))
                 return log_error_errno(-EINVAL,
-                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N] [--pooled]");
+                                       "Usage: bgrun-supervisor --job ID [--state-dir DIR] [--ready-fd FD] [--go-fd FD] [--nofile-soft N] [--pooled]\n"
+                                       "       bgrun-supervisor --remove-placeholders --job ID [--state-dir DIR]");
 
         _cleanup_(supervisor_done) Supervisor s = SUPERVISOR_NULL;
         s.ready_fd = ready_fd >= 0 ? ready_fd : -EBADF;
@@ -170,6 +176,9 @@ static int run(int argc, char **argv) {
         if (r < 0)
                 return log_error_errno(r, "Failed to open job %s: %m", id);
         r = job_store_read_spec(s.dir_fd, &s.spec);
+        if (remove_placeholders)
+                /* bgrund's: an ended job's supervisor died before it removed them. */
+                return r < 0 ? log_error_errno(r, "Failed to read job %s: %m", id) : git_cleanup(s.dir_fd, &s.spec);
         if (r < 0)
                 return publish_setup_failure(s.dir_fd, &s.spec, r, "read the job's spec");
         /* The one fsync before Launch answers (job-store.h), made while
@@ -178,6 +187,11 @@ static int run(int argc, char **argv) {
         r = job_teardown_create_slot(s.dir_fd);
         if (r < 0)
                 return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's teardown slot");
+        if (sandbox_requested(&s.spec) && s.spec.protect_git) {
+                r = git_placeholders_create(s.dir_fd);
+                if (r < 0)
+                        return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's placeholder record");
+        }
         r = job_store_sync_spec(s.dir_fd);
         if (r < 0)
                 return publish_setup_failure(s.dir_fd, &s.spec, r, "make the job's record durable");

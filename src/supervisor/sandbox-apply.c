@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "sandbox-apply.h"
 #include "sandbox-dev.h"
+#include "sandbox-git.h"
 #include "sandbox-landlock.h"
 #include "sandbox-mount.h"
 #include "sandbox-seccomp.h"
@@ -378,8 +379,10 @@ int sandbox_writable_mount_ids(const SandboxWritable *w, char *buf, size_t size)
         return 0;
 }
 
-int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxWritable *writable,
-                  SandboxFailure *ret) {
+int sandbox_apply(const SandboxSetup *setup, SandboxWritable *writable, SandboxFailure *ret) {
+        const JobSpec *spec = setup->spec;
+        const SandboxPlan *plan = setup->plan;
+        SandboxUserNamespace userns = setup->userns;
         LaunchOption first = sandbox_first_option(spec);
         if (first == _LAUNCH_OPTION_MAX)
                 return 0;
@@ -403,6 +406,12 @@ int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNames
                 if (r < 0)
                         return r;
         }
+        if (spec->protect_git) {
+                const char *step = "";
+                r = sandbox_git_protect(spec, plan, setup->git_record_fd, setup->env, &step);
+                if (r < 0)
+                        return fail(ret, r, LAUNCH_OPTION_PROTECT_GIT, -1, step);
+        }
         if (spec->private_tmp) {
                 r = private_tmp();
                 if (r < 0)
@@ -422,8 +431,13 @@ int sandbox_confine(const JobSpec *spec, const SandboxPlan *plan, const SandboxW
         int r = landlock_job_domain(plan, writable);
         if (r < 0)
                 return fail(ret, r, first, -1, "confine the job with Landlock");
-        r = sandbox_seccomp_install(&(SandboxFamilies) {}, ret_listener);
+        SandboxFamilies families = { .restricted = spec->restrict_address_families != NULL };
+        if (families.restricted &&
+            launch_address_families(spec->restrict_address_families, &families.deny, &families.families) < 0)
+                return fail(ret, -EINVAL, LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES, -1, "read its address families");
+        r = sandbox_seccomp_install(&families, ret_listener);
         if (r < 0)
-                return fail(ret, r, first, -1, "filter the job's socket calls with seccomp");
+                return fail(ret, r, families.restricted ? LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES : first, -1,
+                            "filter the job's socket calls with seccomp");
         return 0;
 }

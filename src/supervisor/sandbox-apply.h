@@ -43,14 +43,21 @@ void sandbox_writable_done(SandboxWritable *w);
 /* Their mount ids, comma separated, into buf. */
 int sandbox_writable_mount_ids(const SandboxWritable *w, char *buf, size_t size);
 
-/* spec's sandbox, the part made while privileged: PrivateNetwork, then the
- * mounts of plan (NULL: none) and PrivateTmp, in mount and IPC namespaces
- * of its own whose mounts never reach the host (paths looked up as spec's
- * user); for any sandboxed job its own /dev, its writable mounts found
- * (*writable), and a first Landlock domain, scoped, with no new
+typedef struct SandboxSetup {
+        const JobSpec *spec;
+        const SandboxPlan *plan;     /* its file-system sandbox, planned before the fork; NULL: none */
+        SandboxUserNamespace userns;
+        int git_record_fd;           /* ProtectGit's placeholder record (git-placeholders.h), for appending */
+        char *const *env;            /* the job's environment */
+} SandboxSetup;
+
+/* The sandbox, the part made while privileged: PrivateNetwork, then the
+ * plan's mounts, ProtectGit's and PrivateTmp, in mount and IPC namespaces
+ * of its own whose mounts never reach the host (paths looked up as the
+ * job's user); for any sandboxed job its own /dev, its writable mounts
+ * found (*writable), and a first Landlock domain, scoped, with no new
  * privileges. 0, or -errno with *ret filled. */
-int sandbox_apply(const JobSpec *spec, const SandboxPlan *plan, SandboxUserNamespace userns, SandboxWritable *writable,
-                  SandboxFailure *ret);
+int sandbox_apply(const SandboxSetup *setup, SandboxWritable *writable, SandboxFailure *ret);
 
 /* The rest, once its privileges are dropped and its socket broker forked
  * (exec-child.c): the command's own Landlock domain (sandbox-landlock.h)

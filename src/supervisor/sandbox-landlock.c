@@ -101,13 +101,6 @@ static bool read_only_below(const SandboxPlan *p, const char *path) {
         return false;
 }
 
-struct linux_dirent64 {
-        uint64_t d_ino;
-        int64_t d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[];
-};
 
 /* The writable part of the tree at path (its length len in buf, which
  * holds PATH_MAX), where the file system is writable but for the plan's

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -32,3 +33,12 @@ int set_read_only(int fd, unsigned flags);
  * and owner, nosuid, nodev and, unless exec, noexec. */
 int new_tmpfs(const char *mode, uid_t uid, gid_t gid, bool exec);
 void close_all(int *fds, size_t n);
+
+/* An entry as getdents64() gives it (glibc's dirent64 is its own). */
+struct linux_dirent64 {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+};

@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "command-start.h"
+#include "git-cleanup.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
@@ -455,7 +456,10 @@ int supervise(Supervisor *s) {
         r = publish_outcome(s->dir_fd, &s->spec, &o);
         if (r < 0)
                 return r;
-        if (dead)
+        /* Nothing of the job can race it now: what ProtectGit left goes. */
+        if (dead) {
+                (void) git_cleanup(s->dir_fd, &s->spec);
                 c->ops->cleanup(c);
+        }
         return 0;
 }

@@ -164,6 +164,20 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
                         bytes += strlen(v->strv[n]) + 1;
                 return n >= 1 && v->strv[0][0] && n <= LAUNCH_ARGV_MAX_WORDS && bytes <= LAUNCH_ARRAY_MAX_BYTES;
         }
+        case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES: {
+                /* AF_ words only, a '~' before the first alone, 1 to 16 of them. */
+                static const char *const families[] = { "AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", NULL };
+                size_t n = 0;
+                for (; v->strv[n]; n++) {
+                        const char *w = v->strv[n] + (n == 0 && v->strv[n][0] == '~');
+                        bool known = false;
+                        for (size_t k = 0; families[k]; k++)
+                                known = known || strcmp(w, families[k]) == 0;
+                        if (!known)
+                                return false;
+                }
+                return n >= 1 && n <= 16;
+        }
         default:
                 return true;
         }
@@ -260,16 +274,21 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         }
         case LAUNCH_OPTION_READ_WRITE_PATHS:
         case LAUNCH_OPTION_READ_ONLY_PATHS:
-        case LAUNCH_OPTION_INACCESSIBLE_PATHS: {
+        case LAUNCH_OPTION_INACCESSIBLE_PATHS:
+        case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES: {
+                bool paths = i != LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES;
                 char *const *l = launch_option_get((LaunchOption) i, &o->spec).strv;
                 FUZZ_CHECK(l && l != v->strv, "%s not copied", launch_options[i].name);
                 size_t k = 0;
                 for (; v->strv[k]; k++)
-                        FUZZ_CHECK(l[k] && strcmp(l[k], v->strv[k]) == 0 && launch_path_valid(l[k]), "%s path %zu",
-                                   launch_options[i].name, k);
+                        FUZZ_CHECK(l[k] && strcmp(l[k], v->strv[k]) == 0 && (!paths || launch_path_valid(l[k])),
+                                   "%s entry %zu", launch_options[i].name, k);
                 FUZZ_CHECK(!l[k], "%s longer than given", launch_options[i].name);
                 break;
         }
+        case LAUNCH_OPTION_PROTECT_GIT:
+                FUZZ_CHECK(o->spec.protect_git == (v->u64 != 0), "ProtectGit");
+                break;
         case _LAUNCH_OPTION_MAX:
                 break;
         }
@@ -289,7 +308,8 @@ static bool same(const LaunchOptions *a, const LaunchOptions *b) {
                x->argv == y->argv && x->private_network == y->private_network &&
                x->private_tmp == y->private_tmp && x->protect_system == y->protect_system &&
                x->protect_home == y->protect_home && x->read_write_paths == y->read_write_paths &&
-               x->read_only_paths == y->read_only_paths && x->inaccessible_paths == y->inaccessible_paths;
+               x->read_only_paths == y->read_only_paths && x->inaccessible_paths == y->inaccessible_paths &&
+               x->protect_git == y->protect_git && x->restrict_address_families == y->restrict_address_families;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -15,7 +15,7 @@ test_private_network_in_a_container() {
 		"tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' '" 2>&1) || fail "PrivateNetwork: $out"
 	assert_eq lo "$out" "a container's job with PrivateNetwork sees its own loopback only"
 	id=$(bgrun --address "$ADDRESS" run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
+	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(bgrun --address "$ADDRESS" status "$id" --json | jq -c .sandbox)" "the record's sandbox"
 }
 

@@ -55,8 +55,8 @@ test_private_network_sees_only_its_own_loopback() {
 	assert_eq $'lo unreachable\nown loopback up' "$out" "alice's job with PrivateNetwork"
 	# The record says what was applied, and how; a job without it, nothing.
 	id=$(bgrun run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
-	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes (network-namespace, mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
+	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes, ProtectGit=yes (network-namespace, mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
 	id=$(bgrun run -q -- true) || fail "run"
 	assert_eq '{}' "$(jget "$id" '.sandbox' | jq -c .)" "the sandbox of a job without one"
 	# As a Launch option over the bus, and a bad value on the command line.
@@ -133,9 +133,9 @@ test_private_tmp_is_the_jobs_own_and_goes_with_it() {
 	bgrun kill "$id" >/dev/null
 	[[ -e /tmp/$mark.host ]] || fail "the host's /tmp changed"
 	rm -f "/tmp/$mark.host"
-	assert_eq '{"PrivateTmp":true,"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_eq '{"PrivateTmp":true,"ProtectGit":true,"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
 	id=$(bgrun run -q -C / -p PrivateTmp=yes -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
+	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "both"
 }
 
@@ -174,9 +174,9 @@ test_protect_system_strict_writes_only_read_write_paths() {
 	assert_eq "/home/alice/rw-$$ writable"$'\n/home/alice: Read-only file system\n/home/alice: no chmod\n/etc: Permission denied\n/etc: no chmod' \
 		"$out" "alice's job under ProtectSystem=strict"
 	id=$(bgrun run -q -C / -p ProtectSystem=strict -p ReadWritePaths="$d -/nonexistent" -p PrivateTmp=yes -- true) || fail "run"
-	assert_eq '{"PrivateTmp":true,"ProtectSystem":"strict","ReadWritePaths":["'"$d"'","-/nonexistent"],"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
+	assert_eq '{"PrivateTmp":true,"ProtectSystem":"strict","ReadWritePaths":["'"$d"'","-/nonexistent"],"ProtectGit":true,"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
-	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateTmp=yes, ProtectSystem=strict, ReadWritePaths=$d -/nonexistent (mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateTmp=yes, ProtectSystem=strict, ReadWritePaths=$d -/nonexistent, ProtectGit=yes (mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
 	# ProtectSystem=yes and full: /usr, then /etc too, read-only.
 	out=$(bgrun run --wait -q -C / -p ProtectSystem=yes -- "$(write_probe /usr /etc)") || fail "yes: $out"
 	assert_eq $'/usr: Read-only file system\n/usr: no chmod\n/etc writable' "$out" "ProtectSystem=yes"
@@ -280,30 +280,30 @@ test_a_swapped_symlink_redirects_nothing() {
 	[[ $ran -gt 0 ]] || fail "no job ran in 20 tries"
 }
 
-# --sandbox workspace: the working directory written, its .git not, nothing
+# --sandbox workspace: the working directory written (its .git too, but
+# for git's hooks and config: ProtectGit, test-sandbox-git.sh), nothing
 # else (the home directory, /etc), no network, a /tmp of its own, and
 # BGRUN_SANDBOX names the profile; read-only writes not even the working
 # directory; --network keeps the network; -p adds paths to a profile.
 test_sandbox_profiles() {
 	setup_users
 	local w=/home/alice/ws-$$ out
-	as_user alice bash -c "mkdir -p $w/.git $w/cache && cd $w"
+	as_user alice bash -c "mkdir -p $w/.git/hooks $w/cache && cd $w"
 	local d probe='echo $BGRUN_SANDBOX; '
-	for d in "$w" "$w/.git" /home/alice /etc; do
+	for d in "$w" "$w/.git" "$w/.git/hooks" /home/alice /etc; do
 		probe+="touch $d/p 2>/dev/null && rm $d/p && echo '$d writable' || echo '$d:' \$(touch $d/p 2>&1 | sed 's/.*: //'); "
 	done
 	probe+='tail -n +3 /proc/self/net/dev | wc -l' 
 	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox workspace -- "$probe") || fail "workspace: $out"
-	assert_eq "workspace"$'\n'"$w writable"$'\n'"$w/.git: Read-only file system"$'\n'"/home/alice: Read-only file system"$'\n/etc: Read-only file system\n1' \
+	assert_eq "workspace"$'\n'"$w writable"$'\n'"$w/.git writable"$'\n'"$w/.git/hooks: Read-only file system"$'\n'"/home/alice: Read-only file system"$'\n/etc: Read-only file system\n1' \
 		"$out" "--sandbox workspace"
 	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox read-only --network -- "$probe") || fail "read-only: $out"
 	[[ $(head -2 <<<"$out") == "read-only"$'\n'"$w: Read-only file system" ]] || fail "--sandbox read-only: $out"
 	[[ $(tail -1 <<<"$out") -gt 1 ]] || fail "--network kept no network: $out"
-	# -p adds a path; at the profile's own .git read-only still wins (at one path
-	# read-only beats read-write).
+	# -p adds a path; git's hooks stay read-only in it.
 	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --sandbox workspace -p ReadWritePaths="/home/alice $w/.git" -- "$probe") ||
 		fail "-p: $out"
-	assert_eq "custom"$'\n'"$w writable"$'\n'"$w/.git: Read-only file system"$'\n'"/home/alice writable"$'\n/etc: Read-only file system\n1' \
+	assert_eq "custom"$'\n'"$w writable"$'\n'"$w/.git writable"$'\n'"$w/.git/hooks: Read-only file system"$'\n'"/home/alice writable"$'\n/etc: Read-only file system\n1' \
 		"$out" "-p adds writable paths to the profile"
 	out=$(as_user alice "$BGRUN" run --wait -q -C "$w" --no-network -- "echo \$BGRUN_SANDBOX; tail -n +3 /proc/self/net/dev | wc -l") ||
 		fail "--no-network: $out"

@@ -327,3 +327,32 @@ PY
 	out=$(as_user alice "$BGRUN" run --wait -q -C / -p ProtectSystem=strict -- "$probe" 2>&1) || fail "sandboxed: $out"
 	assert_eq "$expected" "$out" "a sandboxed job of alice's, with the network"
 }
+
+# RestrictAddressFamilies, with systemd's words and meaning: socket() and
+# socketpair() of a family the list leaves out fail with EAFNOSUPPORT; a
+# leading ~ makes it the list of those that may not be made; a word it
+# does not know is InvalidArgs, nothing run.
+test_restrict_address_families() {
+	local probe="python3 -c 'import socket
+for name, af in ((\"unix\", socket.AF_UNIX), (\"inet\", socket.AF_INET), (\"inet6\", socket.AF_INET6)):
+    try: socket.socket(af, socket.SOCK_DGRAM); print(name, \"made\")
+    except OSError as e: print(name, e.strerror)
+try: socket.socketpair(socket.AF_UNIX); print(\"pair made\")
+except OSError as e: print(\"pair\", e.strerror)'"
+	local out
+	out=$(bgrun run --wait -q -C / -p RestrictAddressFamilies="AF_UNIX AF_INET" -- "$probe") || fail "allow list: $out"
+	assert_eq $'unix made\ninet made\ninet6 Address family not supported by protocol\npair made' "$out" "AF_UNIX AF_INET"
+	out=$(bgrun run --wait -q -C / -p RestrictAddressFamilies="~AF_UNIX" -- "$probe") || fail "deny list: $out"
+	assert_eq $'unix Address family not supported by protocol\ninet made\ninet6 made\npair Address family not supported by protocol' "$out" "~AF_UNIX"
+	local id
+	id=$(bgrun run -q -C / -p RestrictAddressFamilies="AF_UNIX" -- true) || fail "run"
+	bgrun wait "$id" >/dev/null
+	assert_eq '{"ProtectGit":true,"RestrictAddressFamilies":["AF_UNIX"],"mechanisms":["mount-namespace","seccomp","ipc-namespace","landlock","seccomp-unotify"]}' \
+		"$(jget "$id" .sandbox | jq -c .)" "the record's sandbox"
+	expect_fail gcall Launch "'touch /tmp/bgrun-raf-ran'" "''" "'/'" "{'RestrictAddressFamilies': <['AF_BLUETOOTH']>}"
+	assert_contains "$ERR_OUT" "InvalidArgs"
+	assert_contains "$ERR_OUT" "RestrictAddressFamilies entry 1 ('AF_BLUETOOTH') is not one of AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET"
+	expect_fail gcall Launch "'true'" "''" "'/'" "{'RestrictAddressFamilies': <['AF_UNIX', '~AF_INET']>}"
+	assert_contains "$ERR_OUT" "InvalidArgs"
+	[[ ! -e /tmp/bgrun-raf-ran ]] || fail "a refused job ran"
+}

@@ -88,6 +88,9 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_READ_WRITE_PATHS), (LaunchValue) { .signature = "as", .strv = rw });
         set_ok(name(LAUNCH_OPTION_READ_ONLY_PATHS), (LaunchValue) { .signature = "as", .strv = ro });
         set_ok(name(LAUNCH_OPTION_INACCESSIBLE_PATHS), (LaunchValue) { .signature = "as", .strv = hidden });
+        set_ok(name(LAUNCH_OPTION_PROTECT_GIT), (LaunchValue) { .signature = "b", .u64 = 0 });
+        char *families[] = { "~AF_PACKET", "AF_NETLINK", NULL };
+        set_ok(name(LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES), (LaunchValue) { .signature = "as", .strv = families });
         set_ok(name(LAUNCH_OPTION_QUEUE), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_MAX_PARALLEL), (LaunchValue) { .signature = "u", .u64 = 4000000000 });
         cr_assert(o.spec.queue);
@@ -98,6 +101,9 @@ Test(launch_options, success_leaves_every_value) {
         cr_assert_str_eq(o.spec.read_write_paths[1], "-/var/cache//x/", "kept as given");
         cr_assert_str_eq(o.spec.read_only_paths[0], "/src/.git");
         cr_assert_str_eq(o.spec.inaccessible_paths[0], "/etc/shadow");
+        cr_assert(!o.spec.protect_git);
+        cr_assert_str_eq(o.spec.restrict_address_families[0], "~AF_PACKET");
+        cr_assert_neq(o.spec.restrict_address_families[0], families[0]);
         cr_assert_str_eq(o.spec.request_id, "deploy-42");
         cr_assert_str_eq(o.spec.argv[1], "push");
         cr_assert_neq(o.spec.argv[0], words[0]);
@@ -320,6 +326,7 @@ Test(launch_options, every_row_is_consistent) {
                 [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
                 [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b", [LAUNCH_VALUE_TOKEN] = "s",
                 [LAUNCH_VALUE_ARGV] = "as", [LAUNCH_VALUE_CHOICE] = "s", [LAUNCH_VALUE_PATHS] = "as",
+                [LAUNCH_VALUE_WORDS] = "as",
         };
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *r = &launch_options[i];
@@ -328,11 +335,15 @@ Test(launch_options, every_row_is_consistent) {
                 if (r->flags & LAUNCH_LIMIT)
                         cr_assert(r->type == LAUNCH_VALUE_U64 || r->type == LAUNCH_VALUE_SIGNAL, "%s", r->name);
                 cr_assert_leq(r->min, r->max, "%s", r->name);
-                /* A CHOICE's words are max + 1, its default the first. */
-                cr_assert_eq(r->words != NULL, r->type == LAUNCH_VALUE_CHOICE, "%s", r->name);
-                for (uint64_t w = 0; r->words && w <= r->max; w++)
+                /* A CHOICE's words are max + 1, its default the first; a
+                 * WORDS row has words, of any number. */
+                cr_assert_eq(r->words != NULL, r->type == LAUNCH_VALUE_CHOICE || r->type == LAUNCH_VALUE_WORDS, "%s", r->name);
+                bool choice = r->type == LAUNCH_VALUE_CHOICE;
+                for (uint64_t w = 0; choice && w <= r->max; w++)
                         cr_assert_not_null(r->words[w], "%s", r->name);
-                cr_assert(!r->words || (!r->words[r->max + 1] && r->default_value == 0), "%s", r->name);
+                cr_assert(!choice || (!r->words[r->max + 1] && r->default_value == 0), "%s", r->name);
+                /* A modifier qualifies a sandbox: it is a sandbox row. */
+                cr_assert(!(r->flags & LAUNCH_SANDBOX_MODIFIER) || (r->flags & LAUNCH_SANDBOX), "%s", r->name);
                 for (LaunchOption j = 0; j < i; j++)
                         cr_assert(!r->json_key || !launch_options[j].json_key ||
                                           !streq(r->json_key, launch_options[j].json_key),

@@ -23,8 +23,9 @@ Test(sandbox_profile, names_round_trip) {
         cr_assert_eq(sandbox_profile_from_string(NULL), -EINVAL);
 }
 
-/* workspace: strict, home read-only, the cwd writable but its .git, a /tmp
- * of its own, no network unless kept. */
+/* workspace: strict, home read-only, the cwd writable (its .git kept from
+ * it by ProtectGit, every sandbox's), a /tmp of its own, no network unless
+ * kept. */
 Test(sandbox_profile, workspace_sets_its_options) {
         s.cwd = (char *) "/src/app";
         cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, s.cwd, false, &s), 0);
@@ -33,21 +34,25 @@ Test(sandbox_profile, workspace_sets_its_options) {
         cr_assert(s.private_tmp && s.private_network);
         cr_assert_eq(strv_length(s.read_write_paths), 1);
         cr_assert_str_eq(s.read_write_paths[0], "/src/app");
-        cr_assert_str_eq(s.read_only_paths[0], "-/src/app/.git");
+        cr_assert_null(s.read_only_paths);
         cr_assert_null(s.inaccessible_paths);
+        cr_assert(s.protect_git);
         cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
 
         /* With the network kept it is still the profile. */
         cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, "/", true, &s), 0);
         cr_assert(!s.private_network);
-        cr_assert_str_eq(s.read_only_paths[0], "-/.git");
         /* Wherever the job runs: bgrun mcp fixes the workspace apart from cwd. */
         s.cwd = (char *) "/elsewhere";
         cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
-        /* A .git not its workspace's is not the profile. */
-        free(s.read_only_paths[0]);
-        s.read_only_paths[0] = strdup("-/other/.git");
+        /* Its git left as any file is still the profile. */
+        s.protect_git = false;
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        /* A read-only path more is not the profile. */
+        char *ro[] = { "/other", NULL };
+        s.read_only_paths = ro;
         cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+        s.read_only_paths = NULL;
 }
 
 Test(sandbox_profile, read_only_off_and_custom) {

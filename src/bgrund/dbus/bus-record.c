@@ -168,16 +168,18 @@ static void name_mechanism(const char **mechanisms, size_t *n, const char *mech)
         mechanisms[(*n)++] = mech;
 }
 
-/* The sandbox as applied: the options not at their default, by the table's
- * sandbox rows, and the mechanisms that enforce them, each named once:
- * the options' own, then what every sandbox has. */
+/* The sandbox as applied: the options not at their default (and those
+ * that qualify every sandbox, whatever their value), by the table's sandbox
+ * rows, and the mechanisms that enforce them, each named once: the
+ * options' own, then what every sandbox has. */
 static int append_sandbox(sd_bus_message *m, const JobView *v) {
         const char *mechanisms[_LAUNCH_OPTION_MAX + 8] = {};
         size_t n = 0;
         int r = sd_bus_message_open_container(m, 'a', "{sv}");
         for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *o = &launch_options[i];
-                if (!(o->flags & LAUNCH_SANDBOX) || !launch_option_is_set(i, v->spec))
+                bool shown = o->flags & LAUNCH_SANDBOX_MODIFIER ? sandbox_requested(v->spec) : launch_option_is_set(i, v->spec);
+                if (!(o->flags & LAUNCH_SANDBOX) || !shown)
                         continue;
                 LaunchValue value = launch_option_get(i, v->spec);
                 r = bus_append_launch_entry(m, o->name, &value);

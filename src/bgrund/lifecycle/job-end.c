@@ -27,6 +27,7 @@
 #include "log.h"
 #include "macro.h"
 #include "runtime.h"
+#include "git-placeholders.h"
 #include "supervisor-process.h"
 #include "supervisor-protocol.h"
 #include "time-util.h"
@@ -48,6 +49,13 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
          * (nor, if its mechanism is no longer initialized, describe at all). */
         if (res->dead && res->method != TEARDOWN_NEVER_STARTED) /* none was made for a job taken out of its queue */
                 containment_cleanup(job_containment(j), j->live->dir_fd, &j->live->spec, j->state == JOB_STATE_RELEASING);
+        /* What ProtectGit left in the user's tree, where its supervisor did
+         * not get to it (it died): removed now nothing of the job is left. */
+        if (res->dead && git_placeholders_pending(j->live->dir_fd)) {
+                int r = supervisor_spawn_cleanup(rt, j->id);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: cannot remove its placeholders: %m", j->id);
+        }
 
         j->status = status;
         j->finished_at = res->finished_at;

@@ -10,6 +10,7 @@
 #include "cgroup.h"
 #include "job-id.h"
 #include "job-queue.h"
+#include "git-placeholders.h"
 #include "job-store.h"
 #include "log.h"
 #include "macro.h"
@@ -18,6 +19,16 @@
 #include "runtime.h"
 #include "supervisor-process.h"
 #include "time-util.h"
+
+/* What ProtectGit left of an ended job (its supervisor died before it
+ * removed them): removed by a helper, as its user. */
+static void settle_placeholders(Runtime *rt, int dir_fd, const char *id, const JobResult *res) {
+        if (!res->dead || !git_placeholders_pending(dir_fd))
+                return;
+        int r = supervisor_spawn_cleanup(rt, id);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot remove its placeholders: %m", id);
+}
 
 /* Read one job of the store into a Job, in no table yet. */
 static int load_job(Runtime *rt, const char *id, Job **ret) {
@@ -55,6 +66,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 r = job_store_settle_grant(dir_fd, &res);
                 if (r < 0)
                         log_warning_errno(r, "Job %s: cannot release its grant: %m", id);
+                settle_placeholders(rt, dir_fd, id, &res);
                 *ret = TAKE_PTR(j);
                 return 0;
         }
@@ -286,6 +298,15 @@ int runtime_reap(Runtime *rt, ReapCounts *ret) {
         JobTableIter it;
         for (Job *j = job_table_first(&rt->jobs, &it), *next; j; j = next) {
                 next = job_table_next(&rt->jobs, &it);
+                if (job_is_ended(j)) {
+                        /* What a cleanup that failed (a path that hung) left. */
+                        _cleanup_close_ int dir_fd = -EBADF;
+                        JobResult res = {};
+                        if (job_store_open_job(rt->jobs_fd, j->id, &dir_fd) >= 0 &&
+                            job_store_read_result(dir_fd, &res) >= 0)
+                                settle_placeholders(rt, dir_fd, j->id, &res);
+                        continue;
+                }
                 if (!job_is_supervised(j))
                         continue;
                 if (j->live->supervisor.fd >= 0 && pidref_check(&j->live->supervisor) == PIDREF_OWNED) {

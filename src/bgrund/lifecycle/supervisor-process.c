@@ -136,8 +136,8 @@ static int spawn(const char *path, char **argv, char **envp, int ready_fd, int g
         if (!e) e = posix_spawnattr_setsigdefault(&attr, &all);
         if (!e) e = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         if (!e) e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-        if (!e) e = posix_spawn_file_actions_adddup2(&fa, ready_fd, ready_fd);
-        if (!e) e = posix_spawn_file_actions_adddup2(&fa, go_fd, go_fd);
+        if (!e && ready_fd >= 0) e = posix_spawn_file_actions_adddup2(&fa, ready_fd, ready_fd);
+        if (!e && go_fd >= 0) e = posix_spawn_file_actions_adddup2(&fa, go_fd, go_fd);
         if (!e) e = posix_spawn(ret_pid, path, &fa, &attr, argv, envp);
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&attr);
@@ -223,6 +223,7 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
         pid_t pid = 0;
         _cleanup_close_ int pidfd = -EBADF;
         if (cgroup_fd >= 0) {
+                /* Born in the job's cgroup: r is its pid. */
                 r = spawn_into_cgroup(cgroup_fd, rt->supervisor_path, argv, envp, ready_write, go_read, &pidfd);
                 if (r < 0)
                         return r;
@@ -249,6 +250,29 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
         *ret_ready_fd = TAKE_FD(ready_read);
         *ret_go_fd = TAKE_FD(go_write);
         return 0;
+}
+
+int supervisor_spawn_cleanup(Runtime *rt, const char *job_id) {
+        char *argv[] = { (char *) rt->supervisor_path, (char *) "--remove-placeholders", (char *) "--job", (char *) job_id,
+                         (char *) "--state-dir", (char *) rt->state_dir, NULL };
+        char *envp[ELEMENTSOF(forwarded_environment) + 1] = {};
+        char storage[ELEMENTSOF(forwarded_environment)][512];
+        for (size_t i = 0, n = 0; i < ELEMENTSOF(forwarded_environment); i++) {
+                const char *v = getenv(forwarded_environment[i]);
+                if (v && snprintf(storage[n], sizeof storage[n], "%s=%s", forwarded_environment[i], v) < (int) sizeof storage[n])
+                        envp[n] = storage[n], n++;
+        }
+        pid_t pid;
+        int r = spawn(rt->supervisor_path, argv, envp, -EBADF, -EBADF, &pid);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int pidfd = pidfd_open(pid, 0);
+        if (pidfd < 0) {
+                r = negative_errno();
+                (void) waitpid(pid, NULL, 0);
+                return r;
+        }
+        return spawned_child_watch(rt, pidfd, job_id, false, NULL);
 }
 
 /* Whether pid runs the supervisor binary with "--job job_id" as uid. */

@@ -50,6 +50,11 @@ int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret
  * call putting the refill off again. */
 void supervisor_pool_refill(Runtime *rt);
 
+/* A bgrun-supervisor --remove-placeholders for ended job_id, whose own
+ * supervisor did not get to remove them (git-placeholders.h): it removes
+ * them as the job's user, away from bgrund's loop, and is reaped here. */
+int supervisor_spawn_cleanup(Runtime *rt, const char *job_id);
+
 /* The mechanism is done with the PID of job_id's supervisor. */
 void supervisor_unpin(Runtime *rt, const char *job_id);
 
