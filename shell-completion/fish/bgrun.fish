@@ -72,19 +72,21 @@ function __bgrun_properties
             echo (string replace -r '=.*' '' -- $token)=infinity
         case 'StopSignal=*'
             printf 'StopSignal=%s\n' TERM INT HUP QUIT KILL USR1 USR2 ALRM
-        case 'PrivateNetwork=*' 'PrivateTmp=*'
+        case 'PrivateNetwork=*' 'PrivateTmp=*' 'ProtectGit=*'
             printf '%s\n' (string replace -r '=.*' '' -- $token)={yes,no}
         case 'ProtectSystem=*'
             printf 'ProtectSystem=%s\n' no yes full strict
         case 'ProtectHome=*'
             printf 'ProtectHome=%s\n' no yes read-only tmpfs
+        case 'RestrictAddressFamilies=*'
+            printf 'RestrictAddressFamilies=%s\n' AF_UNIX AF_INET AF_INET6 AF_NETLINK AF_PACKET '~AF_UNIX' '~AF_INET' '~AF_INET6' '~AF_NETLINK' '~AF_PACKET'
         case 'ReadWritePaths=*' 'ReadOnlyPaths=*' 'InaccessiblePaths=*'
             set -l name (string replace -r '=.*' '' -- $token)
             __fish_complete_directories (string replace -r '^[^=]*=' '' -- $token) | string replace -r '^' "$name="
         case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*' 'StopGraceUSec=*'
             __bgrun_durations
         case '*'
-            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths='
+            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths=' 'ProtectGit=' 'RestrictAddressFamilies='
     end
 end
 

@@ -546,6 +546,8 @@ OPTIONS = {
     "ReadWritePaths": ["/tmp"],
     "ReadOnlyPaths": ["/usr"],
     "InaccessiblePaths": ["-/nonexistent"],
+    "ProtectGit": 0,
+    "RestrictAddressFamilies": ["AF_UNIX"],
     "Queue": 1,
     "MaxParallel": 4,  # in the session "": refused (it needs one)
 }
