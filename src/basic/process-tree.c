@@ -39,7 +39,7 @@ static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgr
  * we walk below it. Any other signal goes as it is, so that a handler runs,
  * and to a parent before its children: a shell must have its trap's signal
  * before the command it waits for dies of it and it runs on to its end. */
-static int signal_children_of(pid_t parent, unsigned depth, int sig) {
+static int signal_children_of(pid_t parent, unsigned depth, int sig, pid_t except) {
         if (depth >= WALK_DEPTH_MAX)
                 return 0;
 
@@ -68,7 +68,7 @@ static int signal_children_of(pid_t parent, unsigned depth, int sig) {
                 char *save = NULL;
                 for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
                         pid_t pid = (pid_t) atoi(tok);
-                        if (pid <= 0)
+                        if (pid <= 0 || pid == except)
                                 continue;
                         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
                         if (pidfd < 0)
@@ -84,7 +84,7 @@ static int signal_children_of(pid_t parent, unsigned depth, int sig) {
                                 (void) pidfd_send_signal(pidfd, SIGSTOP, NULL, 0);
                         else if (sig != 0)
                                 (void) pidfd_send_signal(pidfd, sig, NULL, 0);
-                        int r = signal_children_of(pid, depth + 1, sig);
+                        int r = signal_children_of(pid, depth + 1, sig, except);
                         if (r > 0)
                                 found += r;
                         if (sig == SIGKILL)
@@ -97,11 +97,11 @@ static int signal_children_of(pid_t parent, unsigned depth, int sig) {
 }
 
 int process_tree_kill_descendants(void) {
-        return signal_children_of(getpid(), 0, SIGKILL);
+        return signal_children_of(getpid(), 0, SIGKILL, 0);
 }
 
-int process_tree_signal_descendants(int sig) {
-        return signal_children_of(getpid(), 0, sig);
+int process_tree_signal_descendants(int sig, pid_t except) {
+        return signal_children_of(getpid(), 0, sig, except);
 }
 
 bool process_group_has_members(pid_t pgid) {

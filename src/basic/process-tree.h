@@ -13,8 +13,9 @@
 int process_tree_kill_descendants(void);
 
 /* The same walk with sig (a graceful stop's), each process left running so
- * that its handler runs; sig 0 only counts the living descendants. */
-int process_tree_signal_descendants(int sig);
+ * that its handler runs; sig 0 only counts the living descendants. A
+ * descendant except (0: none) and what is below it are left out. */
+int process_tree_signal_descendants(int sig, pid_t except);
 
 /* True when a living (not zombie) process has process group pgid; also true
  * when /proc cannot be read, so that death is never assumed. */

@@ -147,6 +147,8 @@ int command_start(Supervisor *s) {
         if (r > 0 && f.refused == EXEC_LISTENER) {
                 /* A sandboxed job's listener: ours, before it runs. */
                 r = socket_mediator_take_listener(&s->sockets, s->child.fd, f.error);
+                if (r >= 0)
+                        r = c->ops->adopt(c, (pid_t) f.entry);
                 if (r < 0)
                         log_error_errno(r, "Job %s: cannot take its socket calls: %m", s->spec.id);
                 /* Without it the child reports that it was not taken, and goes. */

@@ -193,9 +193,9 @@ static void confine(const ExecChild *x, const SandboxWritable *writable, int rep
         int r = sandbox_writable_mount_ids(writable, ids, sizeof ids);
         if (r < 0)
                 report_sandbox(report_fd, r, first, "find the job's writable mounts");
-        r = socket_broker_spawn(socket_mediator_child_channel(x->sockets), ids);
-        if (r < 0)
-                report(report_fd, r, "start the job's socket broker");
+        int broker = socket_broker_spawn(socket_mediator_child_channel(x->sockets), ids);
+        if (broker < 0)
+                report(report_fd, broker, "start the job's socket broker");
         int listener;
         SandboxFailure sf;
         r = sandbox_confine(x->spec, x->sandbox, writable, &listener, &sf);
@@ -206,7 +206,7 @@ static void confine(const ExecChild *x, const SandboxWritable *writable, int rep
          * that cannot (no CAP_SYS_PTRACE over another user's process) could
          * not take the job's calls either: refused. */
         socket_mediator_close_parents(x->sockets);
-        ExecFailure f = { .error = listener, .refused = EXEC_LISTENER };
+        ExecFailure f = { .error = listener, .refused = EXEC_LISTENER, .entry = broker };
         char taken;
         if (write(report_fd, &f, sizeof f) != (ssize_t) sizeof f ||
             read(socket_mediator_child_taken(x->sockets), &taken, 1) != 1)

@@ -35,8 +35,9 @@ typedef enum ExecRefusal {
         EXEC_REFUSED_DEADLINE, /* LaunchDeadlineUSec passed before the command could be executed */
         EXEC_REFUSED_SANDBOX, /* a sandbox option cannot be enforced here (ExecFailure.option says which) */
         EXEC_REFUSED_PATH,    /* a sandbox path is not there for its user (ExecFailure.option, .entry) */
-        EXEC_LISTENER,        /* not a failure: the seccomp listener is the child's descriptor .error; the
-                               * child waits until the supervisor took it (socket-mediator.h) */
+        EXEC_LISTENER,        /* not a failure: the seccomp listener is the child's descriptor .error, its
+                               * socket broker's pid .entry; the child waits until the supervisor took
+                               * the listener (socket-mediator.h) */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */

@@ -230,6 +230,16 @@ static const char *payload_cgroup_path(const PayloadContainment *c) {
         return c->payload;
 }
 
+/* Into the supervisor's own leaf, beside the payload: out of the job's. */
+static int payload_cgroup_adopt(PayloadContainment *c, pid_t pid) {
+        _cleanup_free_ char *leaf = NULL;
+        if (asprintf(&leaf, "%s/supervisor", c->job_cgroup) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = -EBADF;
+        int r = cgroup_open(leaf, &fd);
+        return r < 0 ? r : cgroup_attach(fd, pid);
+}
+
 const PayloadContainmentOps payload_cgroup_ops = {
         .name = "cgroup",
         .teardown_method = TEARDOWN_CGROUP_KILL,
@@ -245,5 +255,6 @@ const PayloadContainmentOps payload_cgroup_ops = {
         .controllers = payload_cgroup_controllers,
         .confirm_empty = payload_cgroup_confirm_empty,
         .cleanup = payload_cgroup_cleanup,
+        .adopt = payload_cgroup_adopt,
         .cgroup = payload_cgroup_path,
 };

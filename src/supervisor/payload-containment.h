@@ -65,6 +65,10 @@ typedef struct PayloadContainmentOps {
         int (*controllers)(const PayloadContainment *c, char **ret);
         /* After a confirmed teardown was published. */
         void (*cleanup)(const PayloadContainment *c);
+        /* pid, a child of ours that began among the job's processes (a
+         * sandboxed job's socket broker), is ours from now on: none of the
+         * job's, so not signalled by a stop, nor counted by is_empty(). */
+        int (*adopt)(PayloadContainment *c, pid_t pid);
         /* The payload's cgroup for run.json, or NULL when there is none. */
         const char *(*cgroup)(const PayloadContainment *c);
 } PayloadContainmentOps;
@@ -75,6 +79,8 @@ struct PayloadContainment {
         char *job_cgroup; /* the cgroup the supervisor was started in, as the grant names it */
         char *payload;    /* <job_cgroup>/payload */
         int payload_fd;
+        /* The process tree's: the one adopted, skipped by its walks. */
+        pid_t adopted;
 };
 
 #define PAYLOAD_CONTAINMENT_NULL ((PayloadContainment) { .payload_fd = -EBADF })

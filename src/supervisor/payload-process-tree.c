@@ -42,12 +42,12 @@ static void payload_tree_kill(const PayloadContainment *c, const PidRef *leader)
 
 static void payload_tree_signal(const PayloadContainment *c, const PidRef *leader, int sig) {
         /* The leader is our child: the walk signals it too, once. */
-        (void) process_tree_signal_descendants(sig);
+        (void) process_tree_signal_descendants(sig, c->adopted);
 }
 
 static int payload_tree_is_empty(const PayloadContainment *c) {
         /* Zombies are not counted: they run nothing. */
-        int alive = process_tree_signal_descendants(0);
+        int alive = process_tree_signal_descendants(0, c->adopted);
         return alive < 0 ? alive : alive == 0;
 }
 
@@ -89,6 +89,11 @@ static int payload_tree_confirm_empty(const PayloadContainment *c) {
 static void payload_tree_cleanup(const PayloadContainment *c) {
 }
 
+static int payload_tree_adopt(PayloadContainment *c, pid_t pid) {
+        c->adopted = pid;
+        return 0;
+}
+
 static const char *payload_tree_cgroup(const PayloadContainment *c) {
         return NULL;
 }
@@ -107,5 +112,6 @@ const PayloadContainmentOps payload_process_tree_ops = {
         .controllers = payload_tree_controllers,
         .confirm_empty = payload_tree_confirm_empty,
         .cleanup = payload_tree_cleanup,
+        .adopt = payload_tree_adopt,
         .cgroup = payload_tree_cgroup,
 };

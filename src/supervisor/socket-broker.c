@@ -31,7 +31,7 @@ int socket_broker_spawn(int channel, const char *mount_ids) {
         if (pid < 0)
                 return negative_errno();
         if (pid > 0)
-                return 0;
+                return (int) pid;
         (void) setsid(); /* no job-control signal of the job's terminal reaches it */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -328,7 +328,13 @@ static void start(Call *c) {
 int socket_broker_main(int argc, char **argv) {
         if (argc != 2 || strcmp(argv[0], "3") != 0)
                 return -EINVAL;
-        signal(SIGPIPE, SIG_IGN);
+        /* A Stop's signal (any) is for the job, whose calls are still made
+         * during its grace; it ends when the supervisor's end closes, or
+         * with the supervisor (PR_SET_PDEATHSIG), or with the whole job's
+         * cgroup (bgrund's cgroup.kill). */
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void) signal(sig, SIG_IGN);
         (void) prctl(PR_SET_NAME, "bgrun-sockets");
         int r = load_writable(argv[1]);
         if (r < 0)

@@ -25,7 +25,12 @@
  * checked, through /proc/self/fd. Each call runs in a thread of its own,
  * so a path that hangs (a FUSE mount that never answers) holds up no other
  * call: past SOCKET_RESOLVE_TIMEOUT_USEC its call fails with ETIMEDOUT.
- * The broker exits when the supervisor's end closes. */
+ * It is the supervisor's helper, not one of the job's processes: the
+ * supervisor moves it out of the job's processes (PayloadContainmentOps'
+ * adopt: its own cgroup), so that the job is empty, or stopped, without
+ * it. It ignores every signal it can (a Stop's is the job's, whose calls
+ * it still makes during their grace) and exits when the supervisor's end
+ * closes, or with the supervisor. */
 
 #include <stdint.h>
 
@@ -35,7 +40,7 @@
 /* In the command's child (sandbox-apply.h's rule): fork the broker, which
  * execs this binary as `--socket-broker CHANNEL MOUNTS` with channel (the
  * supervisor's pair) and mount_ids (the writable mounts' ids, comma
- * separated). 0, or -errno. */
+ * separated). Its pid (the supervisor's child), or -errno. */
 int socket_broker_spawn(int channel, const char *mount_ids);
 
 /* The broker itself: argv after "--socket-broker". */

@@ -356,3 +356,68 @@ except OSError as e: print(\"pair\", e.strerror)'"
 	assert_contains "$ERR_OUT" "InvalidArgs"
 	[[ ! -e /tmp/bgrun-raf-ran ]] || fail "a refused job ran"
 }
+
+# The same for root's own jobs: root's tmux outside takes no work from its
+# sandboxed job (which, as root, the socket's permissions would let in).
+test_roots_sandboxed_job_reaches_no_socket_of_roots_outside() {
+	local sock=/root/.bgrun-tmux-$$ out
+	tmux -S "$sock" new-session -d 'sleep 300' || fail "tmux outside"
+	on_exit "tmux -S $sock kill-server 2>/dev/null; rm -f /root/BGRUN-ESCAPE"
+	local escape="tmux -S $sock new-window 'touch /root/BGRUN-ESCAPE' 2>/dev/null && echo tmux-took-it; echo done"
+	out=$(bgrun run --wait -q -C / -- "$escape") || fail "unsandboxed: $out"
+	assert_eq $'tmux-took-it\ndone' "$out" "root's unsandboxed job"
+	wait_until 5 test -e /root/BGRUN-ESCAPE || fail "tmux did not run it"
+	rm -f /root/BGRUN-ESCAPE
+	out=$(bgrun run --wait -q -C / -p ProtectSystem=strict -p PrivateTmp=yes -- "$escape") || fail "sandboxed: $out"
+	assert_eq done "$out" "root's sandboxed job"
+	sleep 0.3
+	[[ ! -e /root/BGRUN-ESCAPE ]] || fail "tmux ran root's sandboxed job's command outside"
+}
+
+# A Stop of a sandboxed job: its calls are still made during its grace (its
+# socket broker ignores the stop signal), and it ends by that signal when
+# its processes are gone, the broker with them.
+test_a_sandboxed_job_stopped_makes_its_calls_in_its_grace() {
+	local dir script id out
+	dir=$(mktemp -d /run/bgrun-stop.XXXXXX)
+	on_exit "rm -rf $dir"
+	script=$dir/job.sh
+	cat >"$script" <<'SH'
+on_term() {
+	# What the stop's signal passes find started meanwhile (this python)
+	# would get it too: it inherits it ignored.
+	trap '' TERM
+	python3 -c 'import socket
+s = socket.socket(socket.AF_UNIX); s.bind("/tmp/grace.sock"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/grace.sock"); print("connected in its grace")'
+	exit 0
+}
+trap on_term TERM
+echo ready
+sleep 300 & wait
+SH
+	id=$(bgrun run -q -C / -p PrivateTmp=yes -p ReadOnlyPaths="$dir" -- "sh $script") || fail "run: $id"
+	wait_until 10 bash -c "bgrun logs $id | grep -q ready" || fail "the job did not start"
+	out=$(bgrun stop "$id" --grace 10s --json) || fail "stop: $out"
+	assert_eq signal "$(jq -r .teardown.method <<<"$out")" "the job ended by its signal"
+	bgrun wait "$id" >/dev/null
+	assert_contains "$(bgrun logs "$id")" "connected in its grace"
+}
+
+# Under the process_group fallback (report-only), where no cgroup holds the
+# job, its socket broker is still no process of the job's: the job ends,
+# and is stopped, by its own processes alone; its sockets are mediated the
+# same.
+test_a_sandbox_under_the_process_group_fallback() {
+	with_config ContainmentMode=report-only Mechanisms=process_group
+	local id out
+	out=$(bgrun run --wait -q -C / -p PrivateTmp=yes -- "$(connect_probe /tmp/nothing); python3 -c 'import socket
+s = socket.socket(socket.AF_UNIX); s.bind(\"/tmp/own.sock\"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect(\"/tmp/own.sock\"); print(\"own\")'") || fail "run: $out"
+	assert_eq $'FileNotFoundError\nown' "$out" "a sandboxed job under process_group"
+	id=$(bgrun run -q -C / -p PrivateTmp=yes -- 'trap "exit 0" TERM; sleep 300 & echo ready; wait') || fail "run: $id"
+	assert_eq process_group "$(jget "$id" .containment.mechanism)" "the mechanism"
+	wait_until 10 bash -c "bgrun logs $id | grep -q ready" || fail "the job did not start"
+	out=$(bgrun stop "$id" --grace 10s --json) || fail "stop: $out"
+	assert_eq signal "$(jq -r .teardown.method <<<"$out")" "stopped by its signal, the broker not waited for"
+}

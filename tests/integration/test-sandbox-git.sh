@@ -158,5 +158,5 @@ test_a_placeholder_outlives_no_supervisor() {
 	# The job itself is gone with the scope's... or not: bgrund's start settles it.
 	systemctl start bgrund.service
 	wait_until 10 test ! -e "$ws/.git" || fail "bgrund's start left the placeholder"
-	[[ ! -e /var/lib/bgrun/jobs/$id/git-placeholders ]] || fail "the record stays"
+	wait_until 10 test ! -e "/var/lib/bgrun/jobs/$id/git-placeholders" || fail "the record stays"
 }

@@ -51,7 +51,7 @@ static const struct {
         size_t offset;
 } every_op[] = {
         OP(setup), OP(birth_cgroup), OP(enter), OP(kill), OP(signal), OP(is_empty), OP(watch),
-        OP(confirm_empty), OP(usage), OP(controllers), OP(cleanup), OP(cgroup),
+        OP(confirm_empty), OP(usage), OP(controllers), OP(cleanup), OP(adopt), OP(cgroup),
 };
 #undef OP
 /* The struct is name, teardown_method, then operations only, as many as
