@@ -168,10 +168,9 @@ static int make_inaccessible(uid_t owner, gid_t group, int *ret_file) {
         return dir;
 }
 
-
 /* One mount of the plan, looked up in the tree as the earlier ones left
- * it; host_copy: for a read-write path below a read-only one, the copy of
- * the host's tree taken before anything changed. 0, or -errno and *ret_step. */
+ * it; host_copy: for a read-write path, the copy of the host's tree taken
+ * before anything changed. 0, or -errno and *ret_step. */
 static int apply_one(const JobSpec *s, const SandboxMount *m, int fd, int host_copy, int inaccessible_dir,
                      int inaccessible_file, const char **ret_step) {
         struct statx st;
@@ -257,8 +256,8 @@ static int apply_mounts(const JobSpec *s, const SandboxPlan *p, bool own_userns,
                 goto done;
         }
 
-        /* First the copies of the host's tree that read-write paths below
-         * read-only ones get back, taken before anything is read-only. */
+        /* First the copies of the host's tree that read-write paths get
+         * back (or are, over themselves), taken before anything is read-only. */
         for (size_t i = 0; i < p->n_mounts; i++) {
                 const SandboxMount *m = &p->mounts[i];
                 if (m->mode != SANDBOX_READ_WRITE || !m->apply)
