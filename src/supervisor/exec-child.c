@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 
 #include "exec-child.h"
+#include "fd-passing.h"
 #include "launch-options.h"
 #include "macro.h"
 #include "privilege.h"
@@ -144,22 +145,6 @@ static void take_terminal(int tty_fd, int report_fd) {
                 report(report_fd, negative_errno(), "connect stdio");
 }
 
-/* One byte, tag, and fd, to the supervisor over channel. */
-static int send_fd(int channel, char tag, int fd) {
-        struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-        return sendmsg(channel, &mh, MSG_NOSIGNAL) == 1 ? 0 : negative_errno();
-}
-
 /* A terminal from the sandbox's own devpts instance (its /dev/pts/ptmx),
  * sized as the spec says, its pty its user's (the lookups' fsuid), its
  * master sent to the supervisor over channel: the slave's descriptor, or
@@ -176,7 +161,7 @@ static int own_terminal(const JobSpec *spec, int channel) {
                 close(master);
                 return r;
         }
-        int r = send_fd(channel, 'T', master);
+        int r = fd_send(channel, 'T', master, 0);
         r = r < 0 ? r : slave;
         close(master);
         if (r < 0)

@@ -11,6 +11,7 @@
 
 #include "input-control.h"
 #include "log.h"
+#include "fd-passing.h"
 #include "macro.h"
 #include "sandbox-plan.h"
 #include "supervisor-protocol.h"
@@ -141,18 +142,10 @@ int input_control_receive_terminal(InputControl *ic) {
         if (ic->terminal_fd < 0)
                 return 0;
         char c;
-        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
-        ssize_t n = recvmsg(ic->terminal_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        int r = fd_receive(ic->terminal_fd, MSG_DONTWAIT, &c, &ic->master_fd);
         ic->terminal_fd = safe_close(ic->terminal_fd);
-        struct cmsghdr *cm = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-        if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-                return n < 0 ? negative_errno() : -EBADMSG;
-        memcpy(&ic->master_fd, CMSG_DATA(cm), sizeof(int));
+        if (r <= 0 || ic->master_fd < 0)
+                return r < 0 ? r : -EBADMSG;
         return set_nonblock(ic->master_fd);
 }
 
@@ -166,24 +159,9 @@ void input_control_forked(InputControl *ic) {
 /* The first message on every connection: the input's write end, or word
  * that there is none any more. */
 static void send_greeting(InputControl *ic) {
-        char c = ic->write_fd >= 0 ? CONTROL_INPUT : CONTROL_NO_INPUT;
-        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (ic->write_fd >= 0) {
-                mh.msg_control = &control;
-                mh.msg_controllen = sizeof control.buf;
-                struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-                cm->cmsg_level = SOL_SOCKET;
-                cm->cmsg_type = SCM_RIGHTS;
-                cm->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(cm), &ic->write_fd, sizeof(int));
-        }
-        if (sendmsg(ic->conn_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-                log_debug_errno(negative_errno(), "Cannot answer bgrund on the control socket: %m");
+        int r = fd_send(ic->conn_fd, ic->write_fd >= 0 ? CONTROL_INPUT : CONTROL_NO_INPUT, ic->write_fd, MSG_DONTWAIT);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot answer bgrund on the control socket: %m");
                 ic->conn_fd = safe_close(ic->conn_fd);
         }
 }

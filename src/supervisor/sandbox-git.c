@@ -43,13 +43,15 @@ static mode_t type_of(const char *path) {
         return st.stx_mode & S_IFMT;
 }
 
-/* path's read-only copy over itself. */
-static int read_only(const char *path) {
+/* path's copy over itself: a mount point of its own, which cannot be
+ * renamed, removed or replaced while the job runs (and what is mounted
+ * inside stays put); read-only too, or not. */
+static int bind_over_itself(const char *path, bool read_only) {
         int fd = look_up_path(path);
         if (fd < 0)
                 return fd;
         int tree = copy_tree(fd);
-        int r = tree < 0 ? tree : set_read_only(tree, AT_RECURSIVE);
+        int r = tree < 0 ? tree : read_only ? set_read_only(tree, AT_RECURSIVE) : 0;
         if (r >= 0)
                 r = attach_tree(tree, fd);
         if (tree >= 0)
@@ -58,18 +60,12 @@ static int read_only(const char *path) {
         return r;
 }
 
-/* path made a mount point of its own: it cannot be renamed, removed or
- * replaced while the job runs, and what is mounted inside stays put. */
+static int read_only(const char *path) {
+        return bind_over_itself(path, true);
+}
+
 static int pin(const char *path) {
-        int fd = look_up_path(path);
-        if (fd < 0)
-                return fd;
-        int tree = copy_tree(fd);
-        int r = tree < 0 ? tree : attach_tree(tree, fd);
-        if (tree >= 0)
-                close(tree);
-        close(fd);
-        return r;
+        return bind_over_itself(path, false);
 }
 
 /* tree (a cover) over path's own entry, a symlink included. */

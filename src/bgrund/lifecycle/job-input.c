@@ -12,6 +12,7 @@
 #include "job-input.h"
 #include "job-store.h"
 #include "log.h"
+#include "fd-passing.h"
 #include "macro.h"
 #include "runtime.h"
 #include "supervisor-protocol.h"
@@ -20,19 +21,10 @@
  * waited for: -EAGAIN while it has not come. */
 static int receive_greeting(JobLive *l, int fd) {
         char c = 0;
-        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof control.buf };
-        ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        if (n < 0)
-                return negative_errno();
         int input_fd = -EBADF;
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
-                        memcpy(&input_fd, CMSG_DATA(cm), sizeof(int));
+        int n = fd_receive(fd, MSG_DONTWAIT, &c, &input_fd);
+        if (n < 0)
+                return n;
         if (n == 1 && c == CONTROL_INPUT && input_fd >= 0) {
                 l->input_fd = input_fd;
                 return 0;
