@@ -12,12 +12,13 @@ size_t strv_length(char *const *l) {
         return n;
 }
 
-void strv_free(char **l) {
+char **strv_free(char **l) {
         if (!l)
-                return;
+                return NULL;
         for (char **i = l; *i; i++)
                 free(*i);
         free(l);
+        return NULL;
 }
 
 /* The slots a list of n entries has: its entries and the NULL, rounded up to

@@ -13,8 +13,9 @@ size_t strv_length(char *const *l);
 /* Whether a and b hold the same strings in the same order (NULL: empty). */
 bool strv_equal(char *const *a, char *const *b);
 
-/* Free every string, then the list; NULL is fine. */
-void strv_free(char **l);
+/* Free every string, then the list; NULL is fine. Returns NULL, so that
+ * l = strv_free(l) leaves nothing dangling. */
+char **strv_free(char **l);
 static inline void strv_freep(char ***l) {
         strv_free(*l);
 }

@@ -62,7 +62,16 @@ Test(strv, consume_of_null_is_out_of_memory_and_changes_nothing) {
         cr_assert_null(l[1]);
 }
 
-Test(strv, free_takes_null) {
-        strv_free(NULL);
-        _cleanup_strv_free_ char **l = NULL;
+/* NULL is an empty list to free; freeing answers NULL, to store over the
+ * freed pointer (LeakSanitizer, in tools/test --sanitize, checks the list
+ * and its strings are gone). */
+Test(strv, free_takes_null_and_answers_null) {
+        cr_assert_null(strv_free(NULL));
+        char **l = NULL;
+        size_t n = 0;
+        cr_assert_eq(strv_push(&l, &n, strdup("a")), 0);
+        cr_assert_eq(strv_push(&l, &n, strdup("b")), 0);
+        cr_assert_not_null(l);
+        l = strv_free(l);
+        cr_assert_null(l);
 }
