@@ -22,6 +22,14 @@ limits() {
 	restart_bgrund || fail "bgrund did not restart with [Limits] $*"
 }
 
+# Every job of SESSION's, of any owner, killed (the queued ones taken out).
+kill_session() { # SESSION
+	local id
+	for id in $(bgrun list -s "$1" --json 2>/dev/null | jq -r '.[] | select(.status == "running" or .status == "queued") | .id'); do
+		bgrun kill "$id" >/dev/null 2>&1
+	done
+}
+
 # A job of root's that holds session SESSION's one place until killed.
 blocker() { # SESSION
 	bgrun run -s "$1" --queue --parallel 1 -- 'sleep 300'
@@ -33,14 +41,21 @@ session_records() { bgrun list -s "$1" --json; }
 
 test_forty_jobs_run_four_at_a_time_in_launch_order() {
 	local session=queue-shards-$$ ids=() id i
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
+	# Each job holds its place until the gate opens: however slow the
+	# machine, all forty are launched before the first ends.
+	local gate=$PWD/gate
 	for ((i = 1; i <= 40; i++)); do
-		id=$(bgrun run --queue --parallel 4 -s "$session" --call-timeout 5s -- 'sleep 2') || fail "launch $i"
+		id=$(bgrun run --queue --parallel 4 -s "$session" --call-timeout 5s -- \
+			"while [ ! -e $gate ]; do sleep 0.05; done") || fail "launch $i"
 		ids+=("$id")
 	done
 	assert_eq 4 "$(bgrun list -s "$session" --status running | tail -n +2 | wc -l)" "jobs running at once at first"
 	assert_eq 36 "$(bgrun list -s "$session" --status queued | tail -n +2 | wc -l)" "jobs queued at first"
 	assert_eq 1 "$(jget "${ids[4]}" .queue_position)" "the fifth job's place"
 	assert_eq 0 "$(jget "${ids[4]}" .started_at)" "a queued job's started_at"
+	touch "$gate"
 	bgrun wait -t 120s "${ids[@]}" >/dev/null || fail "the jobs did not all end"
 	local records
 	records=$(session_records "$session")
@@ -90,6 +105,8 @@ test_max_running_jobs_with_queue_queues_the_fourth_and_starts_it_when_one_ends()
 
 test_queued_jobs_survive_a_restart_and_a_sigkill_of_bgrund() {
 	local session=queue-restart-$$ f=/run/bgrun-test-queue-restart blocker_id ids=() i old
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	rm -f "$f"
 	on_exit "rm -f $f"
 	blocker_id=$(blocker "$session") || fail "blocker"
@@ -117,6 +134,8 @@ test_queued_jobs_survive_a_restart_and_a_sigkill_of_bgrund() {
 # (the held supervisor ran nothing), and it is queued again, run once.
 test_a_job_taken_off_the_queue_by_a_crash_runs_once() {
 	local session=queue-crash-$$ f=/run/bgrun-test-queue-crash blocker_id id
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	rm -f "$f"
 	on_exit "rm -f $f"
 	blocker_id=$(blocker "$session") || fail "blocker"
@@ -138,6 +157,8 @@ test_a_job_taken_off_the_queue_by_a_crash_runs_once() {
 
 test_kill_of_a_queued_job_never_starts_it() {
 	local session=queue-kill-$$ f=/run/bgrun-test-queue-kill blocker_id id after
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	rm -f "$f"
 	on_exit "rm -f $f"
 	blocker_id=$(blocker "$session") || fail "blocker"
@@ -166,6 +187,8 @@ test_kill_of_a_queued_job_never_starts_it() {
 
 test_wait_on_a_queued_job_returns_its_end() {
 	local session=queue-wait-$$ blocker_id id rc
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	blocker_id=$(blocker "$session") || fail "blocker"
 	id=$(bgrun run -s "$session" --queue --parallel 1 -- 'exit 3') || fail "launch"
 	(bgrun wait "$id" >/dev/null; echo $? >wait.rc) &
@@ -187,6 +210,8 @@ test_wait_on_a_queued_job_returns_its_end() {
 
 test_a_bound_queued_job_whose_caller_leaves_never_starts() {
 	local session=queue-bound-$$ f=/run/bgrun-test-queue-bound blocker_id id
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	rm -f "$f"
 	on_exit "rm -f $f"
 	blocker_id=$(blocker "$session") || fail "blocker"
@@ -204,6 +229,8 @@ test_a_bound_queued_job_whose_caller_leaves_never_starts() {
 
 test_what_only_the_start_can_tell_ends_a_queued_job_failed() {
 	local session=queue-fail-$$ blocker_id id
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	mkdir -p /run/bgrun-test-queue-gone
 	blocker_id=$(blocker "$session") || fail "blocker"
 	id=$(bgrun run -s "$session" --queue --parallel 1 -C /run/bgrun-test-queue-gone -- true) || fail "launch"
@@ -230,6 +257,8 @@ test_queue_options_are_checked_before_anything_is_queued() {
 	assert_contains "$out" "MaxParallel must be from 1" "MaxParallel=0"
 	# MaxParallel without Queue: past it, LimitExceeded, nothing started.
 	local session=queue-noqueue-$$ blocker_id
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	blocker_id=$(blocker "$session") || fail "blocker"
 	on_exit "bgrun kill $blocker_id >/dev/null 2>&1"
 	expect_fail bgrun run -s "$session" --parallel 1 -- true
@@ -247,6 +276,8 @@ test_queue_options_are_checked_before_anything_is_queued() {
 test_a_full_queue_is_its_owners_alone() {
 	setup_users
 	local session=queue-full-$$ out blocker_id idle busy
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	blocker_id=$(as_user alice "$BGRUN" run -C /tmp -s "$session" --queue --parallel 1 -- 'sleep 300') || fail "blocker"
 	on_exit "bgrun kill --session $session >/dev/null 2>&1; as_user alice $BGRUN kill --session $session >/dev/null 2>&1"
 	idle=$(bob_launch_time)
@@ -277,6 +308,8 @@ bob_launch_time() {
 # order, with its end.
 test_input_to_a_queued_job_is_held_until_it_starts() {
 	local session=queue-input-$$ blocker_id id out
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	blocker_id=$(blocker "$session") || fail "blocker"
 	id=$(bgrun run -s "$session" --queue --parallel 1 --open-stdin -- 'cat; echo end') || fail "launch"
 	assert_eq queued "$(job_status "$id")" "status"
@@ -308,6 +341,8 @@ test_input_to_a_queued_job_is_held_until_it_starts() {
 # (PropertiesChanged, status running), then of its end.
 test_subscribers_hear_a_queued_job_start() {
 	local session=queue-signals-$$ blocker_id id mon statuses
+	# Whatever happens, nothing of it stays queued or running for the next test.
+	on_exit "kill_session $session"
 	(/usr/bin/python3 "$CLIENTS_DIR/subscribe.py" 20 >signals.out 2>&1) &
 	mon=$!
 	on_exit "kill $mon 2>/dev/null; rm -f signals.out"

@@ -14,9 +14,11 @@ hand on the system bus (cost.py's client); each mode prints one JSON line.
         CONNECTIONS connections opened, then WAITS Waits (an hour's timeout)
         on JOB sent on each, then every connection closed at once;
         {"connections", "sent", "ms"}
-    hostile-input.py call METHOD SIG JSON-ARGS [REPEAT]
+    hostile-input.py call METHOD SIG JSON-ARGS [REPEAT [CPU-PID]]
         the Manager's METHOD, REPEAT times (default 1) one after another,
-        after 5 unmeasured when REPEAT > 1; {"answer", "name", "message", "ms", "median_ms"}
+        after 5 unmeasured when REPEAT > 1; {"answer", "name", "message", "ms", "median_ms"},
+        and with CPU-PID "cpu_ms": that process's CPU time from the last
+        call's send to its answer
 """
 import json, os, statistics, sys, time
 
@@ -70,17 +72,22 @@ def wait_flood(job, n, waits):
     print(json.dumps({"connections": n, "sent": n * waits, "ms": round((time.monotonic() - t) * 1000, 1)}))
 
 
-def call(method, sig, args, repeat):
+def call(method, sig, args, repeat, cpu_pid=None):
     conn = cost.Conn()
     for _ in range(5 if repeat > 1 else 0):
         cost.call_method(conn, method, sig, args)
     times = []
     for _ in range(repeat):
+        c = cost.cpu_ns(cpu_pid) if cpu_pid else 0
         r, took = cost.call_method(conn, method, sig, args)
         times.append(took * 1000)
+        spent = cost.cpu_ns(cpu_pid) - c if cpu_pid else None
     out = cost.describe(r)
     out["ms"] = round(times[-1], 2)
     out["median_ms"] = round(statistics.median(times), 3)
+    if cpu_pid:
+        # bgrund's CPU from the call's send to its answer (of the last call).
+        out["cpu_ms"] = round(spent / 1e6, 2)
     print(json.dumps(out))
 
 
@@ -93,7 +100,8 @@ def main():
     elif mode == "wait-flood":
         wait_flood(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "call":
-        call(sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+        call(sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1,
+             int(sys.argv[6]) if len(sys.argv) > 6 else None)
     else:
         sys.exit("unknown mode " + mode)
 
