@@ -5,9 +5,12 @@
 # meson tests (suite unit, so tools/test runs both), in TAP.
 #   tree  the check on this tree, with this build's build-config.h;
 #   self  the check's own test, on copies of what it reads (src/, include/,
-#         the check and its allow-list, build-config.h) in $TMPDIR: the
-#         untouched copy passes, and each planted fault fails it, for that
-#         fault (its failure line is the one expected). Removed at the end.
+#         the check and its allow-list, build-config.h, and a
+#         compile_commands.json that names the build's own objects) in
+#         $TMPDIR: the untouched copy passes, and each planted fault fails
+#         it, for that fault (its failure line is the one expected). The
+#         copies share the check's cache (CHECK_LAYERS_CACHE), so that each
+#         asks the compiler only about what was planted. Removed at the end.
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -44,11 +47,28 @@ mkdir -p "$pristine/tools" "$pristine/build"
 cp -a "$top/src" "$top/include" "$pristine/"
 cp -a "$top/tools/check-layers" "$top/tools/check-layers.allow" "$pristine/tools/"
 cp -a "$build/build-config.h" "$pristine/build/"
+export CHECK_LAYERS_CACHE=$tmp/cache
+# objects_json DIR [ENTRY...]: DIR's compile_commands.json: the build's own
+# objects, for DIR's sources of the same names, and ENTRYs (JSON objects).
+objects_json() {
+	/usr/bin/python3 -I -S - "$top" "$build" "$@" <<'PY' >"$1/build/compile_commands.json"
+import json, os, sys
+top, build, copy, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+out = []
+for e in json.load(open(os.path.join(build, "compile_commands.json"))):
+    src = os.path.relpath(os.path.join(e["directory"], e["file"]), top)
+    if src.startswith("src/"):
+        out.append({"directory": e["directory"], "file": os.path.join(copy, src),
+                    "output": os.path.join(e["directory"], e["output"])})
+print(json.dumps(out + [json.loads(x) for x in extra]))
+PY
+}
+objects_json "$pristine"
 
 # copy NAME: a fresh copy of the pristine tree in $tmp/NAME, its path printed.
 copy() {
 	rm -rf -- "${tmp:?}/$1"
-	cp -a "$pristine" "$tmp/$1" && echo "$tmp/$1"
+	cp -a "$pristine" "$tmp/$1" && objects_json "$tmp/$1" && echo "$tmp/$1"
 }
 # plant FILE LINE: LINE after the first line (the licence) of FILE.
 plant() { sed -i "1a\\$2" "$1"; }
@@ -80,7 +100,16 @@ expect() {
 	ok "$name"
 }
 
-echo "1..23"
+# expect_unchecked NAME DIR PATTERN: the check on DIR cannot check (exit 2), saying PATTERN.
+expect_unchecked() {
+	local out rc
+	out=$("$2/tools/check-layers" "$2/build" 2>&1); rc=$?
+	((rc == 2)) && grep -qE -- "$3" <<<"$out" && { ok "$1"; return; }
+	mapfile -t lines <<<"$out"
+	not_ok "$1: exit $rc, not 2 with a line matching $3" "${lines[@]}"
+}
+
+echo "1..27"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -161,9 +190,8 @@ extern_copy() {
 	printf '/* x */\nint esc_b(void) { return 1; }\n' >"$d/src/bgrund/dbus/esc-b.c"
 	"${CC:-cc}" -c -o "$d/build/esc-a.o" "$d/src/bgrund/lifecycle/esc-a.c" || return 1
 	"${CC:-cc}" -c -o "$d/build/esc-b.o" "$d/src/bgrund/dbus/esc-b.c" || return 1
-	printf '[{"directory": "%s", "file": "../src/bgrund/lifecycle/esc-a.c", "output": "esc-a.o"},
-	         {"directory": "%s", "file": "../src/bgrund/dbus/esc-b.c", "output": "esc-b.o"}]\n' \
-		"$d/build" "$d/build" >"$d/build/compile_commands.json"
+	objects_json "$d" "{\"directory\": \"$d/build\", \"file\": \"../src/bgrund/lifecycle/esc-a.c\", \"output\": \"esc-a.o\"}" \
+		"{\"directory\": \"$d/build\", \"file\": \"../src/bgrund/dbus/esc-b.c\", \"output\": \"esc-b.o\"}"
 	echo "$d"
 }
 d=$(extern_copy extern-none none)
@@ -174,22 +202,27 @@ expect "a call into dbus/ through a block-scope extern fails" "$d" \
 	'^check-layers: src/bgrund/lifecycle/esc-a\.c>src/bgrund/dbus/esc-b\.c: lifecycle calls esc_b'
 
 # Call loops, from objects: two files of src/basic compiled into the copy's
-# build dir, with a compile_commands.json that names them (the copies have
-# no objects of their own, so only these are read).
-# calls_copy NAME B-CALLS-A: a.c calls b.c; b.c calls a.c back if yes.
+# build dir, named in its compile_commands.json with the build's own.
+# calls_copy NAME B-CALLS-A [inline]: a.c calls b.c; b.c calls a.c back
+# if yes; with inline, a.c only uses an inline function of loop-b.h (b.c's
+# header) that calls free(): no symbol of b.c's in a.o, the call all the
+# same.
 calls_copy() {
-	local d b
+	local d b a='int loop_b(void);\nint loop_a(void) { return loop_b(); }'
 	d=$(copy "$1") || return 1
-	printf '/* x */\nint loop_b(void);\nint loop_a(void) { return loop_b(); }\n' >"$d/src/basic/loop-a.c"
+	if [[ ${3:-} == inline ]]; then
+		printf '/* x */\n#include <stdlib.h>\nstatic inline void loop_release(void *p) { free(p); }\n' >"$d/src/basic/loop-b.h"
+		a='#include "loop-b.h"\nint loop_a(void) { loop_release(0); return 0; }'
+	fi
+	printf "/* x */\n$a\n" >"$d/src/basic/loop-a.c"
 	b='int loop_b(void) { return 1; }'
 	[[ $2 == yes ]] && b='int loop_a(void); int loop_b(void) { return loop_a(); }'
 	printf '/* x */\n%s\n' "$b" >"$d/src/basic/loop-b.c"
 	for f in loop-a loop-b; do
-		"${CC:-cc}" -c -o "$d/build/$f.o" "$d/src/basic/$f.c" || return 1
+		"${CC:-cc}" -O0 -c -I"$d/src/basic" -o "$d/build/$f.o" "$d/src/basic/$f.c" || return 1
 	done
-	printf '[{"directory": "%s", "file": "../src/basic/loop-a.c", "output": "loop-a.o"},
-	         {"directory": "%s", "file": "../src/basic/loop-b.c", "output": "loop-b.o"}]\n' \
-		"$d/build" "$d/build" >"$d/build/compile_commands.json"
+	objects_json "$d" "{\"directory\": \"$d/build\", \"file\": \"../src/basic/loop-a.c\", \"output\": \"loop-a.o\"}" \
+		"{\"directory\": \"$d/build\", \"file\": \"../src/basic/loop-b.c\", \"output\": \"loop-b.o\"}"
 	echo "$d"
 }
 d=$(calls_copy calls-one-way no)
@@ -197,6 +230,31 @@ expect "a file that calls another of its folder passes" "$d"
 
 d=$(calls_copy calls-round yes)
 expect "two files of a folder that call each other fail" "$d" '^check-layers: src/basic/loop-a\.c~loop-b\.c: '
+
+# A header's inline function is its file's: a.c using loop-b.h's inline
+# calls b.c, though a.o names nothing of b.c's (the hole of issue #49:
+# job_input_disconnect() hid the lifecycle's loop so).
+d=$(calls_copy calls-round-inline yes inline)
+expect "a loop through a header's inline function fails" "$d" '^check-layers: src/basic/loop-a\.c~loop-b\.c: '
+
+# Folders whose files call each other round: the issue's own, a
+# containment/ file calling the lifecycle's job_kill through a block-scope
+# extern, while the lifecycle (job-end.c) calls containment_cleanup.
+d=$(copy calls-folders) &&
+	printf '/* x */\nint esc_loop(void) { extern void job_kill(void *j); job_kill(0); return 0; }\n' \
+		>"$d/src/bgrund/containment/esc-loop.c" &&
+	"${CC:-cc}" -c -o "$d/build/esc-loop.o" "$d/src/bgrund/containment/esc-loop.c" &&
+	objects_json "$d" "{\"directory\": \"$d/build\", \"file\": \"../src/bgrund/containment/esc-loop.c\", \"output\": \"esc-loop.o\"}"
+expect "two folders whose files call each other fail" "$d" \
+	'^check-layers: src/bgrund/containment<~>src/bgrund/lifecycle: .*esc-loop\.c>src/bgrund/lifecycle/job-end\.c'
+
+# A build dir with no objects to read the calls from cannot be checked:
+# the check says so (exit 2), never ok on what it did not read.
+d=$(copy no-objects) && rm "$d/build/compile_commands.json"
+expect_unchecked "a build dir without its objects is not checked" "$d" 'compile_commands\.json'
+d=$(copy objects-gone) &&
+	objects_json "$d" "{\"directory\": \"$d/build\", \"file\": \"../src/basic/utf8.c\", \"output\": \"gone.o\"}"
+expect_unchecked "a build dir whose objects are gone is not checked" "$d" 'is not built'
 
 # The allow-list lets its entries pass, and only them: not a new long
 # function in a file that is on it. Its own entry, so that the case does not

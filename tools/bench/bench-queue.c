@@ -45,7 +45,7 @@ static double cli_tsp(size_t n, unsigned par) {
                            par, n);
         double t = shell_timed(script);
         free(script);
-        (void) system("TS_SOCKET=" TSP_DIR "/socket tsp -K >/dev/null 2>&1; rm -rf " TSP_DIR);
+        (void) !system("TS_SOCKET=" TSP_DIR "/socket tsp -K >/dev/null 2>&1; rm -rf " TSP_DIR);
         return t;
 }
 

@@ -20,6 +20,13 @@
 #include "macro.h"
 #include "strv.h"
 
+/* Done with the PID of job_id's supervisor, which this mechanism asked
+ * to be pinned (SpawnPlan.pin): the host is told, if it listens. */
+static void unpin(Containment *c, const char *job_id) {
+        if (c->host->unpin)
+                c->host->unpin(c->host->userdata, job_id);
+}
+
 #define UNIT_PREFIX "bgrun-job-"
 #define UNIT_SUFFIX ".scope"
 /* Each owner's jobs run in the slice of its uid, a child of user-UID.slice,
@@ -96,7 +103,7 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         /* The scope's start job is over: systemd will not move the
          * supervisor's PID anywhere any more. */
-        containment_unpin(c, job_id);
+        unpin(c, job_id);
 
         /* Only the scope's start job matters, once: the host acts only on a
          * job that still awaits it. */
@@ -128,7 +135,7 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
          * answer in time is no such promise: systemd may still act on the
          * call, and its JobRemoved will unpin. */
         if (!sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
-                containment_unpin(c, call->job_id);
+                unpin(c, call->job_id);
         char msg[512];
         snprintf(msg, sizeof msg, "systemd refused the job's unit: %.400s", e->message ?: e->name);
         /* Refused for what it was asked is the request's fault, and no
@@ -275,7 +282,7 @@ static int systemd_start(Containment *c, const ContainmentJob *j, pid_t pid) {
         if (r < 0) {
                 free(call);
                 /* Never sent: systemd will not move it. */
-                containment_unpin(c, j->id);
+                unpin(c, j->id);
         }
         return r < 0 ? r : 0;
 }

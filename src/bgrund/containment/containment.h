@@ -174,14 +174,6 @@ const ContainmentOps *containment_ops(Mechanism m);
 int containments_init(Containment cs[static _MECHANISM_MAX], const ContainmentHost *host);
 void containments_done(Containment cs[static _MECHANISM_MAX]);
 
-/* The mechanism is done with the PID of job_id's supervisor, which it
- * asked to be pinned (SpawnPlan.pin). Inline: a mechanism calls it, and
- * the registry (containment.c) names the mechanisms, not the other way. */
-static inline void containment_unpin(Containment *c, const char *job_id) {
-        if (c->host->unpin)
-                c->host->unpin(c->host->userdata, job_id);
-}
-
 /* Available, and allowed by the containment mode. */
 bool containment_usable(Containment *c);
 
