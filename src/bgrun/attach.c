@@ -77,8 +77,7 @@ int write_input_until(sd_bus *bus, const char *id, const void *data, size_t size
                 }
                 if (sd_bus_error_has_name(&error, BGRUN_ERROR_NO_INPUT)) {
                         if (log_no_input)
-                                log_error("Job %s takes no input (start it with --stdin, --open-stdin or --tty), "
-                                          "or its input was closed.", id);
+                                (void) log_call_error("WriteInput", id, &error, r);
                         return -ENOENT;
                 }
                 return log_call_error("WriteInput", id, &error, r);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-errors.h"
 #include "call-error.h"
 #include "daemon-check.h"
 #include "deadline.h"
@@ -27,27 +28,6 @@ static const char *bus_error_text(const sd_bus_error *error, int r) {
         if (sd_bus_error_is_set(error) && error->message && error->message[0])
                 return error->message;
         return strerror(r < 0 ? -r : r);
-}
-
-/* bgrund's texts of BGRUN_ERROR_ACCESS_DENIED begin with "Request
- * authority denied: ", sd-bus' own may say "Access denied": the reason
- * without the words the line begins with anyway. */
-const char *access_denied_reason(const char *message) {
-        static const char *const prefixes[] = { "Request authority denied: ", "Access denied: " };
-
-        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
-                if (startswith_s(message, prefixes[i]))
-                        return message + strlen(prefixes[i]);
-        return message;
-}
-
-const char *nothing_ran_clause(const char *message, const char *clause) {
-        static const char *const said[] = { "nothing ran", "nothing was run", "nothing was started" };
-
-        for (size_t i = 0; i < ELEMENTSOF(said); i++)
-                if (strstr(message, said[i]))
-                        return "";
-        return clause;
 }
 
 /* ssh could not reach the host, or bgrund there: whether that shows while
@@ -84,23 +64,18 @@ void log_daemon_missing(void) {
         (void) log_daemon_missing_as("ServiceUnknown", -ENOTCONN);
 }
 
+/* error's row of the error table (errors.h); sd-bus's own word for a
+ * denial that asks for interaction is a denial too. */
+static const BgrunErrorInfo *error_row(const sd_bus_error *error) {
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                return bgrun_error_info(BGRUN_E_ACCESS_DENIED);
+        return bus_error_info(error);
+}
+
 BgrunExit exit_code_for_error(const sd_bus_error *error, int r) {
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB))
-                return BGRUN_EXIT_NO_SUCH_JOB;
-        if (sd_bus_error_has_names(error, BGRUN_ERROR_INVALID_ARGS, SD_BUS_ERROR_INVALID_ARGS))
-                return BGRUN_EXIT_INVALID_INPUT;
-        if (sd_bus_error_has_names(error, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED,
-                                   SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
-                return BGRUN_EXIT_ACCESS_DENIED;
-        if (sd_bus_error_has_names(error, BGRUN_ERROR_LIMIT_EXCEEDED, BGRUN_ERROR_LIMIT_NOT_ENFORCED,
-                                   BGRUN_ERROR_INPUT_FULL))
-                return BGRUN_EXIT_LIMIT;
-        /* A sandbox that cannot be had is containment that cannot be. */
-        if (sd_bus_error_has_names(error, BGRUN_ERROR_CONTAINMENT_REFUSED, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
-                return BGRUN_EXIT_CONTAINMENT_REFUSED;
-        /* Its call deadline passed before bgrund could start it: as not answering in time. */
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
-                return BGRUN_EXIT_UNREACHABLE;
+        const BgrunErrorInfo *i = error_row(error);
+        if (i)
+                return i->exit_status;
         if (bus_error_means_daemon_missing(error) || sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY,
                                                                             SD_BUS_ERROR_TIMEOUT,
                                                                             SD_BUS_ERROR_DISCONNECTED))
@@ -212,43 +187,18 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
                                     strerror(-r));
         }
 
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_SUCH_JOB)) {
-                if (id && !job_id_is_valid(id))
+        const BgrunErrorInfo *i = error_row(error);
+        if (i && i->kind == BGRUN_E_NO_SUCH_JOB && id) {
+                if (!job_id_is_valid(id))
                         /* Not one that could ever be found: say why. */
                         return call_failure(code, name, r, "No job has the id \"%s\": a job id is %d characters of [a-z0-9].",
                                             id, JOB_ID_LEN);
-                if (id)
-                        return call_failure(code, name, r, "Job %s not found.", id);
-                return call_failure(code, name, r, "Job not found: %s", text);
+                return call_failure(code, name, r, "Job %s not found.", id);
         }
-        if (code == BGRUN_EXIT_ACCESS_DENIED)
-                return call_failure(code, name, r, "Access denied: %s", access_denied_reason(text));
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
-                return call_failure(code, name, r, "Sandbox not available%s: %s",
-                                    nothing_ran_clause(text, ", nothing was run"), text);
-        if (code == BGRUN_EXIT_CONTAINMENT_REFUSED)
-                return call_failure(code, name, r, "Containment refused%s: %s",
-                                    nothing_ran_clause(text, ", nothing was started"), text);
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_JOB_NOT_FINISHED))
-                return call_failure(code, name, r, "Job %s is still running; kill it or wait for it first.", id ? id : "");
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_EXCEEDED))
-                return call_failure(code, name, r, "Limit exceeded%s: %s",
-                                    nothing_ran_clause(text, ", nothing was started"), text);
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_LIMIT_NOT_ENFORCED))
-                return call_failure(code, name, r, "Limit not enforced%s: %s",
-                                    nothing_ran_clause(text, ", nothing was run"), text);
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_DEADLINE_PASSED))
-                return call_failure(code, name, r, "bgrund could not start the job within the deadline "
-                                    "(--call-timeout, now %s); nothing ran.",
-                                    format_duration(deadline_text, sizeof deadline_text, call_deadline_usec()));
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_NO_INPUT))
-                return call_failure(code, name, r, "Job %s takes no input (start it with --stdin, --open-stdin or "
-                                    "--tty), or its input was closed.", id ? id : "");
-        if (sd_bus_error_has_name(error, BGRUN_ERROR_INPUT_FULL))
-                return call_failure(code, name, r, "Job %s has 1 MiB of input it has not read yet; try again later.",
-                                    id ? id : "");
-        if (code == BGRUN_EXIT_INVALID_INPUT)
-                return call_failure(code, name, r, "Invalid argument: %s", text);
+        if (i) {
+                _cleanup_free_ char *line = bgrun_error_line(i, text, i->cli_advice);
+                return call_failure(code, name, r, "%s", line ?: text);
+        }
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT)
                 return call_failure(BGRUN_EXIT_UNREACHABLE, "NoReply", r,
                                     "bgrund did not answer %s within the deadline (--call-timeout, now %s).", method,

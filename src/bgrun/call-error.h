@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-#include "exit-status.h"
+#include "errors.h"
 #include "macro.h"
 
 /* The exit status for a call that failed with error (or, without one, the
@@ -35,15 +35,6 @@ int call_failure_print_json(int r);
  * said already). id may be NULL if the call is not about one job. Returns r
  * (negative). */
 int log_call_error(const char *method, const char *id, const sd_bus_error *error, int r);
-
-/* The reason of an access-denied error's message, without the "Request
- * authority denied: " or "Access denied: " it may begin with (a pointer into
- * message), so that "Access denied: " is not said twice. */
-const char *access_denied_reason(const char *message);
-
-/* clause (", nothing was run") for a refusal's message, or "" where the
- * message says so itself, so that it is said once. */
-const char *nothing_ran_clause(const char *message, const char *clause);
 
 /* One line for a reply that does not read as it should. Returns r. */
 int log_parse_error(const char *method, int r);

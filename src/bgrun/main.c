@@ -11,6 +11,7 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-errors.h"
 #include "call-error.h"
 #include "connection.h"
 #include "cmdline.h"
@@ -28,6 +29,9 @@ static int run(Args *args, int argc, char *argv[]) {
                 return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 
         call_deadline_set(args->call_timeout_usec);
+        r = bus_errors_register();
+        if (r < 0)
+                return log_error_errno(r, "Cannot register bgrun's D-Bus errors: %m");
 
         verb_table_provide(VERB_MCP, verb_mcp);
         if (args->verb->flag == VERB_MCP)
@@ -43,7 +47,7 @@ static int run(Args *args, int argc, char *argv[]) {
         return args->verb->dispatch(bus, args);
 }
 
-/* A failure's exit status (exit-status.h); with --json, also said as one
+/* A failure's exit status (core/errors.h); with --json, also said as one
  * object on stdout. */
 static int exit_status_of(const Args *args, int r) {
         if (r >= 0)

@@ -32,6 +32,7 @@
 #include "bgrun/bus-api.h"
 #include "build-config.h"
 #include "config.h"
+#include "bus-errors.h"
 #include "bus-listen.h"
 #include "bus-service.h"
 #include "job-store.h"
@@ -186,6 +187,9 @@ static int run(int argc, char **argv) {
         int r = parse_argv(argc, argv);
         if (r <= 0)
                 return r;
+        r = bus_errors_register();
+        if (r < 0)
+                return log_error_errno(r, "Cannot register bgrun's D-Bus errors: %m");
         _cleanup_free_ char *state_dir = NULL, *config_path = NULL, *config_dropins = NULL;
         r = resolve_paths(&state_dir, &config_path, &config_dropins);
         if (r < 0)

@@ -177,3 +177,32 @@ on_exit() {
 	UNDO=("$1" "${UNDO[@]}")
 	trap 'for _c in "${UNDO[@]}"; do eval "$_c"; done' EXIT
 }
+
+# ping_start ADDRESS PID: bob sends bgrund (PID) a Ping every 10 ms from now
+# on, at ADDRESS ("system" or a bus address), until ping_stop; its lines go
+# to a file of its own.
+ping_start() {
+	PING_OUT=$(mktemp /tmp/bgrun-ping.XXXXXX) || fail "no file for bob's pinger"
+	chmod 644 "$PING_OUT"
+	on_exit "rm -f $PING_OUT"
+	# setpriv execs the pinger: $! is its pid.
+	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- /usr/bin/python3 "$CLIENTS_DIR/cost.py" ping "$1" "$2" \
+		>"$PING_OUT" 2>&1 &
+	PING_PID=$!
+	on_exit "kill $PING_PID 2>/dev/null"
+	wait_until 10 grep -q pinging "$PING_OUT" || fail "bob's pinger did not start: $(cat "$PING_OUT")"
+}
+
+# ping_stop: sets PING (its summary, a JSON line), PING_WORST (ms) and
+# PING_CPU_WORST (ns of bgrund's CPU while one Ping waited).
+ping_stop() {
+	local rc=0
+	kill -TERM "$PING_PID"
+	wait "$PING_PID" || rc=$?
+	PING=$(tail -1 "$PING_OUT")
+	[[ $PING == "{"* ]] || fail "bob's pinger ended (status $rc) without its summary: $(ls -l "$PING_OUT"; cat "$PING_OUT")"
+	PING_WORST=$(jq -r '.worst_ms | floor' <<<"$PING") || fail "bob's pinger said: $(cat "$PING_OUT")"
+	PING_CPU_WORST=$(jq -r '.worst_cpu_ms * 1000000 | floor' <<<"$PING")
+	[[ $(jq -r '.errors | length' <<<"$PING") == 0 ]] || fail "bob's Pings failed: $PING"
+	(($(jq -r .pings <<<"$PING") > 0)) || fail "bob's pinger sent nothing: $PING"
+}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # bgrun driven from a program (issue #25): a deadline on every call, exit
-# codes that say what happened (240-247, exit-status.h), output by offset,
+# codes that say what happened (240-247, src/core/errors.h), output by offset,
 # input kept open, secrets kept back, listings for dashboards.
 
 # ms_since START_NS: milliseconds since date +%s%N gave START_NS.

@@ -500,7 +500,7 @@ test_send_text_and_eof() {
 	n=$(bgrun run -- 'sleep 300') || fail "launch"
 	kill_at_exit "$n"
 	expect_fail bgrun send "$n" hi
-	assert_contains "$ERR_OUT" "takes no input"
+	assert_contains "$ERR_OUT" "No input: "
 	# Every way a job gets input (issue #36).
 	assert_contains "$ERR_OUT" "--stdin, --open-stdin or --tty" "the hint"
 	bgrun kill "$n" >/dev/null

@@ -60,24 +60,6 @@ CONNECTIONS=${BGRUN_COST_CONNECTIONS:-1}
 DEADLINE=${BGRUN_COST_DEADLINE:-$([[ -n ${BGRUN_SANITIZER_LOG_DIR:-} ]] && echo 120 || echo 45)}
 ONLY=${BGRUN_COST_ONLY:-}
 
-ping_start() { # ADDRESS PID: bob pings bgrund (PID) there every 10 ms from now
-	# setpriv execs the pinger: $! is its pid.
-	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- "$PY" "$COST" ping "$1" "$2" >ping.out 2>&1 &
-	PING_PID=$!
-	on_exit "kill $PING_PID 2>/dev/null"
-	wait_until 10 grep -q pinging ping.out || fail "bob's pinger did not start: $(cat ping.out)"
-}
-
-ping_stop() { # sets PING (its JSON line), PING_WORST (ms) and PING_CPU_WORST (ns)
-	kill -TERM "$PING_PID"
-	wait "$PING_PID"
-	PING=$(tail -1 ping.out)
-	PING_WORST=$(jq -r '.worst_ms | floor' <<<"$PING") || fail "bob's pinger said: $(cat ping.out)"
-	PING_CPU_WORST=$(jq -r '.worst_cpu_ms * 1000000 | floor' <<<"$PING")
-	[[ $(jq -r '.errors | length' <<<"$PING") == 0 ]] || fail "bob's Pings failed: $PING"
-	(($(jq -r .pings <<<"$PING") > 0)) || fail "bob's pinger sent nothing: $PING"
-}
-
 # cost UNIT ADDRESS [--listen ADDRESS]: the inputs as alice against bgrund
 # of UNIT while bob pings it at ADDRESS, then every check.
 cost() {

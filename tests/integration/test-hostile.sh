@@ -28,28 +28,8 @@ PING_CPU_BOUND_NS=$(awk -v b="$PING_CPU_BASE_NS" -v ib="$INPUT_CPU_BASE_NS" -v p
 KILL_CPU_MS=250
 bounded() { [[ -z ${BGRUN_SANITIZER_LOG_DIR:-} ]]; }
 
-# ping_start: bob pings bgrund every 10 ms from now; ping_stop ends it and
-# sets PING (its JSON line), PING_WORST (ms, a whole number) and
-# PING_CPU_WORST (bgrund's CPU while one Ping waited, ns).
-ping_start() {
-	# setpriv execs the pinger: $! is its pid.
-	setpriv --reuid=bob --regid=bob --init-groups --reset-env -- "$PY" "$CLIENTS_DIR/cost.py" ping system "$(bgrund_pid)" \
-		>ping.out 2>&1 &
-	PING_PID=$!
-	on_exit "kill $PING_PID 2>/dev/null"
-	wait_until 10 grep -q pinging ping.out || fail "bob's pinger did not start: $(cat ping.out)"
-}
-
-ping_stop() {
-	kill -TERM "$PING_PID"
-	wait "$PING_PID"
-	PING=$(tail -1 ping.out)
-	PING_WORST=$(jq -r '.worst_ms | floor' <<<"$PING") || fail "bob's pinger said: $(cat ping.out)"
-	PING_CPU_WORST=$(jq -r '.worst_cpu_ms * 1000000 | floor' <<<"$PING")
-	[[ $(jq -r '.errors | length' <<<"$PING") == 0 ]] || fail "bob's Pings failed: $PING"
-	(($(jq -r .pings <<<"$PING") > 0)) || fail "bob's pinger sent nothing: $PING"
-}
-
+# bob's Pings to bgrund (lib.sh's ping_start and ping_stop) while alice
+# sends her input.
 assert_bob_unharmed() { # WHAT
 	bounded || return 0
 	assert_le "$PING_CPU_WORST" "$PING_CPU_BOUND_NS" "bgrund's CPU (ns) while one of bob's Pings waited, alice sending $1 ($PING)"
@@ -67,7 +47,7 @@ kill_ids() { local id; for id; do bgrun kill "$id" >/dev/null 2>&1; done; }
 test_a_launch_with_400000_strings_under_an_unknown_key_costs_bob_nothing() {
 	setup_users
 	pid=$(bgrund_pid)
-	ping_start
+	ping_start system "$(bgrund_pid)"
 	out=$(as_user alice "$PY" "$HOSTILE" launch-option NoSuchOption 400000) || fail "alice's Launch: $out"
 	ping_stop
 	echo "NOTE: 400,000 strings under NoSuchOption: alice's answer in $(jq -r .ms <<<"$out") ms, bob's worst Ping $PING_WORST ms, bgrund's CPU while one waited at most $(jq -r .worst_cpu_ms <<<"$PING") ms"
@@ -84,7 +64,7 @@ test_a_launch_with_400000_strings_under_an_unknown_key_costs_bob_nothing() {
 test_a_launch_with_an_environment_of_300000_entries_costs_bob_nothing() {
 	setup_users
 	pid=$(bgrund_pid)
-	ping_start
+	ping_start system "$(bgrund_pid)"
 	out=$(as_user alice "$PY" "$HOSTILE" launch-option Environment 300000 distinct) || fail "alice's Launch: $out"
 	ping_stop
 	echo "NOTE: an Environment of 300,000 entries: alice's answer in $(jq -r .ms <<<"$out") ms, bob's worst Ping $PING_WORST ms, bgrund's CPU while one waited at most $(jq -r .worst_cpu_ms <<<"$PING") ms"
@@ -133,7 +113,7 @@ test_write_input_to_supervisors_that_do_not_answer_costs_bob_nothing() {
 	# before the jobs are killed.
 	on_exit "kill -CONT ${sups[*]}"
 	kill -STOP "${sups[@]}" || fail "cannot stop the supervisors ${sups[*]}"
-	ping_start
+	ping_start system "$(bgrund_pid)"
 	out=$(as_user alice "$PY" "$HOSTILE" write-input "${ids[@]}") || fail "alice's WriteInputs: $out"
 	ping_stop
 	echo "NOTE: WriteInput to 10 stopped supervisors: alice's answers in $(jq -c '[.answers[].ms]' <<<"$out") ms, bob's worst Ping $PING_WORST ms"

@@ -323,7 +323,7 @@ test_input_to_a_queued_job_is_held_until_it_starts() {
 	restart_bgrund || fail "restart"
 	bgrun send "$id" --eof || fail "the end of its input, while queued"
 	expect_fail bgrun send "$id" "late"
-	assert_contains "$ERR_OUT" "takes no input" "input after its end was asked for"
+	assert_contains "$ERR_OUT" "No input: " "input after its end was asked for"
 	bgrun kill "$blocker_id" >/dev/null || fail "kill the blocker"
 	bgrun wait -t 30s "$id" >/dev/null || fail "the job did not end"
 	assert_eq exited "$(job_status "$id")" "status"
@@ -334,7 +334,7 @@ test_input_to_a_queued_job_is_held_until_it_starts() {
 	on_exit "bgrun kill --session $session >/dev/null 2>&1"
 	id=$(bgrun run -s "$session" --queue --parallel 1 -- 'true') || fail "launch"
 	expect_fail bgrun send "$id" "x"
-	assert_contains "$ERR_OUT" "takes no input" "input to a queued job without one"
+	assert_contains "$ERR_OUT" "No input: " "input to a queued job without one"
 }
 
 # Subscribers hear of a queued job at once (JobNew) and of its start

@@ -183,7 +183,7 @@ const scenarios = {
     check(r.structuredContent.status === "exited" && r.structuredContent.exit_code === 0, "and the job ends",
       r.structuredContent);
     r = await call("write_input", { id: first, text: "x" });
-    check(r.isError && /takes no input/.test(r.content[0].text), "write_input to a job without input: isError", r);
+    check(r.isError && /No input/.test(r.content[0].text), "write_input to a job without input: isError", r);
 
     // Ending jobs.
     r = await call("run", { command: "trap 'echo bye; exit 7' TERM; sleep 100 & wait", wait_sec: 0.5 });
@@ -207,7 +207,7 @@ const scenarios = {
     r = await call("forget", { id: first });
     check(!r.isError && JSON.stringify(r.structuredContent) === "{}", "forget", r);
     r = await call("status", { id: first });
-    check(r.isError && /No job/.test(r.content[0].text), "a forgotten job: an isError result", r);
+    check(r.isError && /No such job/.test(r.content[0].text), "a forgotten job: an isError result", r);
     r = await call("forget", { id: (await call("run", { command: "sleep 100", wait_sec: 0 })).structuredContent.id });
     check(r.isError && /still running/.test(r.content[0].text), "forget of a running job says to stop it", r);
     r = await call("run", { command: "true", cwd: "/nonexistent" });

@@ -8,7 +8,7 @@
 
 #include "bgrun/bus-api.h"
 #include "call-error.h"
-#include "exit-status.h"
+#include "errors.h"
 #include "utf8.h"
 
 static int code_of(const char *name, int r) {

@@ -352,7 +352,7 @@ Test(job_lifecycle, no_mechanism_that_starts_means_nothing_is_left) {
         _cleanup_(job_spec_done) JobSpec spec;
         spec_for(&spec, "true");
         Job *j = NULL;
-        cr_assert_eq(runtime_launch(rt, &spec, &j), LAUNCH_START_FAILED);
+        cr_assert_eq(runtime_launch(rt, &spec, &j), BGRUN_ERROR(START_FAILED));
         cr_assert_eq(job_table_size(&rt->jobs), 0);
         cr_assert_eq(rt->n_running, 0);
         cr_assert_eq(events.new + events.running + events.discarded, 0, "nobody heard of it");
@@ -817,9 +817,9 @@ Test(job_lifecycle, the_smallest_max_parallel_holds_and_another_session_is_free)
         spec.session_id = strdup("s2");
         spec.max_parallel = 1;
         Job *e = NULL;
-        cr_assert_eq(runtime_launch(rt, &spec, &e), LAUNCH_TOO_MANY_PARALLEL);
+        cr_assert_eq(runtime_launch(rt, &spec, &e), BGRUN_ERROR(TOO_MANY_PARALLEL));
         uint64_t limit = 0;
-        cr_assert_eq(queue_check_room(rt, &spec, &limit), LAUNCH_TOO_MANY_PARALLEL);
+        cr_assert_eq(queue_check_room(rt, &spec, &limit), BGRUN_ERROR(TOO_MANY_PARALLEL));
         cr_assert_eq(limit, 1);
 
         job_kill(a);

@@ -105,7 +105,7 @@ Test(launch_request, runtime_limits_of_the_configuration) {
         cr_assert_eq(v, 3600 * 1000000ULL, "the maximum itself may be asked for");
         cr_assert_null(message);
 
-        cr_assert_eq(launch_request_runtime(&l, 3600 * 1000000ULL + 1, &v, &message), LAUNCH_REQUEST_OVER_LIMIT);
+        cr_assert_eq(launch_request_runtime(&l, 3600 * 1000000ULL + 1, &v, &message), BGRUN_ERROR(OVER_LIMIT));
         cr_assert_not_null(message);
         cr_assert(strstr(message, "MaxRuntimeSec=1h"), "%s", message);
 }
@@ -116,7 +116,7 @@ Test(launch_request, infinity_is_above_every_maximum) {
         BgrunLimits l = { .default_max_runtime_usec = UINT64_MAX, .max_runtime_usec = 60 * 1000000ULL };
         uint64_t v = 1;
         _cleanup_free_ char *message = NULL;
-        cr_assert_eq(launch_request_runtime(&l, UINT64_MAX, &v, &message), LAUNCH_REQUEST_OVER_LIMIT);
+        cr_assert_eq(launch_request_runtime(&l, UINT64_MAX, &v, &message), BGRUN_ERROR(OVER_LIMIT));
         cr_assert_not_null(message);
         cr_assert(strstr(message, "MaxRuntimeUSec=infinity"), "%s", message);
         cr_assert(strstr(message, "MaxRuntimeSec=1min"), "%s", message);

@@ -12,6 +12,7 @@
 #include <sys/random.h>
 
 #include "bgrun/bus-api.h"
+#include "bus-errors.h"
 #include "bus-json.h"
 #include "duration.h"
 #include "call.h"
@@ -228,32 +229,14 @@ static const char *timeout_truth(const McpCall *c, char *buf, size_t len) {
 
 /* What a model should read for bgrund's error: what happened, what to do. */
 static int fail_bus_error(McpCall *c, const sd_bus_error *e, int r) {
-        const char *id = c->job_id ?: c->args.id ?: "";
         const char *msg = e && e->message && e->message[0] ? e->message : strerror(r < 0 ? -r : EIO);
         char deadline[FORMAT_DURATION_MAX], truth[512];
 
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
-                return mcp_call_fail(c, "No job %s: it never existed, belongs to someone else, or was forgotten. "
-                                     "The tool list shows the jobs there are.", id);
-        if (sd_bus_error_has_names(e, BGRUN_ERROR_ACCESS_DENIED, SD_BUS_ERROR_ACCESS_DENIED))
-                return mcp_call_fail(c, "Access denied: %s", access_denied_reason(msg));
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE))
-                return mcp_call_fail(c, "Sandbox not available%s: %s", nothing_ran_clause(msg, ", nothing was run"), msg);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_CONTAINMENT_REFUSED))
-                return mcp_call_fail(c, "Containment refused%s: %s", nothing_ran_clause(msg, ", nothing was started"),
-                                     msg);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_JOB_NOT_FINISHED))
-                return mcp_call_fail(c, "Job %s is still running: stop or kill it first.", id);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_LIMIT_EXCEEDED))
-                return mcp_call_fail(c, "Limit exceeded%s: %s. Forget or stop jobs you no longer need.",
-                                     nothing_ran_clause(msg, ", nothing was started"), msg);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_NO_INPUT))
-                return mcp_call_fail(c, "Job %s takes no input: run it with stdin true (or tty true); or its input "
-                                     "was closed already.", id);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_INPUT_FULL))
-                return mcp_call_fail(c, "Job %s has 1 MiB of input it has not read yet: wait, then write again.", id);
-        if (sd_bus_error_has_name(e, BGRUN_ERROR_INVALID_ARGS))
-                return mcp_call_fail(c, "Invalid argument: %s", msg);
+        const BgrunErrorInfo *i = bus_error_info(e);
+        if (i) {
+                _cleanup_free_ char *line = bgrun_error_line(i, msg, i->mcp_advice);
+                return mcp_call_fail(c, "%s", line ?: msg);
+        }
         if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY) || r == -ETIMEDOUT)
                 return mcp_call_fail(c, "bgrund did not answer %s within the call deadline (%s): it may be "
                                      "overloaded or stuck. %s", c->method,

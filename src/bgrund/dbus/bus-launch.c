@@ -3,10 +3,12 @@
  * launch-request.c's. Validation comes before anything is created, so bad
  * input changes nothing. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "bgrun/bus-api.h"
 #include "bus-args.h"
 #include "bus-authority.h"
+#include "bus-errors.h"
 #include "bus-caller-watch.h"
 #include "bus-client.h"
 #include "bus-launch.h"
@@ -18,14 +20,49 @@
 #include "log.h"
 
 /* A refusal of launch-request.c's as the caller's error: -EINVAL is
- * InvalidArgs, a limit of [Limits] LimitExceeded, as any other errno is its
- * own D-Bus error. */
+ * InvalidArgs, one of bgrun's codes its D-Bus error (errors.h), any other
+ * errno its own. */
 static int refused(sd_bus_error *error, int r, const char *message) {
-        if (message && r == LAUNCH_REQUEST_OVER_LIMIT)
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED, "%s", message);
-        if (message && r == LAUNCH_DEADLINE_PASSED)
-                return sd_bus_error_setf(error, BGRUN_ERROR_DEADLINE_PASSED, "%s", message);
-        return message ? sd_bus_error_set_errnof(error, r, "%s", message) : r;
+        const BgrunErrorInfo *i = bgrun_error_info(bgrun_error_code(r));
+        return message || i ? bus_error_set(error, r, "%s", message ?: i->what) : r;
+}
+
+/* runtime_launch()'s refusal r as the caller's error, naming the limit
+ * reached and its value. */
+static int launch_refused(BusService *s, const LaunchRequest *req, const JobSpec *spec, int r, sd_bus_error *error) {
+        const BgrunLimits *l = &s->runtime->config.limits;
+        uint64_t limit = 0;
+
+        switch (bgrun_error_code(r)) {
+        case BGRUN_E_NO_CONTAINMENT:
+                return bus_error_set(error, r, "Containment mode is enforcing and no containing mechanism is "
+                                     "available; nothing was run");
+        case BGRUN_E_TOO_MANY_RUNNING:
+                return bus_error_set(error, r, "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; "
+                                     "nothing was started", l->max_running_jobs, (unsigned) req->uid);
+        case BGRUN_E_TOO_MANY_PARALLEL:
+                (void) queue_check_room(s->runtime, spec, &limit);
+                return bus_error_set(error, r, "MaxParallel=%" PRIu64 " reached: session '%s' of uid %u has that many "
+                                     "jobs running; nothing was started (Queue waits for room)", limit, req->session,
+                                     (unsigned) req->uid);
+        case BGRUN_E_QUEUE_FULL:
+                return bus_error_set(error, r, "MaxQueuedJobs=%" PRIu64 " reached: uid %u has that many jobs queued; "
+                                     "nothing was queued", l->max_queued_jobs, (unsigned) req->uid);
+        case BGRUN_E_KEEP_FREE:
+                return bus_error_set(error, r, "KeepFree=%" PRIu64 " reached: the state's file system has less free; "
+                                     "nothing was started", l->keep_free);
+        case BGRUN_E_OVER_DISK_BUDGET:
+                return bus_error_set(error, r, "OutputMaxBytesPerUser=%" PRIu64 " reached: uid %u keeps that much on "
+                                     "disk with this job's record, in running jobs; nothing was started",
+                                     l->output_max_bytes_per_user, (unsigned) req->uid);
+        case BGRUN_E_START_FAILED:
+                return bus_error_set(error, r, "No mechanism could start the job; nothing was run");
+        case BGRUN_E_DEADLINE_PASSED:
+                return bus_error_set(error, r, "LaunchDeadlineUSec passed before the command could be started; "
+                                     "nothing ran");
+        default:
+                return bus_error_set(error, r, "Cannot create the job: %s", strerror(-r));
+        }
 }
 
 /* A Launch of a RequestId that req's owner launched job j with: its answer,
@@ -93,41 +130,8 @@ int bus_method_launch(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
         Job *j;
         r = runtime_launch(s->runtime, &spec, &j);
-        if (r == LAUNCH_NO_CONTAINMENT)
-                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
-                                         "Containment mode is enforcing and no containing mechanism is available; nothing was run");
-        if (r == LAUNCH_TOO_MANY_RUNNING)
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "MaxRunningJobs=%" PRIu64 " reached: uid %u has that many jobs running; nothing was started",
-                                         s->runtime->config.limits.max_running_jobs, (unsigned) req.uid);
-        if (r == LAUNCH_TOO_MANY_PARALLEL) {
-                uint64_t limit = 0;
-                (void) queue_check_room(s->runtime, &spec, &limit);
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "MaxParallel=%" PRIu64 " reached: session '%s' of uid %u has that many jobs running; "
-                                         "nothing was started (Queue waits for room)", limit, req.session, (unsigned) req.uid);
-        }
-        if (r == LAUNCH_QUEUE_FULL)
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "MaxQueuedJobs=%" PRIu64 " reached: uid %u has that many jobs queued; nothing was queued",
-                                         s->runtime->config.limits.max_queued_jobs, (unsigned) req.uid);
-        if (r == LAUNCH_NO_SPACE)
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "KeepFree=%" PRIu64 " reached: the state's file system has less free; nothing was started",
-                                         s->runtime->config.limits.keep_free);
-        if (r == LAUNCH_OVER_DISK_BUDGET)
-                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
-                                         "OutputMaxBytesPerUser=%" PRIu64 " reached: uid %u keeps that much on disk with this job's record, "
-                                         "in running jobs; nothing was started",
-                                         s->runtime->config.limits.output_max_bytes_per_user, (unsigned) req.uid);
-        if (r == LAUNCH_START_FAILED)
-                return sd_bus_error_setf(error, BGRUN_ERROR_CONTAINMENT_REFUSED,
-                                         "No mechanism could start the job; nothing was run");
-        if (r == LAUNCH_DEADLINE_PASSED)
-                return sd_bus_error_setf(error, BGRUN_ERROR_DEADLINE_PASSED,
-                                         "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot create the job: %m");
+                return launch_refused(s, &req, &spec, r, error);
 
         r = bus_caller_watch_bind(s, m, j);
         if (r >= 0 && job_is_queued(j)) {

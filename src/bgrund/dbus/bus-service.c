@@ -3,12 +3,14 @@
  * notifications become on it: Launch answered, JobNew and JobRemoved
  * emitted, waiting calls answered. */
 #include <stdio.h>
+#include <string.h>
 
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-caller-watch.h"
 #include "bus-callers.h"
 #include "bus-client.h"
+#include "bus-errors.h"
 #include "bus-input.h"
 #include "bus-job.h"
 #include "bus-launch.h"
@@ -107,21 +109,17 @@ typedef struct Refusal {
 
 static void refuse_launch(Job *j, sd_bus_message *call, void *userdata) {
         const Refusal *f = userdata;
-        if (f->error == LAUNCH_START_FAILED)
-                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_CONTAINMENT_REFUSED,
-                                                  "No containment for the job (%s); nothing was run", f->message);
-        else if (f->error == LAUNCH_DEADLINE_PASSED)
-                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_DEADLINE_PASSED, "%s", f->message);
-        else if (f->error == LAUNCH_LIMITS_NOT_ENFORCED)
-                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_LIMIT_NOT_ENFORCED, "%s", f->message);
-        else if (f->error == LAUNCH_SANDBOX_NOT_AVAILABLE)
-                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_SANDBOX_NOT_AVAILABLE, "%s", f->message);
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        if (f->error == BGRUN_ERROR(START_FAILED))
+                (void) bus_error_set(&e, f->error, "No containment for the job (%s); nothing was run", f->message);
         else if (f->error == -EINVAL)
-                (void) sd_bus_reply_method_errorf(call, BGRUN_ERROR_INVALID_ARGS, "The job was refused (%s); nothing was run",
-                                                  f->message);
+                (void) bus_error_set(&e, f->error, "The job was refused (%s); nothing was run", f->message);
+        else if (bgrun_error_code(f->error))
+                (void) bus_error_set(&e, f->error, "%s", f->message);
         else
-                (void) sd_bus_reply_method_errnof(call, f->error, "The job could not start (%s; %m); nothing was run",
-                                                  f->message);
+                (void) bus_error_set(&e, f->error, "The job could not start (%s; %s); nothing was run", f->message,
+                                     strerror(-f->error));
+        (void) sd_bus_reply_method_error(call, &e);
 }
 
 static void refuse_never_started(Job *j, sd_bus_message *call, void *userdata) {

@@ -99,14 +99,8 @@ void job_end_with_result(Job *j, JobResult *res) {
 /* The name of the error that ended a job before it ran, as the contract's
  * record has it ("failure"): the D-Bus error's last word. */
 static const char *failure_name(int error) {
-        switch (error) {
-        case LAUNCH_START_FAILED: return "ContainmentRefused";
-        case LAUNCH_DEADLINE_PASSED: return "DeadlinePassed";
-        case LAUNCH_LIMITS_NOT_ENFORCED: return "LimitNotEnforced";
-        case LAUNCH_SANDBOX_NOT_AVAILABLE: return "SandboxNotAvailable";
-        case -EINVAL: return "InvalidArgs";
-        default: return "Failed";
-        }
+        const BgrunErrorInfo *i = bgrun_error_info(bgrun_error_code(error));
+        return i ? i->word : error == -EINVAL ? "InvalidArgs" : "Failed";
 }
 
 void job_end_unstarted(Job *j, JobStatus status, int error, const char *message) {

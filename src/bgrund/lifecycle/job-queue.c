@@ -132,13 +132,13 @@ int queue_check_room(Runtime *rt, const JobSpec *spec, uint64_t *ret_limit) {
         uint64_t max_running = rt->config.limits.max_running_jobs;
         if (o && o->running >= max_running) {
                 *ret_limit = max_running;
-                return LAUNCH_TOO_MANY_RUNNING;
+                return BGRUN_ERROR(TOO_MANY_RUNNING);
         }
         SessionGroup *g = group_get(o, spec->session_id);
         uint32_t limit = session_limit(g, spec->max_parallel);
         if (limit != 0 && (g ? g->running : 0) >= limit) {
                 *ret_limit = limit;
-                return LAUNCH_TOO_MANY_PARALLEL;
+                return BGRUN_ERROR(TOO_MANY_PARALLEL);
         }
         return 0;
 }

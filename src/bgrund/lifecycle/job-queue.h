@@ -43,7 +43,7 @@ void queue_count_running(Job *j, bool on);
 /* j, queued until now, leaves its owner's queue (it starts or ends). */
 void queue_remove(Runtime *rt, Job *j);
 
-/* Why a job of spec may not start now: 0 it may; LAUNCH_TOO_MANY_RUNNING
+/* Why a job of spec may not start now: 0 it may; BGRUN_ERROR(TOO_MANY_RUNNING)
  * (its owner's MaxRunningJobs=) or LAUNCH_TOO_MANY_PARALLEL (its session's
  * MaxParallel), with the limit that holds in *ret_limit. */
 int queue_check_room(Runtime *rt, const JobSpec *spec, uint64_t *ret_limit);

@@ -67,7 +67,7 @@ static void refused_done(Job *j, bool exited) {
         }
         _cleanup_free_ char *message = NULL;
         if (j->live->refused_limits) /* EnforceLimits */
-                return job_start_refused(j, LAUNCH_LIMITS_NOT_ENFORCED, job_limits_refusal(j->live->refused_limits, &message));
+                return job_start_refused(j, BGRUN_ERROR(LIMIT_NOT_ENFORCED), job_limits_refusal(j->live->refused_limits, &message));
         const JobSpec *spec = &j->live->spec;
         if (j->live->refusal == SUPERVISOR_SANDBOX_REFUSED) {
                 unsigned i = j->live->refused_option;
@@ -79,13 +79,13 @@ static void refused_done(Job *j, bool exited) {
                                        "processes from signalling or reaching sockets outside it"
                                      : strerror(j->live->refused_errno)) < 0)
                         message = NULL;
-                return job_start_refused(j, LAUNCH_SANDBOX_NOT_AVAILABLE, message ?: "A sandbox option cannot be enforced here; nothing ran");
+                return job_start_refused(j, BGRUN_ERROR(SANDBOX_NOT_AVAILABLE), message ?: "A sandbox option cannot be enforced here; nothing ran");
         }
         if (j->live->refusal == SUPERVISOR_PATH_REFUSED)
                 return job_start_refused(j, -EINVAL, path_refusal(spec, j->live->refused_option, j->live->refused_errno,
                                                                   &message));
         if (j->live->refusal == SUPERVISOR_DEADLINE_PASSED)
-                return job_start_refused(j, LAUNCH_DEADLINE_PASSED,
+                return job_start_refused(j, BGRUN_ERROR(DEADLINE_PASSED),
                                          "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         if (j->live->refusal == SUPERVISOR_PROGRAM_REFUSED && spec->argv) {
                 /* The name as asked, at most 256 bytes of it: the caller's own. */
@@ -271,7 +271,7 @@ static void job_discard(Job *j, int error, const char *message) {
         runtime_remove_job(rt, j);
         (void) job_store_remove(rt->jobs_fd, j->id);
         runtime_notify_running_jobs(rt);
-        if (error == LAUNCH_START_FAILED)
+        if (error == BGRUN_ERROR(START_FAILED))
                 job_log_refused(j, error, message);
         if (rt->notifier)
                 rt->notifier->job_discarded(rt->notifier_data, j, error, message);
@@ -287,7 +287,7 @@ static ContainmentJob job_for_containment(const Job *j) {
 static int job_let_go(Job *j) {
         const JobSpec *spec = &j->live->spec;
         if (spec->launch_deadline_usec > 0 && now_realtime_usec() >= spec->launch_deadline_usec)
-                return LAUNCH_DEADLINE_PASSED; /* held, it ran nothing */
+                return BGRUN_ERROR(DEADLINE_PASSED); /* held, it ran nothing */
         Containment *c = job_containment(j);
         ContainmentJob cj = job_for_containment(j);
         int r = containment_verify(c, &cj, j->live->spawned_pid);
@@ -301,7 +301,7 @@ static int job_let_go(Job *j) {
 void job_containment_ready(Job *j) {
         assert(job_awaits_containment(j, j->live->spec.mechanism));
         int r = job_let_go(j);
-        if (r == LAUNCH_DEADLINE_PASSED) {
+        if (r == BGRUN_ERROR(DEADLINE_PASSED)) {
                 /* Held, it ran nothing: the Launch fails, as if it never was. */
                 supervisor_abort(j);
                 job_discard(j, r, "LaunchDeadlineUSec passed before the command could be started; nothing ran");
@@ -365,7 +365,7 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
                 if (plan.pin)
                         supervisor_unpin(j->runtime, j->id);
         }
-        if (r == LAUNCH_DEADLINE_PASSED)
+        if (r == BGRUN_ERROR(DEADLINE_PASSED))
                 *ret_fatal = true; /* another mechanism would be later still */
         return r;
 }
@@ -388,7 +388,7 @@ int job_start(Job *j, unsigned from) {
                 if (fatal)
                         return r;
         }
-        return LAUNCH_START_FAILED;
+        return BGRUN_ERROR(START_FAILED);
 }
 
 void job_start_refused(Job *j, int error, const char *message) {

@@ -204,7 +204,7 @@ void job_release(Job *j);
 void job_release_unless_ended(Job *j, uint64_t patience);
 
 /* Start the job with the first usable mechanism from config.mechanisms[from]
- * on. < 0 when none could start (LAUNCH_START_FAILED), or at once on a
+ * on. < 0 when none could start (BGRUN_ERROR(START_FAILED)), or at once on a
  * failure that is not the mechanism's (nothing ran, nothing was told). */
 int job_start(Job *j, unsigned from);
 
@@ -220,7 +220,7 @@ void job_start_failed(Job *j, bool may_fall_back, const char *message);
 /* Called by job-start.c: the supervisor refused the job as bad input
  * (its user cannot enter cwd), ran nothing and is gone. Once nothing of the
  * job is left, it goes as if it never existed (the Launch: error, -EINVAL
- * or LAUNCH_LIMITS_NOT_ENFORCED, and message); else its containment is released, as for a lost supervisor. */
+ * or BGRUN_ERROR(LIMIT_NOT_ENFORCED), and message); else its containment is released, as for a lost supervisor. */
 void job_start_refused(Job *j, int error, const char *message);
 /* Called by job-start.c: the command runs and run.json is written. */
 void job_started(Job *j);

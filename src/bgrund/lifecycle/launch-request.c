@@ -58,7 +58,7 @@ int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint6
                 char a[FORMAT_DURATION_MAX], m[FORMAT_DURATION_MAX];
                 format_duration(a, sizeof a, asked_usec);
                 format_duration(m, sizeof m, max);
-                return refuse(LAUNCH_REQUEST_OVER_LIMIT, ret_message,
+                return refuse(BGRUN_ERROR(OVER_LIMIT), ret_message,
                               "MaxRuntimeUSec=%s is above MaxRuntimeSec=%s, the longest a job may run here; nothing was started",
                               a, m);
         }
@@ -140,7 +140,7 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         /* A caller that gave up before bgrund read its call: nothing runs
          * behind its back. Checked again before the supervisor is let go. */
         if (spec->launch_deadline_usec > 0 && now_realtime_usec() >= spec->launch_deadline_usec)
-                return refuse(LAUNCH_DEADLINE_PASSED, ret_message,
+                return refuse(BGRUN_ERROR(DEADLINE_PASSED), ret_message,
                               "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         /* spec->user is the name asked for (User=), or NULL: the caller. */
         _cleanup_free_ char *asked = TAKE_PTR(spec->user);

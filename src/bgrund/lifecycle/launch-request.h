@@ -20,16 +20,12 @@ typedef struct LaunchRequest {
         pid_t pid;      /* the caller's process, 0 when unknown */
 } LaunchRequest;
 
-/* A request past what [Limits] lets an owner ask (MaxRuntimeSec=): the
- * caller's LimitExceeded, with the message naming the key and its value. */
-#define LAUNCH_REQUEST_OVER_LIMIT (-E2BIG)
-
 /* The arguments' bounds, checked before anything else is read. */
 int launch_request_check(const LaunchRequest *req, char **ret_message);
 
 /* The wall-clock limit of a job that asked for asked_usec (0: none) under
  * limits: DefaultMaxRuntimeSec= for none, else MaxRuntimeSec=, else none
- * (*ret 0); more than MaxRuntimeSec= is LAUNCH_REQUEST_OVER_LIMIT. */
+ * (*ret 0); more than MaxRuntimeSec= is BGRUN_ERROR(OVER_LIMIT). */
 int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint64_t *ret, char **ret_message);
 
 /* The command's rule: a shell command line, or "" with Argv (InvalidArgs

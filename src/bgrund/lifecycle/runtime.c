@@ -54,7 +54,7 @@ static void start_queued_job(Job *j) {
         job_set_state(j, JOB_STATE_STARTING);
         int r = job_start(j, 0);
         if (r < 0)
-                job_end_unstarted(j, JOB_FAILED, r, r == LAUNCH_START_FAILED ? "no mechanism could start it" : NULL);
+                job_end_unstarted(j, JOB_FAILED, r, r == BGRUN_ERROR(START_FAILED) ? "no mechanism could start it" : NULL);
 }
 
 /* Starts of queued jobs in one turn of the loop, at most: a queue that
@@ -179,7 +179,7 @@ static Containment *first_usable(Runtime *rt) {
 
 static int refuse_over_budget(const JobSpec *spec, uint64_t cap) {
         job_log_limit(spec->owner, NULL, "OutputMaxBytesPerUser", cap);
-        return LAUNCH_OVER_DISK_BUDGET;
+        return BGRUN_ERROR(OVER_DISK_BUDGET);
 }
 
 /* Room on disk for the job's record: the state's file system above
@@ -191,7 +191,7 @@ static int check_disk(Runtime *rt, Owner *o, const JobSpec *spec) {
         if (l->keep_free > 0 && fstatvfs(rt->jobs_fd, &sv) >= 0 &&
             (uint64_t) sv.f_bavail * sv.f_frsize < l->keep_free) {
                 job_log_limit(spec->owner, NULL, "KeepFree", l->keep_free);
-                return LAUNCH_NO_SPACE;
+                return BGRUN_ERROR(KEEP_FREE);
         }
         _cleanup_free_ char *json = NULL;
         int r = job_spec_to_json(spec, &json);
@@ -222,7 +222,7 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         Containment *c = first_usable(rt);
         if (!c) {
                 job_log_launch_refused(spec->owner);
-                return LAUNCH_NO_CONTAINMENT;
+                return BGRUN_ERROR(NO_CONTAINMENT);
         }
 
         Owner *o = owner_get(&rt->owners, spec->owner);
@@ -235,13 +235,13 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         uint64_t limit = 0;
         int held = queue_check_room(rt, spec, &limit);
         if (held < 0 && !spec->queue) {
-                job_log_limit(spec->owner, NULL, held == LAUNCH_TOO_MANY_RUNNING ? "MaxRunningJobs" : "MaxParallel", limit);
+                job_log_limit(spec->owner, NULL, held == BGRUN_ERROR(TOO_MANY_RUNNING) ? "MaxRunningJobs" : "MaxParallel", limit);
                 return held;
         }
         bool queued = held < 0 || (spec->queue && o && queue_is_ready(o));
         if (queued && o->n_queued >= rt->config.limits.max_queued_jobs) {
                 job_log_limit(spec->owner, NULL, "MaxQueuedJobs", rt->config.limits.max_queued_jobs);
-                return LAUNCH_QUEUE_FULL;
+                return BGRUN_ERROR(QUEUE_FULL);
         }
         /* It bounded Launch's answer, which comes now; a queued job has no
          * start deadline. */

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "containment.h"
+#include "errors.h"
 #include "job-table.h"
 #include "job.h"
 #include "list.h"
@@ -36,7 +37,7 @@ typedef struct JobNotifier {
         /* Its record is final. */
         void (*job_ended)(void *userdata, Job *j);
         /* It never started and nothing of it ran; it is freed right after.
-         * error: LAUNCH_START_FAILED, -EINVAL (refused as asked) or -errno. */
+         * error: BGRUN_ERROR(START_FAILED), -EINVAL (refused as asked) or -errno. */
         void (*job_discarded)(void *userdata, Job *j, int error, const char *message);
         /* Its input can be written now, or it is known that it cannot be
          * (job-input.c: its supervisor answered, or the connection failed). */
@@ -92,20 +93,12 @@ struct Runtime {
         void *notifier_data;
 };
 
-/* Errors of runtime_launch() that are not about the caller's input. */
-#define LAUNCH_NO_CONTAINMENT (-EHOSTUNREACH) /* no mechanism may run it: nothing created */
-#define LAUNCH_START_FAILED (-ECONNREFUSED)   /* every usable one failed: nothing ran */
-#define LAUNCH_TOO_MANY_RUNNING (-EUSERS)     /* the owner's MaxRunningJobs: nothing created */
-#define LAUNCH_TOO_MANY_PARALLEL (-EBUSY)     /* the session's MaxParallel: nothing created */
-#define LAUNCH_QUEUE_FULL (-EXFULL)           /* the owner's MaxQueuedJobs=: nothing created */
-#define LAUNCH_NO_SPACE (-ENOSPC)             /* the state's file system is below KeepFree=: nothing created */
-#define LAUNCH_OVER_DISK_BUDGET (-EDQUOT)
-/* LaunchDeadlineUSec passed before the command could be let run: nothing ran. */
-#define LAUNCH_DEADLINE_PASSED (-ETIME)
-/* Told through job_discarded: EnforceLimits and a limit with no controller. */
-#define LAUNCH_LIMITS_NOT_ENFORCED (-EMEDIUMTYPE)
-/* Told through job_discarded: a sandbox option that cannot be enforced here. */
-#define LAUNCH_SANDBOX_NOT_AVAILABLE (-ENOPKG)     /* the record would pass OutputMaxBytesPerUser=: nothing created */
+/* runtime_launch()'s refusals that are not about the caller's input are
+ * bgrun's own codes (errors.h): BGRUN_ERROR(NO_CONTAINMENT),
+ * TOO_MANY_RUNNING, TOO_MANY_PARALLEL, QUEUE_FULL, KEEP_FREE and
+ * OVER_DISK_BUDGET (nothing created), START_FAILED and DEADLINE_PASSED
+ * (nothing ran); a job refused at its start is told through job_discarded
+ * with those or LIMIT_NOT_ENFORCED, SANDBOX_NOT_AVAILABLE. */
 
 int runtime_new(Runtime **ret, sd_event *event, const char *state_dir, const BgrunConfig *config,
                 bool user_instance);
