@@ -102,95 +102,100 @@ extern const char *const protect_home_words[];
 /* RestrictAddressFamilies' words, as systemd.exec(5) has them. */
 extern const char *const address_family_words[];
 
+/* Mounts as systemd makes them (namespace.c): read-only mounts stop chmod,
+ * chown and xattrs too, which Landlock alone does not. */
+#define LAUNCH_MOUNTS "mount-namespace"
+
 #define LAUNCH_OPTION_TABLE(X)                                                                                  \
         /* enum suffix             D-Bus name             sig   spec.json key           JobSpec field           \
          *                         type    default           min  max                     flags                 \
-         *                         -p text   words (a CHOICE row's, by index, NULL-terminated) */               \
+         *                         -p text   words (a CHOICE row's, by index, NULL-terminated)                  \
+         *                         the mechanism that enforces a sandbox row (the record's sandbox.mechanisms) */ \
         X(MAX_RUNTIME_USEC,      "MaxRuntimeUSec",     "t",  "max_runtime_usec",     max_runtime_usec,          \
           U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT | LAUNCH_REQUIRED,                \
-          DURATION, NULL)                                                                                       \
+          DURATION, NULL, NULL)                                                                                 \
         X(ENVIRONMENT,           "Environment",        "as", "environment",          environment,               \
           ENV,    0,                0,   1024,                   LAUNCH_REQUIRED,                               \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(MEMORY_MAX,            "MemoryMax",          "t",  "memory_max",           memory_max,                \
           U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
-          BYTES,    NULL)                                                                                       \
+          BYTES,    NULL, NULL)                                                                                 \
         X(TASKS_MAX,             "TasksMax",           "t",  "tasks_max",            tasks_max,                 \
           U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
-          COUNT,    NULL)                                                                                       \
+          COUNT,    NULL, NULL)                                                                                 \
         X(CPU_QUOTA_PER_SEC_USEC, "CPUQuotaPerSecUSec", "t",  "cpu_quota_per_sec_usec", cpu_quota_per_sec_usec, \
           U64,    0,                1,   UINT64_MAX,             LAUNCH_LIMIT,                                  \
-          CPU_QUOTA, NULL)                                                                                      \
+          CPU_QUOTA, NULL, NULL)                                                                                \
         X(USER,                  "User",               "s",  "user",                 user,                      \
           STRING, 0,                1,   256,                    LAUNCH_REQUIRED,                               \
-          USER,     NULL)                                                                                       \
+          USER,     NULL, NULL)                                                                                 \
         X(STOP_SIGNAL,           "StopSignal",         "i",  "stop_signal",          stop_signal,               \
           SIGNAL, 15 /* TERM */,    1,   64,                     LAUNCH_LIMIT,                                  \
-          SIGNAL,   NULL)                                                                                       \
+          SIGNAL,   NULL, NULL)                                                                                 \
         X(STOP_GRACE_USEC,       "StopGraceUSec",      "t",  "stop_grace_usec",      stop_grace_usec,           \
           U64,    5000000 /* 5 s */, 0,   600000000 /* 10 min */, LAUNCH_LIMIT,                                 \
-          DURATION, NULL)                                                                                       \
+          DURATION, NULL, NULL)                                                                                 \
         X(STDIN,                 "Stdin",              "s",  "stdin",                stdin_mode,                \
           STDIN,  JOB_STDIN_NULL,   0,   0,                      0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(TTY,                   "Tty",                "b",  NULL,                   stdin_mode,                \
           TTY,    JOB_STDIN_NULL,   0,   0,                      0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(TTY_ROWS,              "TtyRows",            "q",  "tty_rows",             tty_rows,                  \
           U16,    24,               1,   10000,                  0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(TTY_COLUMNS,           "TtyColumns",         "q",  "tty_columns",          tty_columns,               \
           U16,    80,               1,   10000,                  0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(BIND_TO_CALLER,        "BindToCaller",       "b",  "bind_to_caller",       bind_to_caller,            \
           BOOL,   0,                0,   1,                      0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(ENFORCE_LIMITS,        "EnforceLimits",      "b",  "enforce_limits",       enforce_limits,            \
           BOOL,   0,                0,   1,                      0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(LAUNCH_DEADLINE_USEC,  "LaunchDeadlineUSec", "t",  "launch_deadline_usec", launch_deadline_usec,      \
           U64,    0,                1,   UINT64_MAX,             0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(REQUEST_ID,            "RequestId",          "s",  "request_id",           request_id,                \
           TOKEN,  0,                1,   LAUNCH_REQUEST_ID_MAX,  0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(ARGV,                  "Argv",               "as", "argv",                 argv,                      \
           ARGV,   0,                1,   LAUNCH_ARGV_MAX_WORDS,  0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(PRIVATE_NETWORK,       "PrivateNetwork",     "b",  "private_network",      private_network,           \
           BOOL,   0,                0,   1,                      LAUNCH_SANDBOX,                                \
-          BOOLEAN,  NULL)                                                                                       \
+          BOOLEAN,  NULL, "network-namespace")                                                                  \
         X(PRIVATE_TMP,           "PrivateTmp",         "b",  "private_tmp",          private_tmp,               \
           BOOL,   0,                0,   1,                      LAUNCH_SANDBOX,                                \
-          BOOLEAN,  NULL)                                                                                       \
+          BOOLEAN,  NULL, LAUNCH_MOUNTS)                                                                        \
         X(PROTECT_SYSTEM,        "ProtectSystem",      "s",  "protect_system",       protect_system,            \
           CHOICE, PROTECT_SYSTEM_NO, 0,   _PROTECT_SYSTEM_MAX - 1, LAUNCH_SANDBOX,                              \
-          WORD,     protect_system_words)                                                                       \
+          WORD,     protect_system_words, LAUNCH_MOUNTS)                                                        \
         X(PROTECT_HOME,          "ProtectHome",        "s",  "protect_home",         protect_home,              \
           CHOICE, PROTECT_HOME_NO,  0,   _PROTECT_HOME_MAX - 1,  LAUNCH_SANDBOX,                                \
-          WORD,     protect_home_words)                                                                         \
+          WORD,     protect_home_words, LAUNCH_MOUNTS)                                                          \
         X(READ_WRITE_PATHS,      "ReadWritePaths",     "as", "read_write_paths",     read_write_paths,          \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          LIST,     NULL)                                                                                       \
+          LIST,     NULL, LAUNCH_MOUNTS)                                                                        \
         X(READ_ONLY_PATHS,       "ReadOnlyPaths",      "as", "read_only_paths",      read_only_paths,           \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          LIST,     NULL)                                                                                       \
+          LIST,     NULL, LAUNCH_MOUNTS)                                                                        \
         X(INACCESSIBLE_PATHS,    "InaccessiblePaths",  "as", "inaccessible_paths",   inaccessible_paths,        \
           PATHS,  0,                1,   LAUNCH_PATHS_MAX,       LAUNCH_SANDBOX,                                \
-          LIST,     NULL)                                                                                       \
+          LIST,     NULL, LAUNCH_MOUNTS)                                                                        \
         X(PROTECT_GIT,           "ProtectGit",         "b",  "protect_git",          protect_git,               \
           BOOL,   1,                0,   1,                      LAUNCH_SANDBOX | LAUNCH_SANDBOX_MODIFIER,      \
-          BOOLEAN,  NULL)                                                                                       \
+          BOOLEAN,  NULL, LAUNCH_MOUNTS)                                                                        \
         X(RESTRICT_ADDRESS_FAMILIES, "RestrictAddressFamilies", "as", "restrict_address_families",              \
           restrict_address_families,                                                                            \
           WORDS,  0,                1,   16,                     LAUNCH_SANDBOX,                                \
-          LIST,     address_family_words)                                                                       \
+          LIST,     address_family_words, "seccomp")                                                            \
         X(QUEUE,                 "Queue",              "b",  "queue",                queue,                     \
           BOOL,   0,                0,   1,                      0,                                             \
-          NONE,     NULL)                                                                                       \
+          NONE,     NULL, NULL)                                                                                 \
         X(MAX_PARALLEL,          "MaxParallel",        "u",  "max_parallel",         max_parallel,              \
           U32,    0,                1,   UINT32_MAX,             0,                                             \
-          NONE,     NULL)
+          NONE,     NULL, NULL)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;
@@ -212,6 +217,7 @@ typedef struct LaunchOptionInfo {
         unsigned flags;
         LaunchText text;
         const char *const *words; /* CHOICE: its words by index, NULL-terminated */
+        const char *mechanism;    /* a sandbox row's enforcer, as sandbox.mechanisms names it */
 } LaunchOptionInfo;
 extern const LaunchOptionInfo launch_options[_LAUNCH_OPTION_MAX];
 
