@@ -72,7 +72,8 @@ function __bgrun_properties
             echo (string replace -r '=.*' '' -- $token)=infinity
         case 'StopSignal=*'
             printf 'StopSignal=%s\n' TERM INT HUP QUIT KILL USR1 USR2 ALRM
-        case 'PrivateNetwork=*' 'PrivateTmp=*' 'ProtectGit=*'
+        case 'RequestId=*' 'MaxParallel=*'
+        case 'PrivateNetwork=*' 'PrivateTmp=*' 'ProtectGit=*' 'Queue=*'
             printf '%s\n' (string replace -r '=.*' '' -- $token)={yes,no}
         case 'ProtectSystem=*'
             printf 'ProtectSystem=%s\n' no yes full strict
@@ -86,7 +87,7 @@ function __bgrun_properties
         case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*' 'StopGraceUSec=*'
             __bgrun_durations
         case '*'
-            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths=' 'ProtectGit=' 'RestrictAddressFamilies='
+            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths=' 'ProtectGit=' 'RestrictAddressFamilies=' 'RequestId=' 'Queue=' 'MaxParallel='
     end
 end
 

@@ -210,7 +210,7 @@ static int check_verb(Args *args) {
         for (size_t i = 0; i < n_options; i++) {
                 const Option *o = &options[i];
 
-                if (!(args->options_seen & o->flag) || (o->verbs & v->flag))
+                if (!(args->rows_seen & (UINT64_C(1) << i)) || !o->verbs || (o->verbs & v->flag))
                         continue;
                 if (o->name)
                         return log_usage_error("Option --%s does not apply to '%s'.", o->name, v->name);

@@ -11,12 +11,13 @@
 #include <systemd/sd-bus.h>
 
 #include "connection.h"
-#include "launch-args.h"
+#include "launch-text.h"
 
 #define EXIT_USAGE 2
 
-/* Which options were given (bits of a uint64_t: more than 32 options);
- * options.c's table says which verbs take each. */
+/* Options a verb's code asks about by name (bits of a uint64_t: more than
+ * 32 options); options.c's table says which verbs take each. An option
+ * that only gives a Launch option has none: its value is in launch. */
 typedef uint64_t OptionFlag;
 #define OPTION_SESSION      (UINT64_C(1) << 0)
 #define OPTION_DIRECTORY    (UINT64_C(1) << 1)
@@ -46,13 +47,10 @@ typedef uint64_t OptionFlag;
 #define OPTION_ENV_ALLOW    (UINT64_C(1) << 25)  /* run --env-allow NAME */
 #define OPTION_KEEP_JOBS    (UINT64_C(1) << 26)  /* mcp */
 #define OPTION_OUTPUT_LIMIT (UINT64_C(1) << 27)  /* mcp */
-#define OPTION_REQUEST_ID   (UINT64_C(1) << 28)  /* run --request-id ID */
 #define OPTION_SANDBOX      (UINT64_C(1) << 29)  /* run, mcp --sandbox PROFILE */
 #define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run, mcp --network */
 #define OPTION_NO_NETWORK   (UINT64_C(1) << 31)  /* run --no-network */
 #define OPTION_WORKSPACE    (UINT64_C(1) << 32)  /* mcp --workspace DIR */
-#define OPTION_QUEUE        (UINT64_C(1) << 33)  /* run --queue */
-#define OPTION_PARALLEL     (UINT64_C(1) << 34)  /* run --parallel N */
 
 /* The verbs, as the option table names those that take an option; an
  * alias is its verb. */
@@ -102,6 +100,7 @@ struct Args {
         char **words;            /* the verb and its arguments: pointers into argv, NULL-terminated */
         size_t n_words;
         OptionFlag options_seen;
+        uint64_t rows_seen;      /* options.c's rows given, a bit each */
 
         const char *session;
         bool session_short;      /* given as -s, not --session */
@@ -133,14 +132,11 @@ struct Args {
         uint64_t call_timeout_usec; /* --call-timeout, BGRUN_CALL_TIMEOUT; 0: the default */
         bool keep_jobs;          /* mcp --keep-jobs */
         size_t output_limit;     /* mcp --output-limit; 0: the default */
-        const char *request_id;  /* run --request-id: a pointer into argv */
         int sandbox;             /* run, mcp --sandbox: a SandboxProfile; -1: not given */
         bool network;            /* run, mcp --network: a profile keeps the network */
         bool no_network;         /* run --no-network */
         const char *workspace;   /* mcp --workspace DIR: a pointer into argv */
-        bool queue;              /* run --queue: Queue */
-        uint32_t parallel;       /* run --parallel N: MaxParallel; 0 not given */
-        LaunchArgs launch;       /* -p, -E; for run, -t too (MaxRuntimeUSec) */
+        LaunchArgs launch;       /* -p, -E and the flags that name an option; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };
 

@@ -129,22 +129,6 @@ static int parse_status(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
-static int parse_request_id(Args *args, const char *value, bool short_form) {
-        if (!launch_request_id_is_valid(value))
-                return log_usage_error("Invalid --request-id '%s' (1 to 128 letters, digits and ._:@-).", value);
-        args->request_id = value;
-        return 1;
-}
-
-static int parse_parallel(Args *args, const char *value, bool short_form) {
-        uint64_t n;
-        if (parse_uint64_strict(value, &n, NULL) < 0 || n < 1 || n > UINT32_MAX)
-                return log_usage_error("Invalid --parallel '%s' (how many of the session's jobs may run at once, at least 1).",
-                                       value);
-        args->parallel = (uint32_t) n;
-        return 1;
-}
-
 static int parse_sandbox(Args *args, const char *value, bool short_form) {
         int p = sandbox_profile_from_string(value);
         if (p < 0)
@@ -181,9 +165,12 @@ static int parse_output_limit(Args *args, const char *value, bool short_form) {
 #define VALUE(name, short_name, flag, verbs, parse) { name, short_name, true, flag, verbs, 0, parse }
 /* A switch: sets a bool of Args. */
 #define SWITCH(name, short_name, flag, verbs, field) { name, short_name, false, flag, verbs, offsetof(Args, field), NULL }
+/* A Launch option given with a value of its own, or set to value by a switch. */
+#define LAUNCH_VALUE(name, verbs, option) { name, 0, true, 0, verbs, 0, NULL, LAUNCH_OPTION_##option + 1, 0 }
+#define LAUNCH_SWITCH(name, verbs, option, value) { name, 0, false, 0, verbs, 0, NULL, LAUNCH_OPTION_##option + 1, value }
 
-/* In OptionFlag's order: of several options a verb does not take, the
- * first here is named. -n is two options: LINES for logs, a switch for send. */
+/* Of several options a verb does not take, the first here is named. -n is
+ * two options: LINES for logs, a switch for send. */
 const Option options[] = {
         GLOBAL("help", 'h', false, parse_help),
         GLOBAL("version", 0, false, parse_version),
@@ -221,13 +208,13 @@ const Option options[] = {
         VALUE("env-allow", 0, OPTION_ENV_ALLOW, VERB_RUN, parse_env_allow),
         SWITCH("keep-jobs", 0, OPTION_KEEP_JOBS, VERB_MCP, keep_jobs),
         VALUE("output-limit", 0, OPTION_OUTPUT_LIMIT, VERB_MCP, parse_output_limit),
-        VALUE("request-id", 0, OPTION_REQUEST_ID, VERB_RUN, parse_request_id),
+        LAUNCH_VALUE("request-id", VERB_RUN, REQUEST_ID),
         VALUE("sandbox", 0, OPTION_SANDBOX, VERB_RUN | VERB_MCP, parse_sandbox),
         SWITCH("network", 0, OPTION_NETWORK, VERB_RUN | VERB_MCP, network),
         SWITCH("no-network", 0, OPTION_NO_NETWORK, VERB_RUN, no_network),
         VALUE("workspace", 0, OPTION_WORKSPACE, VERB_MCP, parse_workspace),
-        SWITCH("queue", 0, OPTION_QUEUE, VERB_RUN, queue),
-        VALUE("parallel", 0, OPTION_PARALLEL, VERB_RUN, parse_parallel),
+        LAUNCH_SWITCH("queue", VERB_RUN, QUEUE, 1),
+        LAUNCH_VALUE("parallel", VERB_RUN, MAX_PARALLEL),
 };
 
 const size_t n_options = ELEMENTSOF(options);
@@ -238,9 +225,17 @@ int option_apply(const Option *o, Args *args, const char *value, bool short_form
 
         if (o->parse)
                 r = o->parse(args, value, short_form);
+        else if (o->launch && o->argument) {
+                char what[64];
+                snprintf(what, sizeof what, "--%s", o->name);
+                r = launch_args_parse_value(&args->launch, o->launch - 1, what, value) ?: 1;
+        } else if (o->launch)
+                launch_args_set(&args->launch, o->launch - 1, (LaunchValue) { .u64 = o->launch_value });
         else
                 *(bool *) ((char *) args + o->field) = true;
-        if (r > 0)
+        if (r > 0) {
                 args->options_seen |= o->flag;
+                args->rows_seen |= UINT64_C(1) << (o - options);
+        }
         return r;
 }

@@ -2,10 +2,13 @@
 #pragma once
 
 /* bgrun's options as a table: each with its forms, the verbs that take it
- * and what it sets. A new option is a row here and its handling. */
+ * and what it sets. A new option is a row here and its handling; one that
+ * gives a Launch option names its row of the option table, and that is
+ * all of it. */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cmdline.h"
 
@@ -15,11 +18,15 @@ typedef struct Option {
         bool argument;           /* takes a value */
         OptionFlag flag;         /* 0: a global option, before or after any verb */
         unsigned verbs;          /* VerbFlag: the verbs that take it */
-        size_t field;            /* with parse NULL: the bool of Args it sets */
+        size_t field;            /* with parse NULL and no launch: the bool of Args it sets */
         /* Takes value (NULL without argument); short_form: given as -X.
          * Returns > 0 to go on, 0 to exit successfully (--help, --version),
          * or a usage error it has logged. */
         int (*parse)(Args *args, const char *value, bool short_form);
+        /* The Launch option it gives (LaunchOption + 1; 0: none): with a
+         * value, by the option's LaunchText; a switch sets launch_value. */
+        unsigned launch;
+        uint64_t launch_value;
 } Option;
 
 /* Room for the table in getopt's arrays, built on the stack. */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
 
-#include "launch-args.h"
+#include "launch-builder.h"
 
 void run_limits_prepare(LaunchArgs *launch, bool wait, bool tty, bool strict);
 

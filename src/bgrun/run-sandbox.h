@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "job-record.h"
-#include "launch-args.h"
+#include "launch-builder.h"
 
 /* profile: a SandboxProfile, or -1 for none. *keep owns what the values set
  * in launch point to, until the call is built (job_spec_done() it). */

@@ -4,7 +4,7 @@
  * by the command line (cmdline.c) once all options are read. */
 
 #include "cmdline.h"
-#include "launch-args.h"
+#include "launch-text.h"
 #include "log.h"
 #include "macro.h"
 #include "verb-checks.h"
@@ -20,9 +20,10 @@ int check_run(Args *args) {
                                        "environment; use -E NAME=VALUE).");
         if (args->network && args->no_network)
                 return log_usage_error("--network and --no-network cannot be combined.");
-        if (args->queue && args->tty)
+        const LaunchArgs *l = &args->launch;
+        if (launch_args_is_set(l, LAUNCH_OPTION_QUEUE) && l->values[LAUNCH_OPTION_QUEUE].u64 && args->tty)
                 return log_usage_error("--queue cannot go with --tty (a terminal job starts at once or not at all).");
-        if (args->parallel && !(args->session && args->session[0]))
+        if (launch_args_is_set(l, LAUNCH_OPTION_MAX_PARALLEL) && !(args->session && args->session[0]))
                 return log_usage_error("--parallel needs -s SESSION: it bounds that session's jobs.");
         /* -t means the wall-clock limit for run; -p MaxRuntimeUSec= is the same. */
         if ((args->options_seen & OPTION_TIMEOUT) && !launch_args_is_set(&args->launch, LAUNCH_OPTION_MAX_RUNTIME_USEC))

@@ -72,7 +72,7 @@ static int build_environment(const Args *args, const char ***ret) {
                 .remote = bus_target_is_remote(&args->target),
                 .other_user = launch_args_is_set(&args->launch, LAUNCH_OPTION_USER),
                 .tty = args->tty,
-                .setenv = args->launch.environment,
+                .setenv = args->launch.lists[LAUNCH_OPTION_ENVIRONMENT],
                 .env_allow = args->env_allow,
         };
         size_t n, bytes = 0;
@@ -137,12 +137,6 @@ static int new_launch_call(sd_bus *bus, const Args *args, LaunchOptionSet leave_
                 return log_oom();
         if (argv)
                 launch_args_set(&launch, LAUNCH_OPTION_ARGV, (LaunchValue) { .strv = args->words + 1 });
-        if (args->request_id)
-                launch_args_set(&launch, LAUNCH_OPTION_REQUEST_ID, (LaunchValue) { .str = args->request_id });
-        if (args->queue)
-                launch_args_set(&launch, LAUNCH_OPTION_QUEUE, (LaunchValue) { .u64 = 1 });
-        if (args->parallel)
-                launch_args_set(&launch, LAUNCH_OPTION_MAX_PARALLEL, (LaunchValue) { .u64 = args->parallel });
 
         /* Another host has none of our directories: its "/" unless -C says. */
         if (bus_target_is_remote(&args->target) && !args->directory) {
@@ -165,7 +159,7 @@ static int new_launch_call(sd_bus *bus, const Args *args, LaunchOptionSet leave_
         if (env[0])
                 launch_args_set(&launch, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = (char *const *) env });
         else
-                launch.set &= ~LAUNCH_OPTION_BIT(LAUNCH_OPTION_ENVIRONMENT);
+                launch.set &= ~LAUNCH_OPTION_BIT(LAUNCH_OPTION_ENVIRONMENT); /* a copy: the list stays args' */
 
         /* --open-stdin: the same input, for bgrun send to write later. */
         if (args->stdin_forward || args->open_stdin)

@@ -53,6 +53,7 @@ typedef enum LaunchText {
         LAUNCH_TEXT_USER,      /* a user name */
         LAUNCH_TEXT_BOOLEAN,   /* yes, no, true, false, 1, 0 */
         LAUNCH_TEXT_WORD,      /* one of the row's words, as it is */
+        LAUNCH_TEXT_TOKEN,     /* letters, digits and ._:@- (a RequestId) */
         LAUNCH_TEXT_LIST,      /* words or paths separated by spaces; -p again adds, an empty one empties */
 } LaunchText;
 
@@ -158,7 +159,7 @@ extern const char *const address_family_words[];
           NONE,     NULL, NULL)                                                                                 \
         X(REQUEST_ID,            "RequestId",          "s",  "request_id",           request_id,                \
           TOKEN,  0,                1,   LAUNCH_REQUEST_ID_MAX,  0,                                             \
-          NONE,     NULL, NULL)                                                                                 \
+          TOKEN,    NULL, NULL)                                                                                 \
         X(ARGV,                  "Argv",               "as", "argv",                 argv,                      \
           ARGV,   0,                1,   LAUNCH_ARGV_MAX_WORDS,  0,                                             \
           NONE,     NULL, NULL)                                                                                 \
@@ -192,10 +193,10 @@ extern const char *const address_family_words[];
           LIST,     address_family_words, "seccomp")                                                            \
         X(QUEUE,                 "Queue",              "b",  "queue",                queue,                     \
           BOOL,   0,                0,   1,                      0,                                             \
-          NONE,     NULL, NULL)                                                                                 \
+          BOOLEAN,  NULL, NULL)                                                                                 \
         X(MAX_PARALLEL,          "MaxParallel",        "u",  "max_parallel",         max_parallel,              \
           U32,    0,                1,   UINT32_MAX,             0,                                             \
-          NONE,     NULL, NULL)
+          COUNT,    NULL, NULL)
 
 #define LAUNCH_ENUM(e, ...) LAUNCH_OPTION_##e,
 typedef enum LaunchOption { LAUNCH_OPTION_TABLE(LAUNCH_ENUM) _LAUNCH_OPTION_MAX } LaunchOption;

@@ -315,8 +315,8 @@ Test(cmdline, run_options) {
         cr_assert_str_eq(args.directory, "sub");
         cr_assert(args.wait);
         cr_assert(args.json);
-        cr_assert_eq(args.launch.n_environment, 2);
-        cr_assert_str_eq(args.launch.environment[1], "B=2");
+        cr_assert_eq(args.launch.n_lists[LAUNCH_OPTION_ENVIRONMENT], 2);
+        cr_assert_str_eq(args.launch.lists[LAUNCH_OPTION_ENVIRONMENT][1], "B=2");
         cr_assert(launch_args_is_set(&args.launch, LAUNCH_OPTION_ENVIRONMENT));
         cr_assert_eq(args.launch.values[LAUNCH_OPTION_TASKS_MAX].u64, 8);
         cr_assert_not(launch_args_is_set(&args.launch, LAUNCH_OPTION_MAX_RUNTIME_USEC));

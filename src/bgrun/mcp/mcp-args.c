@@ -2,6 +2,7 @@
 /* Typed readers of the tools' arguments. */
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "launch-builder.h"
 #include "launch-options.h"
 #include "macro.h"
 #include "mcp-args.h"
@@ -28,29 +30,20 @@ typedef enum ArgType {
 static const struct {
         const char *name;
         ArgType type;
+        size_t offset;     /* of its field in McpArgs */
+        int option;        /* the LaunchOption it gives; -1: none */
 } args_table[_MCP_ARG_MAX] = {
-        [MCP_ARG_ID] = { "id", TYPE_STRING },
-        [MCP_ARG_COMMAND] = { "command", TYPE_STRING },
-        [MCP_ARG_ARGV] = { "argv", TYPE_STRV },
-        [MCP_ARG_CWD] = { "cwd", TYPE_STRING },
-        [MCP_ARG_ENV] = { "env", TYPE_ENV },
-        [MCP_ARG_SESSION] = { "session", TYPE_STRING },
-        [MCP_ARG_TIMEOUT_SEC] = { "timeout_sec", TYPE_SECONDS },
-        [MCP_ARG_STDIN] = { "stdin", TYPE_BOOL },
-        [MCP_ARG_TTY] = { "tty", TYPE_BOOL },
-        [MCP_ARG_WAIT_SEC] = { "wait_sec", TYPE_SECONDS },
-        [MCP_ARG_OFFSET] = { "offset", TYPE_UINT },
-        [MCP_ARG_MAX_BYTES] = { "max_bytes", TYPE_UINT },
-        [MCP_ARG_TEXT] = { "text", TYPE_STRING },
-        [MCP_ARG_EOF] = { "eof", TYPE_BOOL },
-        [MCP_ARG_GRACE_SEC] = { "grace_sec", TYPE_SECONDS },
-        [MCP_ARG_SIGNAL] = { "signal", TYPE_SIGNAL },
-        [MCP_ARG_REQUEST_ID] = { "request_id", TYPE_STRING },
-        [MCP_ARG_SANDBOX] = { "sandbox", TYPE_STRING },
-        [MCP_ARG_NETWORK] = { "network", TYPE_BOOL },
-        [MCP_ARG_QUEUE] = { "queue", TYPE_BOOL },
-        [MCP_ARG_PARALLEL] = { "parallel", TYPE_UINT },
+#define LAUNCH_ROW(e, name_, type_, field, option_, schema)                                                     \
+        [MCP_ARG_##e] = { name_, TYPE_##type_, offsetof(McpArgs, field), LAUNCH_OPTION_##option_ },
+#define ROW(e, name_, type_, field) [MCP_ARG_##e] = { name_, TYPE_##type_, offsetof(McpArgs, field), -1 },
+        MCP_LAUNCH_ARG_TABLE(LAUNCH_ROW)
+        MCP_ARG_TABLE(ROW)
+#undef LAUNCH_ROW
+#undef ROW
 };
+
+/* The field of argument arg in a. */
+#define FIELD(a, arg, type) ((type *) ((char *) (a) + args_table[arg].offset))
 
 const char *mcp_arg_name(McpArg a) {
         return a >= 0 && a < _MCP_ARG_MAX ? args_table[a].name : NULL;
@@ -81,25 +74,26 @@ static const char *string_of(json_object *v) {
         return strlen(s) == (size_t) json_object_get_string_len(v) ? s : NULL;
 }
 
-static int read_strv(json_object *v, const char *name, McpArgs *a, char **ret_error) {
+static int read_strv(json_object *v, const char *name, const char ***ret, char **ret_error) {
         size_t n;
 
         if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0)
                 return fail(ret_error, "Argument '%s' must be a non-empty array of strings.", name);
         n = json_object_array_length(v);
-        a->argv = calloc(n + 1, sizeof(char *));
-        if (!a->argv)
+        free(*ret);
+        *ret = calloc(n + 1, sizeof(char *));
+        if (!*ret)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                a->argv[i] = string_of(json_object_array_get_idx(v, i));
-                if (!a->argv[i])
+                (*ret)[i] = string_of(json_object_array_get_idx(v, i));
+                if (!(*ret)[i])
                         return fail(ret_error, "Argument '%s' must be an array of strings (element %zu is not).",
                                     name, i);
         }
         return 0;
 }
 
-static int read_env(json_object *v, const char *name, McpArgs *a, char **ret_error) {
+static int read_env(json_object *v, const char *name, json_object **ret, char **ret_error) {
         if (!json_object_is_type(v, json_type_object))
                 return fail(ret_error, "Argument '%s' must be an object of strings, as {\"NAME\": \"value\"}.", name);
         json_object_object_foreach(v, key, value) {
@@ -108,7 +102,7 @@ static int read_env(json_object *v, const char *name, McpArgs *a, char **ret_err
                 if (!string_of(value))
                         return fail(ret_error, "Argument '%s': the value of '%s' must be a string.", name, key);
         }
-        a->env = v;
+        *ret = v;
         return 0;
 }
 
@@ -157,56 +151,81 @@ static int read_signal(json_object *v, const char *name, int *ret, char **ret_er
         return 0;
 }
 
+/* What only some arguments ask of their value, past their type. */
+static int check_one(McpArg arg, McpArgs *a, char **ret_error) {
+        const char *name = args_table[arg].name;
+        switch (arg) {
+        case MCP_ARG_REQUEST_ID:
+                if (!launch_request_id_is_valid(a->request_id))
+                        return fail(ret_error, "Argument '%s' must be 1 to 128 letters, digits and ._:@-.", name);
+                return 0;
+        case MCP_ARG_SANDBOX:
+                if ((a->sandbox = sandbox_profile_from_string(a->sandbox_name)) < 0)
+                        return fail(ret_error, "Argument '%s' must be \"off\", \"workspace\" or \"read-only\".", name);
+                return 0;
+        case MCP_ARG_PARALLEL:
+                if (a->parallel < 1 || a->parallel > UINT32_MAX)
+                        return fail(ret_error, "Argument '%s' must be a whole number of at least 1.", name);
+                return 0;
+        default:
+                return 0;
+        }
+}
+
 static int read_one(McpArg arg, json_object *v, McpArgs *a, char **ret_error) {
         const char *name = args_table[arg].name;
-        const char *s;
+        int r = -EINVAL;
 
         switch (args_table[arg].type) {
         case TYPE_STRING:
-                s = string_of(v);
-                if (!s)
-                        return fail(ret_error, "Argument '%s' must be a string.", name);
-                *(arg == MCP_ARG_ID        ? &a->id
-                  : arg == MCP_ARG_COMMAND ? &a->command
-                  : arg == MCP_ARG_CWD     ? &a->cwd
-                  : arg == MCP_ARG_SESSION ? &a->session
-                  : arg == MCP_ARG_REQUEST_ID ? &a->request_id
-                  : arg == MCP_ARG_SANDBOX ? &a->sandbox_name
-                                           : &a->text) = s;
-                if (arg == MCP_ARG_REQUEST_ID && !launch_request_id_is_valid(s))
-                        return fail(ret_error, "Argument '%s' must be 1 to 128 letters, digits and ._:@-.", name);
-                if (arg == MCP_ARG_SANDBOX && (a->sandbox = sandbox_profile_from_string(s)) < 0)
-                        return fail(ret_error, "Argument '%s' must be \"off\", \"workspace\" or \"read-only\".", name);
-                return 0;
+                *FIELD(a, arg, const char *) = string_of(v);
+                r = *FIELD(a, arg, const char *) ? 0 : fail(ret_error, "Argument '%s' must be a string.", name);
+                break;
         case TYPE_STRV:
-                return read_strv(v, name, a, ret_error);
+                r = read_strv(v, name, FIELD(a, arg, const char **), ret_error);
+                break;
         case TYPE_ENV:
-                return read_env(v, name, a, ret_error);
+                r = read_env(v, name, FIELD(a, arg, json_object *), ret_error);
+                break;
         case TYPE_BOOL:
                 if (!json_object_is_type(v, json_type_boolean))
                         return fail(ret_error, "Argument '%s' must be true or false.", name);
-                *(arg == MCP_ARG_STDIN ? &a->stdin_pipe : arg == MCP_ARG_TTY ? &a->tty
-                  : arg == MCP_ARG_NETWORK ? &a->network : arg == MCP_ARG_QUEUE ? &a->queue : &a->eof) =
-                        json_object_get_boolean(v);
-                return 0;
+                *FIELD(a, arg, bool) = json_object_get_boolean(v);
+                r = 0;
+                break;
         case TYPE_SECONDS:
-                return read_seconds(v, name,
-                                    arg == MCP_ARG_TIMEOUT_SEC ? &a->timeout_usec
-                                    : arg == MCP_ARG_WAIT_SEC  ? &a->wait_usec
-                                                               : &a->grace_usec,
-                                    ret_error);
+                r = read_seconds(v, name, FIELD(a, arg, uint64_t), ret_error);
+                break;
         case TYPE_UINT:
-                if (arg == MCP_ARG_PARALLEL) {
-                        int r = read_uint(v, name, &a->parallel, ret_error);
-                        if (r >= 0 && (a->parallel < 1 || a->parallel > UINT32_MAX))
-                                return fail(ret_error, "Argument '%s' must be a whole number of at least 1.", name);
-                        return r;
-                }
-                return read_uint(v, name, arg == MCP_ARG_OFFSET ? &a->offset : &a->max_bytes, ret_error);
+                r = read_uint(v, name, FIELD(a, arg, uint64_t), ret_error);
+                break;
         case TYPE_SIGNAL:
-                return read_signal(v, name, &a->signal, ret_error);
+                r = read_signal(v, name, FIELD(a, arg, int), ret_error);
+                break;
         }
-        return -EINVAL;
+        return r < 0 ? r : check_one(arg, a, ret_error);
+}
+
+void mcp_args_launch_options(const McpArgs *a, LaunchArgs *l) {
+        for (McpArg arg = 0; arg < (McpArg) _MCP_LAUNCH_ARG_END; arg++) {
+                if (!mcp_args_has(a, arg))
+                        continue;
+                LaunchOption o = (LaunchOption) args_table[arg].option;
+                LaunchValue v = {};
+                switch (args_table[arg].type) {
+                case TYPE_STRING: v.str = *FIELD(a, arg, const char *); break;
+                case TYPE_STRV: v.strv = (char *const *) *FIELD(a, arg, const char **); break;
+                case TYPE_BOOL: v.u64 = *FIELD(a, arg, bool); break;
+                case TYPE_SECONDS:
+                case TYPE_UINT: v.u64 = *FIELD(a, arg, uint64_t); break;
+                case TYPE_SIGNAL: v.u64 = (uint64_t) (int64_t) *FIELD(a, arg, int); break;
+                case TYPE_ENV: continue; /* none gives one */
+                }
+                /* 0 of an option whose least is 1 (timeout_sec 0): none. */
+                if (launch_options[o].min > 0 && !v.str && !v.strv && v.u64 == 0)
+                        continue;
+                launch_args_set(l, o, v);
+        }
 }
 
 static int list_allowed(const char *tool, unsigned allowed, const char *unknown, char **ret_error) {

@@ -10,32 +10,66 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The arguments that give a Launch option of run's job, one row each:
+ * enum suffix, name, type, McpArgs field, the LaunchOption it gives (its
+ * value as the argument's type reads it; 0 for an option whose least is 1:
+ * not given), and its property in run's input schema. A new one is a row
+ * here and nothing else. */
+#define MCP_LAUNCH_ARG_TABLE(X)                                                                                 \
+        X(ARGV, "argv", STRV, argv, ARGV,                                                                       \
+          "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"                                   \
+          "\"description\":\"Program and arguments, instead of command\"}")                                     \
+        X(TIMEOUT_SEC, "timeout_sec", SECONDS, timeout_usec, MAX_RUNTIME_USEC,                                  \
+          "{\"type\":\"number\",\"minimum\":0,\"description\":\"Wall-clock limit: the job is stopped after "     \
+          "this many seconds\"}")                                                                               \
+        X(TTY, "tty", BOOL, tty, TTY,                                                                           \
+          "{\"type\":\"boolean\",\"description\":\"Run on a terminal (for programs that need one)\"}")            \
+        X(QUEUE, "queue", BOOL, queue, QUEUE,                                                                   \
+          "{\"type\":\"boolean\",\"description\":\"When the job cannot start now (the user's limit of running "    \
+          "jobs, or the session's parallel), wait in bgrund's queue instead of failing: the answer comes at once " \
+          "with status queued, and the job starts in launch order\"}")                                          \
+        X(PARALLEL, "parallel", UINT, parallel, MAX_PARALLEL,                                                   \
+          "{\"type\":\"integer\",\"minimum\":1,\"description\":\"At most this many jobs of the session run at "   \
+          "once (with queue, the rest wait; without, a run past it fails)\"}")
+
+/* The others: enum suffix, name, type, McpArgs field. */
+#define MCP_ARG_TABLE(X)                                                                                        \
+        X(ID, "id", STRING, id)                                                                                 \
+        X(COMMAND, "command", STRING, command)                                                                  \
+        X(CWD, "cwd", STRING, cwd)                                                                              \
+        X(ENV, "env", ENV, env)                                                                                 \
+        X(SESSION, "session", STRING, session)                                                                  \
+        X(STDIN, "stdin", BOOL, stdin_pipe)                                                                     \
+        X(WAIT_SEC, "wait_sec", SECONDS, wait_usec)                                                             \
+        X(OFFSET, "offset", UINT, offset)                                                                       \
+        X(MAX_BYTES, "max_bytes", UINT, max_bytes)                                                              \
+        X(TEXT, "text", STRING, text)                                                                           \
+        X(EOF, "eof", BOOL, eof)                                                                                \
+        X(GRACE_SEC, "grace_sec", SECONDS, grace_usec)                                                          \
+        X(SIGNAL, "signal", SIGNAL, signal)                                                                     \
+        X(REQUEST_ID, "request_id", STRING, request_id)                                                         \
+        X(SANDBOX, "sandbox", STRING, sandbox_name)                                                             \
+        X(NETWORK, "network", BOOL, network)
+
+/* The Launch ones first: MCP_ARG_x below _MCP_LAUNCH_ARG_END give an option. */
+#define MCP_ARG_ENUM(e, ...) MCP_ARG_##e,
 typedef enum McpArg {
-        MCP_ARG_ID,
-        MCP_ARG_COMMAND,
-        MCP_ARG_ARGV,
-        MCP_ARG_CWD,
-        MCP_ARG_ENV,
-        MCP_ARG_SESSION,
-        MCP_ARG_TIMEOUT_SEC,
-        MCP_ARG_STDIN,
-        MCP_ARG_TTY,
-        MCP_ARG_WAIT_SEC,
-        MCP_ARG_OFFSET,
-        MCP_ARG_MAX_BYTES,
-        MCP_ARG_TEXT,
-        MCP_ARG_EOF,
-        MCP_ARG_GRACE_SEC,
-        MCP_ARG_SIGNAL,
-        MCP_ARG_REQUEST_ID,
-        MCP_ARG_SANDBOX,
-        MCP_ARG_NETWORK,
-        MCP_ARG_QUEUE,
-        MCP_ARG_PARALLEL,
+        MCP_LAUNCH_ARG_TABLE(MCP_ARG_ENUM)
+        MCP_ARG_TABLE(MCP_ARG_ENUM)
         _MCP_ARG_MAX,
 } McpArg;
+#undef MCP_ARG_ENUM
+#define MCP_ARG_COUNT(e, ...) _MCP_LAUNCH_ARG_##e,
+enum { MCP_LAUNCH_ARG_TABLE(MCP_ARG_COUNT) _MCP_LAUNCH_ARG_END };
+#undef MCP_ARG_COUNT
+
+/* Run's input schema's properties of MCP_LAUNCH_ARG_TABLE, as one string
+ * literal: ,"argv":{...},"timeout_sec":{...}... */
+#define MCP_LAUNCH_ARG_SCHEMA(e, name, type, field, option, schema) ",\"" name "\":" schema
+#define MCP_LAUNCH_ARG_PROPERTIES MCP_LAUNCH_ARG_TABLE(MCP_LAUNCH_ARG_SCHEMA)
 
 #define MCP_ARG_BIT(a) (1U << (a))
+_Static_assert(_MCP_ARG_MAX <= 32, "an McpArgs seen holds 32 arguments");
 
 /* The longest wait or limit a call may ask for, in seconds: a week. */
 #define MCP_SECONDS_MAX (7.0 * 24 * 3600)
@@ -52,6 +86,11 @@ typedef struct McpArgs {
         uint64_t offset, max_bytes, parallel;
         int signal;
 } McpArgs;
+
+struct LaunchArgs;
+/* The Launch options a's arguments of MCP_LAUNCH_ARG_TABLE give, set on l
+ * (values point into a). */
+void mcp_args_launch_options(const McpArgs *a, struct LaunchArgs *l);
 
 /* The name of an argument, as the schemas give it. */
 const char *mcp_arg_name(McpArg a);

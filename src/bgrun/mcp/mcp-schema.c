@@ -7,6 +7,7 @@
 
 #include "json-util.h"
 #include "macro.h"
+#include "mcp-args.h"
 #include "mcp-schema.h"
 
 #define B(a) MCP_ARG_BIT(MCP_ARG_##a)
@@ -51,30 +52,23 @@ const McpToolInfo mcp_tools[_MCP_TOOL_MAX] = {
                 .input_schema =
                         "{\"type\":\"object\",\"properties\":{"
                         "\"command\":{\"type\":\"string\",\"description\":\"A shell command line, as 'make -j4 && make test'\"},"
-                        "\"argv\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
-                        "\"description\":\"Program and arguments, instead of command\"},"
                         "\"cwd\":{\"type\":\"string\",\"description\":\"Working directory (default: the server's)\"},"
                         "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
                         "\"description\":\"Environment variables to set or override\"},"
                         "\"session\":{\"type\":\"string\",\"description\":\"Session to file the job under (default: this server's)\"},"
-                        "\"timeout_sec\":{\"type\":\"number\",\"minimum\":0,\"description\":\"Wall-clock limit: the job is stopped after this many seconds\"},"
                         "\"stdin\":{\"type\":\"boolean\",\"description\":\"Keep the job's input open for write_input\"},"
-                        "\"tty\":{\"type\":\"boolean\",\"description\":\"Run on a terminal (for programs that need one)\"},"
                         "\"wait_sec\":{\"type\":\"number\",\"minimum\":0,\"default\":10,"
                         "\"description\":\"Seconds to wait for the end before answering with the output so far; 0: answer at once\"},"
                         "\"request_id\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9._:@-]{1,128}$\","
                         "\"description\":\"Launch at most once: a run with the request_id of an earlier run answers "
                         "that run's job and starts nothing (default: a new id, in the result)\"},"
                         "\"sandbox\":{\"type\":\"string\",\"enum\":[\"off\",\"workspace\",\"read-only\"],"
-                        "\"description\":\"Confine the job: workspace (only the workspace writable, its .git not; no network), "
-                        "read-only (nothing writable). Never looser than the server's own sandbox\"},"
+                        "\"description\":\"Confine the job: workspace (only the workspace writable, not its git hooks "
+                        "or config; no network), read-only (nothing writable). Never looser than the server's own sandbox\"},"
                         "\"network\":{\"type\":\"boolean\",\"description\":\"With a sandbox: keep the network "
-                        "(only where the server allows it); false takes it away\"},"
-                        "\"queue\":{\"type\":\"boolean\",\"description\":\"When the job cannot start now (the user's "
-                        "limit of running jobs, or the session's parallel), wait in bgrund's queue instead of failing: "
-                        "the answer comes at once with status queued, and the job starts in launch order\"},"
-                        "\"parallel\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"At most this many jobs "
-                        "of the session run at once (with queue, the rest wait; without, a run past it fails)\"}"
+                        "(only where the server allows it); false takes it away\"}"
+                        /* The arguments that give a Launch option: their rows'. */
+                        MCP_LAUNCH_ARG_PROPERTIES
                         "},\"additionalProperties\":false}",
                 .output_schema = RUN_RESULT,
                 .allowed = B(COMMAND) | B(ARGV) | B(CWD) | B(ENV) | B(SESSION) | B(TIMEOUT_SEC) | B(STDIN) | B(TTY) |

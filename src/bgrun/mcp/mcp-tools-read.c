@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bus-launch-value.h"
+#include "launch-builder.h"
 #include "json-util.h"
 #include "log.h"
 #include "mcp-call.h"
@@ -323,47 +323,32 @@ static int launch_environment(McpCall *c, char ***ret_storage, const char ***ret
 }
 
 
+/* Launch's options for c's run: its sandbox, the arguments that give an
+ * option (MCP_LAUNCH_ARG_TABLE), and the server's own. */
 static int append_options(McpCall *c, sd_bus_message *m, const char *const *env, const JobSpec *sandbox) {
-        int r;
+        _cleanup_(launch_args_done) LaunchArgs l = {};
 
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++)
-                if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, sandbox)) {
-                        LaunchValue v = launch_option_get(i, sandbox);
-                        r = bus_append_launch_entry(m, launch_options[i].name, &v);
-                }
-        if (r >= 0 && mcp_args_has(&c->args, MCP_ARG_TIMEOUT_SEC) && c->args.timeout_usec > 0)
-                r = sd_bus_message_append(m, "{sv}", "MaxRuntimeUSec", "t", c->args.timeout_usec);
+        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
+                if (launch_options[i].flags & LAUNCH_SANDBOX && launch_option_is_set(i, sandbox))
+                        launch_args_set_from(&l, i, sandbox);
+        mcp_args_launch_options(&c->args, &l);
         /* The call deadline: past it this run answered already, the job
          * must not start later behind the model's back. */
-        if (r >= 0 && c->server->call_timeout_usec < UINT64_MAX / 4)
-                r = sd_bus_message_append(m, "{sv}", "LaunchDeadlineUSec", "t",
-                                          now_realtime_usec() + c->server->call_timeout_usec);
-        if (r >= 0 && env[0])
-                r = bus_append_launch_entry(m, "Environment",
-                                            &(LaunchValue) { .signature = "as", .strv = (char *const *) env });
+        if (c->server->call_timeout_usec < UINT64_MAX / 4)
+                launch_args_set(&l, LAUNCH_OPTION_LAUNCH_DEADLINE_USEC,
+                                (LaunchValue) { .u64 = now_realtime_usec() + c->server->call_timeout_usec });
+        if (env[0])
+                launch_args_set(&l, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = (char *const *) env });
         /* At most once: the model's request_id, or one of our own, which
          * a timed-out run's answer names. */
-        if (r >= 0)
-                r = sd_bus_message_append(m, "{sv}", "RequestId", "s", c->run_request_id);
-        if (r >= 0 && c->args.argv)
-                r = bus_append_launch_entry(m, "Argv",
-                                            &(LaunchValue) { .signature = "as", .strv = (char *const *) c->args.argv });
-        if (r >= 0 && c->args.stdin_pipe && !c->args.tty)
-                r = sd_bus_message_append(m, "{sv}", "Stdin", "s", "pipe");
-        if (r >= 0 && c->args.tty)
-                r = sd_bus_message_append(m, "{sv}", "Tty", "b", 1);
-        if (r >= 0 && c->args.queue)
-                r = sd_bus_message_append(m, "{sv}", "Queue", "b", 1);
-        if (r >= 0 && c->args.parallel)
-                r = sd_bus_message_append(m, "{sv}", "MaxParallel", "u", (uint32_t) c->args.parallel);
+        launch_args_set(&l, LAUNCH_OPTION_REQUEST_ID, (LaunchValue) { .str = c->run_request_id });
+        if (c->args.stdin_pipe && !c->args.tty)
+                launch_args_set(&l, LAUNCH_OPTION_STDIN, (LaunchValue) { .str = "pipe" });
         /* Bound: bgrund stops the job when this server's connection goes,
          * even when the server is killed outright. */
-        if (r >= 0 && c->server->bind_jobs)
-                r = sd_bus_message_append(m, "{sv}", "BindToCaller", "b", 1);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
+        if (c->server->bind_jobs)
+                launch_args_set(&l, LAUNCH_OPTION_BIND_TO_CALLER, (LaunchValue) { .u64 = 1 });
+        return launch_args_append(&l, m);
 }
 
 static int absolute_cwd(McpCall *c, char **ret) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "bus-launch-value.h"
+#include "launch-builder.h"
 #include "bus-record.h"
 #include "launch-options.h"
 #include "macro.h"

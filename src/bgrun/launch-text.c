@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Launch's options from the command line onto the bus, by the option table:
- * the names, signatures and how -p writes them are launch_options[]'s, not
- * spelled here. */
+/* Launch's options from the command line's text, by the option table: the
+ * names and how -p writes them are launch_options[]'s, not spelled here. */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "bus-launch-value.h"
 #include "duration.h"
 #include "cmdline.h"
-#include "launch-args.h"
+#include "launch-text.h"
 #include "log.h"
 #include "macro.h"
 #include "parse-util.h"
@@ -100,6 +98,14 @@ static int parse_word(const char *name, const char *value, LaunchValue *ret) {
         return 0;
 }
 
+static int parse_token(const char *name, const char *value, LaunchValue *ret) {
+        if (!launch_request_id_is_valid(value))
+                return log_usage_error("Invalid %s '%s' (1 to %d letters, digits and ._:@-).", name, value,
+                                       LAUNCH_REQUEST_ID_MAX);
+        ret->str = value;
+        return 0;
+}
+
 static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_DURATION] = parse_duration,
         [LAUNCH_TEXT_BYTES] = parse_bytes,
@@ -109,25 +115,13 @@ static const PropertyParser parsers[] = {
         [LAUNCH_TEXT_USER] = parse_user,
         [LAUNCH_TEXT_BOOLEAN] = parse_yes_no,
         [LAUNCH_TEXT_WORD] = parse_word,
+        [LAUNCH_TEXT_TOKEN] = parse_token,
 };
 
 /* The options -p sets: those the table gives a text. Environment is not
  * one: -E gives it, an entry at a time. */
 static bool is_property(LaunchOption i) {
         return launch_options[i].text != LAUNCH_TEXT_NONE;
-}
-
-void launch_args_done(LaunchArgs *a) {
-        free(a->environment);
-        for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++)
-                strv_free(a->lists[i]);
-        *a = (LaunchArgs) {};
-}
-
-void launch_args_set(LaunchArgs *a, LaunchOption i, LaunchValue v) {
-        v.signature = launch_options[i].signature;
-        a->values[i] = v;
-        a->set |= LAUNCH_OPTION_BIT(i);
 }
 
 static int log_unknown_property(const char *name) {
@@ -158,18 +152,16 @@ static int log_unknown_property(const char *name) {
 static int add_list(LaunchArgs *a, LaunchOption i, const char *value) {
         value += strspn(value, " \t");
         if (*value == '\0') {
-                strv_free(TAKE_PTR(a->lists[i]));
-                a->n_lists[i] = 0;
-                a->set &= ~LAUNCH_OPTION_BIT(i);
+                launch_args_unset(a, i);
                 return 0;
         }
         for (const char *w = value; *w; w += strspn(w, " \t")) {
                 size_t n = strcspn(w, " \t");
-                if (strv_consume(&a->lists[i], &a->n_lists[i], strndup(w, n)) < 0)
+                _cleanup_free_ char *word = strndup(w, n);
+                if (!word || launch_args_add_word(a, i, word) < 0)
                         return log_oom();
                 w += n;
         }
-        launch_args_set(a, i, (LaunchValue) { .strv = a->lists[i] });
         return 0;
 }
 
@@ -200,33 +192,25 @@ int launch_args_parse_property(LaunchArgs *a, const char *assignment) {
         return 0;
 }
 
-int launch_args_add_environment(LaunchArgs *a, char *assignment) {
+int launch_args_parse_value(LaunchArgs *a, LaunchOption i, const char *what, const char *text) {
+        const LaunchOptionInfo *o = &launch_options[i];
+        if (o->text == LAUNCH_TEXT_LIST) {
+                if (!text[0])
+                        return log_usage_error("%s needs a value.", what);
+                return launch_args_add_word(a, i, text) < 0 ? log_oom() : 0;
+        }
+        LaunchValue v = {};
+        int r = parsers[o->text](what, text, &v);
+        if (r < 0)
+                return r;
+        launch_args_set(a, i, v);
+        return 0;
+}
+
+int launch_args_add_environment(LaunchArgs *a, const char *assignment) {
         const char *eq = strchr(assignment, '=');
 
         if (!eq || eq == assignment)
                 return log_usage_error("Invalid environment assignment '%s', expected NAME=VALUE.", assignment);
-
-        if (strv_push(&a->environment, &a->n_environment, assignment) < 0)
-                return log_oom();
-
-        launch_args_set(a, LAUNCH_OPTION_ENVIRONMENT, (LaunchValue) { .strv = a->environment });
-        return 0;
-}
-
-int launch_args_append(const LaunchArgs *a, sd_bus_message *m) {
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-
-        /* The numbers first, then the others, each in the table's order: the
-         * order bgrun has always sent them in, so that of two bad values
-         * bgrund still names the same one. */
-        for (int numbers = 1; r >= 0 && numbers >= 0; numbers--)
-                for (LaunchOption i = 0; r >= 0 && i < _LAUNCH_OPTION_MAX; i++)
-                        if (launch_args_is_set(a, i) && streq(launch_options[i].signature, "t") == numbers)
-                                r = bus_append_launch_entry(m, launch_options[i].name, &a->values[i]);
-
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
+        return launch_args_add_word(a, LAUNCH_OPTION_ENVIRONMENT, assignment) < 0 ? log_oom() : 0;
 }

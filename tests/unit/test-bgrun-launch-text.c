@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bus-json.h"
-#include "launch-args.h"
+#include "launch-text.h"
 #include "strv.h"
 #include "log.h"
 #include "macro.h"
@@ -50,14 +50,14 @@ static uint64_t number(LaunchOption i) {
 
 Test(launch_args, unknown_property_lists_the_known_ones) {
         expect_usage_error(launch_args_parse_property(&a, "Foo=1"),
-                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies).");
+                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, Queue, MaxParallel).");
         cr_assert_eq(a.set, 0);
 }
 
 Test(launch_args, environment_is_not_a_property) {
         /* Launch takes it, but -E gives it. */
         expect_usage_error(launch_args_parse_property(&a, "Environment=A=1"),
-                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies).");
+                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, Queue, MaxParallel).");
 }
 
 Test(launch_args, property_without_value) {
@@ -155,19 +155,48 @@ Test(launch_args, user) {
         expect_usage_error(launch_args_parse_property(&a, "User="), "User= needs a user name.");
 }
 
+/* A flag that names an option gives its value by the option's text: a
+ * list's flag one word (spaces and all), a number's its number. */
+Test(launch_args, a_flag_naming_an_option) {
+        cr_assert_eq(launch_args_parse_value(&a, LAUNCH_OPTION_READ_WRITE_PATHS, "--writable", "/a dir"), 0);
+        cr_assert_eq(launch_args_parse_value(&a, LAUNCH_OPTION_READ_WRITE_PATHS, "--writable", "/b"), 0);
+        char *const *l = a.values[LAUNCH_OPTION_READ_WRITE_PATHS].strv;
+        cr_assert_str_eq(l[0], "/a dir");
+        cr_assert_str_eq(l[1], "/b");
+        cr_assert_null(l[2]);
+        cr_assert_eq(launch_args_parse_value(&a, LAUNCH_OPTION_MAX_PARALLEL, "--parallel", "4"), 0);
+        cr_assert_eq(a.values[LAUNCH_OPTION_MAX_PARALLEL].u64, 4);
+        cr_assert_str_eq(a.values[LAUNCH_OPTION_MAX_PARALLEL].signature, "u");
+        expect_usage_error(launch_args_parse_value(&a, LAUNCH_OPTION_MAX_PARALLEL, "--parallel", "x"),
+                           "Invalid --parallel 'x' (a number or 'infinity').");
+}
+
+Test(launch_args, a_flags_bad_value_names_the_flag) {
+        expect_usage_error(launch_args_parse_value(&a, LAUNCH_OPTION_REQUEST_ID, "--request-id", "a b"),
+                           "Invalid --request-id 'a b' (1 to 128 letters, digits and ._:@-).");
+        cr_assert(!launch_args_is_set(&a, LAUNCH_OPTION_REQUEST_ID));
+}
+
+Test(launch_args, a_list_flag_needs_a_word) {
+        expect_usage_error(launch_args_parse_value(&a, LAUNCH_OPTION_READ_WRITE_PATHS, "--writable", ""),
+                           "--writable needs a value.");
+}
+
 Test(launch_args, environment) {
         char e1[] = "A=1", e2[] = "B=", bad[] = "=x";
 
         cr_assert_eq(launch_args_add_environment(&a, e1), 0);
         cr_assert_eq(launch_args_add_environment(&a, e2), 0);
-        cr_assert_eq(a.n_environment, 2);
+        char **env = a.lists[LAUNCH_OPTION_ENVIRONMENT];
+        cr_assert_eq(a.n_lists[LAUNCH_OPTION_ENVIRONMENT], 2);
         cr_assert(launch_args_is_set(&a, LAUNCH_OPTION_ENVIRONMENT));
-        cr_assert_eq(a.values[LAUNCH_OPTION_ENVIRONMENT].strv, a.environment);
-        cr_assert_eq(a.environment[0], e1);
-        cr_assert_null(a.environment[2]);
+        cr_assert_eq(a.values[LAUNCH_OPTION_ENVIRONMENT].strv, env);
+        cr_assert_str_eq(env[0], e1);
+        cr_assert_str_eq(env[1], e2);
+        cr_assert_null(env[2]);
         expect_usage_error(launch_args_add_environment(&a, bad),
                            "Invalid environment assignment '=x', expected NAME=VALUE.");
-        cr_assert_eq(a.n_environment, 2);
+        cr_assert_eq(a.n_lists[LAUNCH_OPTION_ENVIRONMENT], 2);
 }
 
 static sd_bus_message *new_message(void) {
