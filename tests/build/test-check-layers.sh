@@ -109,7 +109,6 @@ expect_unchecked() {
 	not_ok "$1: exit $rc, not 2 with a line matching $3" "${lines[@]}"
 }
 
-echo "1..27"
 expect "the untouched copy passes" "$pristine"
 
 d=$(copy basic-sdbus) && plant "$d/src/basic/utf8.c" '#include <systemd/sd-bus.h>'
@@ -206,13 +205,17 @@ expect "a call into dbus/ through a block-scope extern fails" "$d" \
 # calls_copy NAME B-CALLS-A [inline]: a.c calls b.c; b.c calls a.c back
 # if yes; with inline, a.c only uses an inline function of loop-b.h (b.c's
 # header) that calls free(): no symbol of b.c's in a.o, the call all the
-# same.
+# same; with accessor, one that only reads a field, through another that
+# does (return (...) and all): no call.
 calls_copy() {
 	local d b a='int loop_b(void);\nint loop_a(void) { return loop_b(); }'
 	d=$(copy "$1") || return 1
 	if [[ ${3:-} == inline ]]; then
 		printf '/* x */\n#include <stdlib.h>\nstatic inline void loop_release(void *p) { free(p); }\n' >"$d/src/basic/loop-b.h"
 		a='#include "loop-b.h"\nint loop_a(void) { loop_release(0); return 0; }'
+	elif [[ ${3:-} == accessor ]]; then
+		printf '/* x */\nstatic inline int loop_is(const int *p) { return (*p > 0); }\nstatic inline int loop_both(const int *p) { if (!p) return 0; return (loop_is(p) && *p < 9); }\n' >"$d/src/basic/loop-b.h"
+		a='#include "loop-b.h"\nint loop_a(void) { int x = 1; return loop_both(&x); }'
 	fi
 	printf "/* x */\n$a\n" >"$d/src/basic/loop-a.c"
 	b='int loop_b(void) { return 1; }'
@@ -236,6 +239,9 @@ expect "two files of a folder that call each other fail" "$d" '^check-layers: sr
 # job_input_disconnect() hid the lifecycle's loop so).
 d=$(calls_copy calls-round-inline yes inline)
 expect "a loop through a header's inline function fails" "$d" '^check-layers: src/basic/loop-a\.c~loop-b\.c: '
+
+d=$(calls_copy calls-accessor yes accessor)
+expect "a header's accessors, one using another, are no call" "$d"
 
 # Folders whose files call each other round: the issue's own, a
 # containment/ file calling the lifecycle's job_kill through a block-scope
@@ -274,4 +280,6 @@ d=$(allowed_copy allowed-function) && fn also_too_long 130 >>"$d/src/basic/utf8.
 expect "a new long function in an allowed file fails" "$d" \
 	'^check-layers: src/basic/utf8\.c:also_too_long: 130 lines '
 
+# The plan last: it counts the tests that ran, so a new one needs no number.
+echo "1..$n"
 exit "$failed"

@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "grant.h"
 #include "job-input.h"
+#include "job-live.h"
 #include "job-queue.h"
 #include "job-store.h"
 #include "job-teardown.h"
@@ -91,7 +92,7 @@ static int test_start_fails(Containment *c, const ContainmentJob *j, pid_t super
 static int test_verify(Containment *c, const ContainmentJob *j, pid_t supervisor) {
         calls.verifies++;
         Job *job = runtime_find_job(c->host->userdata, j->id);
-        return pidref_check(&(PidRef) { .pid = supervisor, .fd = job->live->spawned_pidfd }) == PIDREF_OWNED;
+        return pidref_check(&(PidRef) { .pid = supervisor, .fd = job->live->start.spawned_pidfd }) == PIDREF_OWNED;
 }
 
 static int test_kill(Containment *c, const char *job_id, const char *cgroup, const JobRun *run, int *ret_handle) {

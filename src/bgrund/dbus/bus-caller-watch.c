@@ -6,7 +6,6 @@
 #include "bus-peer.h"
 #include "bus-sender.h"
 #include "bus-service.h"
-#include "job-store.h"
 #include "log.h"
 #include "macro.h"
 
@@ -31,15 +30,9 @@ static int on_owner_checked(sd_bus_message *m, void *userdata, sd_bus_error *err
 }
 
 /* The binding of a job whose caller was on a --listen socket ends with
- * bgrund: written into its spec, so the record says it and it runs on. */
+ * bgrund: the job runs on, unbound (its record says so). */
 static void unbind(Job *j) {
-        JobSpec *spec = &j->live->spec;
-        spec->bind_to_caller = false;
-        free(spec->caller);
-        spec->caller = NULL;
-        int r = job_store_write_spec(j->live->dir_fd, spec);
-        if (r < 0)
-                log_warning_errno(r, "Job %s: cannot record that its binding ended: %m", j->id);
+        job_unbind(j);
         log_info("Job %s: its caller's connection ended with bgrund's restart; it runs on, unbound", j->id);
 }
 

@@ -57,8 +57,6 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
                         log_warning_errno(r, "Job %s: cannot remove its placeholders: %m", j->id);
         }
 
-        j->status = status;
-        j->finished_at = res->finished_at;
         uint64_t disk_size;
         if (job_store_disk_size(j->live->dir_fd, &disk_size) >= 0)
                 runtime_job_charge(rt, j, disk_size);
@@ -71,9 +69,9 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
         cache->result = *res;
         (void) job_store_output_counts(j->live->dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
         strcpy(cache->id, j->id);
-        /* Ended while its live part still says what it counted as. */
-        job_set_state(j, JOB_STATE_ENDED);
-        job_release_live_state(j);
+        /* Ended while its live part still says what it counted as; then
+         * only the struct stays. */
+        job_set_ended(j, status, res->finished_at);
         if (rt->notifier)
                 rt->notifier->job_ended(rt->notifier_data, j);
         log_debug("Job %s ended: %s", j->id, job_status_to_string(status));
@@ -232,8 +230,7 @@ void job_started(Job *j) {
         int r = job_read_run(j);
         if (r >= 0)
                 r = pidref_verify(j->live->run->supervisor_pid, j->live->run->supervisor_token, &j->live->supervisor);
-        job_set_state(j, JOB_STATE_RUNNING);
-        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
+        job_set_state(j, JOB_STATE_RUNNING); /* the held supervisor's pipes go */
 
         if (r == PIDREF_OWNED)
                 r = job_watch_supervisor(j);
@@ -325,7 +322,7 @@ static bool job_release_confirmed(Job *j) {
         int r = containment_is_empty(c, j->live->run, j->live->teardown_handle);
         if (r >= 0)
                 return r > 0;
-        return !j->live->run && j->live->spawned_pid == 0;
+        return !j->live->run && j->live->start.spawned_pid == 0;
 }
 
 static int on_release_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

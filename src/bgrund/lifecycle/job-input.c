@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "job-live.h"
 #include "job-input.h"
 #include "job-store.h"
 #include "log.h"

@@ -40,14 +40,3 @@ int job_input_write(Job *j, const void *data, size_t size, bool close);
  * -EAGAIN as above. */
 int job_input_resize(Job *j, uint16_t rows, uint16_t columns);
 
-/* Drop the connection (the job ends, or it failed); inline, so that the
- * job's struct (job.c) frees it without calling up into this file. */
-static inline void job_input_disconnect(JobLive *l) {
-        l->held_source = sd_event_source_disable_unref(l->held_source);
-        free(l->held);
-        l->held = NULL;
-        l->control_source = sd_event_source_disable_unref(l->control_source);
-        l->control_fd = safe_close(l->control_fd);
-        l->control_greeted = false;
-        l->input_fd = safe_close(l->input_fd);
-}

@@ -34,14 +34,6 @@
 #define KILL_POLL_FIRST_USEC USEC_PER_MSEC
 #define KILL_POLL_MAX_USEC (64 * USEC_PER_MSEC)
 
-void job_kill_direct_done(JobLive *l) {
-        l->kill_source = sd_event_source_disable_unref(l->kill_source);
-        l->kill_poll = sd_event_source_disable_unref(l->kill_poll);
-        l->kill_cgroup_fd = safe_close(l->kill_cgroup_fd);
-        /* The lock goes last: the supervisor waiting for it reads the slot. */
-        l->kill_lock_fd = safe_close(l->kill_lock_fd);
-}
-
 /* Whether cgroup is the payload of j's containment, as its grant names it. */
 static bool job_payload_is(Job *j, const char *cgroup) {
         _cleanup_free_ char *job_cgroup = NULL;

@@ -9,5 +9,4 @@
  * that path is not open (no cgroup, the supervisor decided the end already,
  * nothing left to kill): the supervisor is told then. */
 int job_kill_direct(Job *j);
-/* Stop that path, if under way. */
-void job_kill_direct_done(JobLive *l);
+/* Stopping that path, if under way, is job_kill_direct_done() (job-live.h). */

@@ -6,12 +6,10 @@
 
 #include "containment.h"
 #include "job.h"
+#include "job-live.h"
 #include "runtime.h"
 
 /* The mechanism a live job runs under. */
 static inline Containment *job_containment(Job *j) {
         return runtime_containment(j->runtime, j->live->spec.mechanism);
 }
-
-/* Drop what only a live job needs (its end, its discard). */
-void job_release_live_state(Job *j);

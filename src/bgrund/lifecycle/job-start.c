@@ -30,7 +30,7 @@
 #include "time-util.h"
 
 bool job_awaits_containment(const Job *j, Mechanism m) {
-        return j->state == JOB_STATE_STARTING && j->live->spec.mechanism == m && j->live->spawned_pidfd >= 0;
+        return j->state == JOB_STATE_STARTING && j->live->spec.mechanism == m && j->live->start.spawned_pidfd >= 0;
 }
 
 /* --- its supervisor ---------------------------------------------------- */
@@ -59,35 +59,35 @@ static const char *path_refusal(const JobSpec *spec, unsigned option, unsigned e
 }
 
 static void refused_done(Job *j, bool exited) {
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+        j->live->start.ready_source = sd_event_source_disable_unref(j->live->start.ready_source);
+        j->live->start.start_timer = sd_event_source_disable_unref(j->live->start.start_timer);
         if (!exited) {
                 job_start_failed(j, false, "the supervisor that refused the job did not exit");
                 return;
         }
         _cleanup_free_ char *message = NULL;
-        if (j->live->refused_limits) /* EnforceLimits */
-                return job_start_refused(j, BGRUN_ERROR(LIMIT_NOT_ENFORCED), job_limits_refusal(j->live->refused_limits, &message));
+        if (j->live->start.refused_limits) /* EnforceLimits */
+                return job_start_refused(j, BGRUN_ERROR(LIMIT_NOT_ENFORCED), job_limits_refusal(j->live->start.refused_limits, &message));
         const JobSpec *spec = &j->live->spec;
-        if (j->live->refusal == SUPERVISOR_SANDBOX_REFUSED) {
-                unsigned i = j->live->refused_option;
+        if (j->live->start.refusal == SUPERVISOR_SANDBOX_REFUSED) {
+                unsigned i = j->live->start.refused_option;
                 if (asprintf(&message, "%s cannot be enforced here: %s; nothing ran",
                              i < _LAUNCH_OPTION_MAX ? launch_options[i].name : "A sandbox option",
-                             j->live->refused_errno == EPERM ? "bgrund may not make namespaces (Operation not permitted)"
-                             : j->live->refused_errno == EOPNOTSUPP
+                             j->live->start.refused_errno == EPERM ? "bgrund may not make namespaces (Operation not permitted)"
+                             : j->live->start.refused_errno == EOPNOTSUPP
                                      ? "the kernel lacks Landlock's scoping (ABI 6, Linux 6.12), which keeps a sandbox's "
                                        "processes from signalling or reaching sockets outside it"
-                                     : strerror(j->live->refused_errno)) < 0)
+                                     : strerror(j->live->start.refused_errno)) < 0)
                         message = NULL;
                 return job_start_refused(j, BGRUN_ERROR(SANDBOX_NOT_AVAILABLE), message ?: "A sandbox option cannot be enforced here; nothing ran");
         }
-        if (j->live->refusal == SUPERVISOR_PATH_REFUSED)
-                return job_start_refused(j, -EINVAL, path_refusal(spec, j->live->refused_option, j->live->refused_errno,
+        if (j->live->start.refusal == SUPERVISOR_PATH_REFUSED)
+                return job_start_refused(j, -EINVAL, path_refusal(spec, j->live->start.refused_option, j->live->start.refused_errno,
                                                                   &message));
-        if (j->live->refusal == SUPERVISOR_DEADLINE_PASSED)
+        if (j->live->start.refusal == SUPERVISOR_DEADLINE_PASSED)
                 return job_start_refused(j, BGRUN_ERROR(DEADLINE_PASSED),
                                          "LaunchDeadlineUSec passed before the command could be started; nothing ran");
-        if (j->live->refusal == SUPERVISOR_PROGRAM_REFUSED && spec->argv) {
+        if (j->live->start.refusal == SUPERVISOR_PROGRAM_REFUSED && spec->argv) {
                 /* The name as asked, at most 256 bytes of it: the caller's own. */
                 if (asprintf(&message, "Argv: program '%.256s' is not found in the job's PATH or is not executable by user %s",
                              spec->argv[0], spec->user) < 0)
@@ -116,13 +116,13 @@ static int on_refused_timeout(sd_event_source *s, uint64_t usec, void *userdata)
  * the Launch's answer. */
 static void await_refusing_supervisor(Job *j) {
         Runtime *rt = j->runtime;
-        _cleanup_close_ int fd = fcntl(j->live->spawned_pidfd, F_DUPFD_CLOEXEC, 3);
+        _cleanup_close_ int fd = fcntl(j->live->start.spawned_pidfd, F_DUPFD_CLOEXEC, 3);
         int r = fd < 0 ? negative_errno()
-                       : sd_event_add_io(rt->event, &j->live->ready_source, fd, EPOLLIN, on_refused_exit, j);
+                       : sd_event_add_io(rt->event, &j->live->start.ready_source, fd, EPOLLIN, on_refused_exit, j);
         if (r >= 0) {
-                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
+                (void) sd_event_source_set_io_fd_own(j->live->start.ready_source, true);
                 TAKE_FD(fd);
-                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC,
+                r = sd_event_add_time_relative(rt->event, &j->live->start.start_timer, CLOCK_MONOTONIC,
                                                REFUSED_EXIT_TIMEOUT_USEC, 0, on_refused_timeout, j);
         }
         if (r < 0) {
@@ -133,20 +133,20 @@ static void await_refusing_supervisor(Job *j) {
 
 /* n: what a read of the readiness pipe gave, c the bytes (one write). */
 static void ready_done(Job *j, ssize_t n, const char c[static 3]) {
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
-        j->live->go_fd = safe_close(j->live->go_fd);
+        j->live->start.ready_source = sd_event_source_disable_unref(j->live->start.ready_source);
+        j->live->start.start_timer = sd_event_source_disable_unref(j->live->start.start_timer);
+        j->live->start.go_fd = safe_close(j->live->start.go_fd);
         if (n == 2 && c[0] == SUPERVISOR_LIMITS_REFUSED) {
-                j->live->refused_limits = (unsigned char) c[1] ?: ~0U;
+                j->live->start.refused_limits = (unsigned char) c[1] ?: ~0U;
                 await_refusing_supervisor(j);
         } else if (n == 1 && (c[0] == SUPERVISOR_CWD_REFUSED || c[0] == SUPERVISOR_PROGRAM_REFUSED ||
                               c[0] == SUPERVISOR_DEADLINE_PASSED)) {
-                j->live->refusal = c[0];
+                j->live->start.refusal = c[0];
                 await_refusing_supervisor(j);
         } else if (n == 3 && (c[0] == SUPERVISOR_SANDBOX_REFUSED || c[0] == SUPERVISOR_PATH_REFUSED)) {
-                j->live->refusal = c[0];
-                j->live->refused_option = (unsigned char) c[1];
-                j->live->refused_errno = (unsigned char) c[2];
+                j->live->start.refusal = c[0];
+                j->live->start.refused_option = (unsigned char) c[1];
+                j->live->start.refused_errno = (unsigned char) c[2];
                 await_refusing_supervisor(j);
         }
         else if (n == 1)
@@ -168,18 +168,18 @@ static int on_start_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Job *j = userdata;
         /* Readiness that came in the same turn of the loop still counts. */
         char c[3] = {};
-        ssize_t n = read(sd_event_source_get_io_fd(j->live->ready_source), c, sizeof c);
+        ssize_t n = read(sd_event_source_get_io_fd(j->live->start.ready_source), c, sizeof c);
         if (n >= 0) {
                 ready_done(j, n, c);
                 return 0;
         }
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+        j->live->start.start_timer = sd_event_source_disable_unref(j->live->start.start_timer);
         job_start_failed(j, true, "the supervisor did not report readiness in time");
         return 0;
 }
 
 /* Spawn j's supervisor, held, as plan says (one of the pool where it can);
- * its pid in j->live->spawned_pid, its readiness watched. */
+ * its pid in j->live->start.spawned_pid, its readiness watched. */
 static int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         Runtime *rt = j->runtime;
         pid_t pid = 0;
@@ -204,28 +204,28 @@ static int supervisor_spawn(Job *j, const SpawnPlan *plan) {
                 }
         }
 
-        r = sd_event_add_io(rt->event, &j->live->ready_source, ready_read, EPOLLIN, on_ready, j);
+        r = sd_event_add_io(rt->event, &j->live->start.ready_source, ready_read, EPOLLIN, on_ready, j);
         if (r >= 0) {
-                (void) sd_event_source_set_io_fd_own(j->live->ready_source, true);
+                (void) sd_event_source_set_io_fd_own(j->live->start.ready_source, true);
                 TAKE_FD(ready_read);
-                r = sd_event_add_time_relative(rt->event, &j->live->start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
+                r = sd_event_add_time_relative(rt->event, &j->live->start.start_timer, CLOCK_MONOTONIC, START_TIMEOUT_USEC,
                                                0, on_start_timeout, j);
         }
         if (r < 0) {
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-                j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
+                j->live->start.ready_source = sd_event_source_disable_unref(j->live->start.ready_source);
                 return r;
         }
-        j->live->spawned_pidfd = TAKE_FD(pidfd);
-        j->live->go_fd = TAKE_FD(go_write);
-        j->live->spawned_pid = pid;
+        j->live->start.spawned_pidfd = TAKE_FD(pidfd);
+        j->live->start.go_fd = TAKE_FD(go_write);
+        j->live->start.spawned_pid = pid;
         return 0;
 }
 
 /* Let the held supervisor go on: its containment is ready. From here on the
  * command may run, so a failure never falls back to another mechanism. */
 static int supervisor_let_go(Job *j) {
-        if (j->live->go_fd < 0)
+        if (j->live->start.go_fd < 0)
                 return -EBADF;
         /* From the next byte on it may run: never queued again after a crash. */
         if (j->answered_queued) {
@@ -235,11 +235,11 @@ static int supervisor_let_go(Job *j) {
         }
         /* A failed write means the supervisor is gone and never read the
          * byte: it ran nothing, so another mechanism may still try. */
-        ssize_t n = write(j->live->go_fd, "G", 1);
+        ssize_t n = write(j->live->start.go_fd, "G", 1);
         int r = n == 1 ? 0 : n < 0 ? negative_errno() : -EIO;
         if (r >= 0)
                 job_set_state(j, JOB_STATE_LET_GO);
-        j->live->go_fd = safe_close(j->live->go_fd);
+        j->live->start.go_fd = safe_close(j->live->start.go_fd);
         return r;
 }
 
@@ -249,18 +249,15 @@ static void supervisor_abort(Job *j) {
         /* Killed before its go pipe closes, so one still held runs nothing;
          * one already let go may have started the command, and its caller
          * releases the containment (job_start_failed). */
-        if (j->live->spawned_pidfd >= 0)
-                (void) pidfd_send_signal(j->live->spawned_pidfd, SIGKILL, NULL, 0);
-        j->live->spawned_pidfd = safe_close(j->live->spawned_pidfd);
-        j->live->go_fd = safe_close(j->live->go_fd);
-        j->live->ready_source = sd_event_source_disable_unref(j->live->ready_source);
-        j->live->start_timer = sd_event_source_disable_unref(j->live->start_timer);
+        if (j->live->start.spawned_pidfd >= 0)
+                (void) pidfd_send_signal(j->live->start.spawned_pidfd, SIGKILL, NULL, 0);
+        job_start_release(&j->live->start);
 }
 
 /* --- its start ---------------------------------------------------------- */
 
 /* Never started, nothing ran: it goes as if it never existed. error says
- * why: LAUNCH_START_FAILED (no mechanism could contain it), -EINVAL (the
+ * why: BGRUN_ERROR(START_FAILED) (no mechanism could contain it), -EINVAL (the
  * mechanism refused what it was asked), or another -errno. */
 static void job_discard(Job *j, int error, const char *message) {
         Runtime *rt = j->runtime;
@@ -290,7 +287,7 @@ static int job_let_go(Job *j) {
                 return BGRUN_ERROR(DEADLINE_PASSED); /* held, it ran nothing */
         Containment *c = job_containment(j);
         ContainmentJob cj = job_for_containment(j);
-        int r = containment_verify(c, &cj, j->live->spawned_pid);
+        int r = containment_verify(c, &cj, j->live->start.spawned_pid);
         if (r == 0)
                 r = -EREMCHG;
         if (r < 0)
@@ -357,7 +354,7 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
                 return r;
         }
         *ret_fatal = false;
-        r = containment_start(c, &cj, j->live->spawned_pid);
+        r = containment_start(c, &cj, j->live->start.spawned_pid);
         if (r > 0)
                 r = job_let_go(j);
         if (r < 0) {
@@ -378,7 +375,7 @@ int job_start(Job *j, unsigned from) {
                 Containment *c = runtime_containment(rt, rt->config.mechanisms[i]);
                 if (!containment_usable(c))
                         continue;
-                j->live->next_mechanism = i + 1;
+                j->live->start.next_mechanism = i + 1;
                 bool fatal;
                 int r = job_start_with(j, c, &fatal);
                 if (r >= 0)
@@ -442,7 +439,7 @@ void job_start_failed(Job *j, bool may_fall_back, const char *message) {
                 return;
         }
 
-        int r = may_fall_back ? job_start(j, j->live->next_mechanism) : -EINVAL;
+        int r = may_fall_back ? job_start(j, j->live->start.next_mechanism) : -EINVAL;
         if (r >= 0)
                 return;
         job_discard(j, r, message);

@@ -41,23 +41,15 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
         return TAKE_PTR(j);
 }
 
-int job_make_live(Job *j) {
-        assert(!j->live);
-        j->live = calloc(1, sizeof(JobLive));
-        if (!j->live)
-                return -ENOMEM;
-        *j->live = (JobLive) {
-                .dir_fd = -EBADF,
-                .supervisor = PIDREF_NULL,
-                .teardown_handle = -EBADF,
-                .kill_lock_fd = -EBADF,
-                .kill_cgroup_fd = -EBADF,
-                .spawned_pidfd = -EBADF,
-                .go_fd = -EBADF,
-                .control_fd = -EBADF,
-                .input_fd = -EBADF,
-        };
-        return 0;
+void job_unbind(Job *j) {
+        JobSpec *spec = &j->live->spec;
+        if (!spec->bind_to_caller && !spec->caller)
+                return;
+        spec->bind_to_caller = false;
+        free(TAKE_PTR(spec->caller));
+        int r = job_store_write_spec(j->live->dir_fd, spec);
+        if (r < 0)
+                log_warning_errno(r, "Job %s: cannot record that its binding ended: %m", j->id);
 }
 
 void job_announce(Job *j) {
@@ -67,31 +59,6 @@ void job_announce(Job *j) {
         j->announced = true;
         if (rt->notifier)
                 rt->notifier->job_new(rt->notifier_data, j);
-}
-
-/* Drop what only a live job needs. */
-void job_release_live_state(Job *j) {
-        JobLive *l = TAKE_PTR(j->live);
-        if (!l)
-                return;
-        sd_event_source_disable_unref(l->supervisor_source);
-        sd_event_source_disable_unref(l->ready_source);
-        sd_event_source_disable_unref(l->start_timer);
-        sd_event_source_disable_unref(l->teardown_source);
-        sd_event_source_disable_unref(l->teardown_timer);
-        sd_event_source_disable_unref(l->kill_watchdog);
-        job_kill_direct_done(l);
-        safe_close(l->teardown_handle);
-        safe_close(l->spawned_pidfd);
-        safe_close(l->go_fd);
-        job_input_disconnect(l);
-        safe_close(l->dir_fd);
-        pidref_done(&l->supervisor);
-        job_spec_done(&l->spec);
-        if (l->run)
-                job_run_done(l->run);
-        free(l->run);
-        free(l);
 }
 
 Job *job_free(Job *j) {

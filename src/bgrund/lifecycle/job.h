@@ -50,14 +50,11 @@ typedef enum JobRequest {
         JOB_REQUEST_KILL, /* Kill (also after a Stop: at once then) */
 } JobRequest;
 
-/* What only a starting or running job needs; freed when it ends. */
-typedef struct JobLive {
-        int dir_fd;
-        JobSpec spec;
-        JobRun *run;                    /* run.json, once read: the command was exec'd */
+/* What a start holds (job-start.c): its held supervisor, the attempts'
+ * place, and why its supervisor refused it. Released, but for what it
+ * says, when the job leaves STARTING and LET_GO (job_set_state()). */
+typedef struct JobStart {
         unsigned next_mechanism;        /* where a failed start goes on in config.mechanisms */
-
-        /* Starting (job-start.c) */
         sd_event_source *ready_source;  /* the spawned supervisor's readiness pipe */
         sd_event_source *start_timer;   /* for a supervisor that never reports readiness */
         int spawned_pidfd;              /* the supervisor bgrund spawned, until it is ready */
@@ -67,6 +64,14 @@ typedef struct JobLive {
         char refusal;                   /* what it refused the job for (SUPERVISOR_*_REFUSED), 0 none */
         unsigned char refused_option, refused_errno; /* SUPERVISOR_SANDBOX_REFUSED: which option, and why; */
                                                      /* SUPERVISOR_PATH_REFUSED: which option, which path */
+} JobStart;
+
+/* What only a starting or running job needs; freed when it ends. */
+typedef struct JobLive {
+        int dir_fd;
+        JobSpec spec;
+        JobRun *run;                    /* run.json, once read: the command was exec'd */
+        JobStart start;                 /* while STARTING or LET_GO */
         const char *damage;             /* the part of its record found unreadable at load, or NULL */
 
         /* Running */
@@ -137,7 +142,8 @@ struct Job {
         JobState state;                 /* job_set_state() alone changes it */
         bool damaged;                   /* its spec was unreadable: the record is rebuilt from its grant */
         bool announced;                 /* JobNew was told: it exists for everyone */
-        bool answered_queued;           /* Launch answered it queued: a failed start ends it failed, with a record */
+        bool answered_queued;           /* it was QUEUED (job_set_state() sets it): Launch answered it, so a
+                                         * failed start ends it failed, with a record */
         uint64_t created_at;            /* orders listings */
         uint64_t finished_at;           /* 0 while live */
         uint64_t disk_size;             /* the bytes an ended job keeps on disk, its output's (not what
@@ -169,9 +175,11 @@ typedef struct JobView {
 Job *job_new(Runtime *rt, const JobSpec *spec);
 Job *job_free(Job *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Job *, job_free);
-int job_make_live(Job *j);
 /* Tell the notifier, once, that j exists for everyone (JobNew). */
 void job_announce(Job *j);
+/* A live job's BindToCaller ends (its caller's connection is gone for good
+ * without it being stopped): it runs on, and its record says it is unbound. */
+void job_unbind(Job *j);
 
 int job_view(Job *j, JobView *ret);
 /* A stand-in spec for a job whose spec.json is unreadable, from what its
@@ -243,11 +251,15 @@ static inline bool job_teardown_known(const Job *j) {
         return j->state != JOB_STATE_ENDED && j->live && j->live->teardown.status != JOB_RUNNING;
 }
 
-/* Move j to state s: the one place a job's state changes. Keeps its owner's
- * and bgrund's running counts (a job counts from its add until nothing of
- * it may be alive: confirmed or ended) and tells the notifier what the
- * change means: a confirmed teardown, an end. */
+/* Move j to state s: the one place a job's state changes. Sets the status
+ * the state shows, keeps its owner's and bgrund's running counts (a job
+ * counts from its add until nothing of it may be alive: confirmed or ended),
+ * releases what the state it leaves owned (a start's pipes; at the end, the
+ * whole live part) and tells the notifier what the change means: a
+ * confirmed teardown, an end. */
 void job_set_state(Job *j, JobState s);
+/* Its end: status (final) and when, then ENDED. */
+void job_set_ended(Job *j, JobStatus status, uint64_t finished_at);
 const char *job_state_to_string(JobState s);
 
 /* The states, as the rest of bgrund asks about them. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cgroup.h"
+#include "job-live.h"
 #include "job-id.h"
 #include "job-queue.h"
 #include "git-placeholders.h"
@@ -59,9 +60,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
 
         r = job_store_read_result(dir_fd, &res);
         if (r >= 0) {
-                j->status = res.status;
-                job_set_state(j, JOB_STATE_ENDED);
-                j->finished_at = res.finished_at;
+                job_set_ended(j, res.status, res.finished_at);
                 (void) job_store_disk_size(dir_fd, &j->disk_size);
                 r = job_store_settle_grant(dir_fd, &res);
                 if (r < 0)
@@ -86,7 +85,7 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         if (!damage && job_store_is_queued(dir_fd)) {
                 /* Still queued (job-store.h): nothing of it ran. */
                 job_set_state(j, JOB_STATE_QUEUED);
-                j->answered_queued = j->announced = true;
+                j->announced = true;
                 j->live->dir_fd = TAKE_FD(dir_fd);
                 j->live->spec = TAKE_STRUCT(spec);
                 (void) job_store_disk_size(j->live->dir_fd, &j->disk_size);
@@ -95,7 +94,6 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
                 return 0;
         }
         job_set_state(j, JOB_STATE_RUNNING);
-        j->status = JOB_RUNNING;
         j->live->dir_fd = TAKE_FD(dir_fd);
         j->live->spec = TAKE_STRUCT(spec);
         /* What it keeps on disk so far; its supervisor says more once

@@ -13,6 +13,7 @@
 
 #include "build-config.h"
 #include "cgroup.h"
+#include "job-live.h"
 #include "job-id.h"
 #include "job-end.h"
 #include "job-queue.h"
@@ -302,7 +303,6 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
                 return r;
         }
         if (queued) {
-                j->answered_queued = true;
                 job_announce(j);
                 runtime_enforce_owner_limits(rt, j->account, j);
                 *ret = j;
