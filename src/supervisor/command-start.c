@@ -10,6 +10,8 @@
 #include "exec-child.h"
 #include "git-placeholders.h"
 #include "log.h"
+#include "network-join.h"
+#include "session-network.h"
 #include "macro.h"
 #include "publish.h"
 #include "strv.h"
@@ -114,6 +116,18 @@ int command_start(Supervisor *s) {
                         return fail_setup(s, negative_errno(), "open the job's placeholder record");
         }
 
+        /* A session's network: a running member's namespaces, to join. */
+        bool user_namespace = sandbox_requested(&s->spec) && geteuid() != 0;
+        _cleanup_(network_join_done) NetworkJoin join = { .netns_fd = -EBADF, .userns_fd = -EBADF };
+        bool joins = false;
+        if (session_network_shared(&s->spec)) {
+                r = network_join_open(s->dir_fd, user_namespace, s->spec.uid, &join);
+                if (r < 0)
+                        log_warning_errno(r, "Job %s: its session's network is not named readably (%m): "
+                                          "it makes one", s->spec.id);
+                joins = r > 0;
+        }
+
         pid_t pid;
         _cleanup_close_ int report_fd = -EBADF;
         r = exec_child_fork(&(ExecChild) {
@@ -123,9 +137,10 @@ int command_start(Supervisor *s) {
                 .input = &s->input,
                 .env = env,
                 .sandbox = plan.mounts ? &plan : NULL,
-                .user_namespace = sandbox_requested(&s->spec) && geteuid() != 0,
+                .user_namespace = user_namespace,
                 .sockets = sandbox_requested(&s->spec) ? &s->sockets : NULL,
                 .git_record_fd = git_record_fd,
+                .network = joins ? &join : NULL,
         }, &pid, &report_fd, &step);
         input_control_forked(&s->input);
         socket_mediator_forked(&s->sockets);

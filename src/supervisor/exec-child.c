@@ -242,6 +242,8 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
         SandboxFailure sf;
         SandboxWritable writable = { .n = 0 };
         r = sandbox_apply(&(SandboxSetup) { .spec = spec, .plan = x->sandbox, .userns = userns,
+                                            .userns_fd = x->network ? x->network->userns_fd : -EBADF,
+                                            .netns_fd = x->network ? x->network->netns_fd : -EBADF,
                                             .git_record_fd = x->git_record_fd, .env = x->env },
                           &writable, &sf);
         if (r < 0 && sf.entry >= 0)
@@ -286,6 +288,17 @@ static _Noreturn void exec_child(const ExecChild *x, SandboxUserNamespace userns
 }
 
 
+/* Where the child's user namespace comes from: none (root's jobs), a
+ * member's it joins, or a new one (made as said). */
+static SandboxUserNamespace userns_of(const ExecChild *x, SandboxUserNamespace made) {
+        return !x->user_namespace ? SANDBOX_USERNS_NONE : x->network ? SANDBOX_USERNS_JOIN : made;
+}
+
+/* Whether the child is born in a new user namespace. */
+static bool born_in_new_userns(const ExecChild *x) {
+        return userns_of(x, SANDBOX_USERNS_MADE) == SANDBOX_USERNS_MADE;
+}
+
 typedef struct ChildStart {
         const ExecChild *x;
         int report_fd;
@@ -293,14 +306,14 @@ typedef struct ChildStart {
 
 static int child_main(void *userdata) {
         const ChildStart *c = userdata;
-        exec_child(c->x, c->x->user_namespace ? SANDBOX_USERNS_MADE : SANDBOX_USERNS_NONE, false, c->report_fd);
+        exec_child(c->x, userns_of(c->x, SANDBOX_USERNS_MADE), false, c->report_fd);
 }
 
 /* A child of its own memory, which may make its user namespace itself. */
 static pid_t fork_child(const ExecChild *x, int report_fd) {
         pid_t pid = fork();
         if (pid == 0)
-                exec_child(x, x->user_namespace ? SANDBOX_USERNS_MAKE : SANDBOX_USERNS_NONE, false, report_fd);
+                exec_child(x, userns_of(x, SANDBOX_USERNS_MAKE), false, report_fd);
         return pid;
 }
 
@@ -313,13 +326,13 @@ static pid_t fork_child(const ExecChild *x, int report_fd) {
  * -1 with errno where clone3 or the birth is refused (kernels before 5.7). */
 static pid_t clone_inside(const ExecChild *x, int cgroup_fd, int report_fd) {
         struct clone_args args = {
-                .flags = CLONE_INTO_CGROUP | (x->user_namespace ? CLONE_NEWUSER : 0),
+                .flags = CLONE_INTO_CGROUP | (born_in_new_userns(x) ? CLONE_NEWUSER : 0),
                 .exit_signal = SIGCHLD,
                 .cgroup = (uint64_t) cgroup_fd,
         };
         pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof args);
         if (pid == 0)
-                exec_child(x, x->user_namespace ? SANDBOX_USERNS_MADE : SANDBOX_USERNS_NONE, true, report_fd);
+                exec_child(x, userns_of(x, SANDBOX_USERNS_MADE), true, report_fd);
         return pid;
 }
 
@@ -352,10 +365,10 @@ static pid_t start_child(const ExecChild *x, int report_fd) {
          * namespaces here), a child of its own memory tries, and fails
          * telling why: its sandbox is refused, never dropped. */
         pid_t pid = clone(child_main, (char *) stack + stack_size,
-                          CLONE_VM | CLONE_VFORK | SIGCHLD | (x->user_namespace ? CLONE_NEWUSER : 0), &c);
+                          CLONE_VM | CLONE_VFORK | SIGCHLD | (born_in_new_userns(x) ? CLONE_NEWUSER : 0), &c);
         int saved = errno;
         (void) munmap(stack, stack_size);
-        if (pid < 0 && x->user_namespace)
+        if (pid < 0 && born_in_new_userns(x))
                 return fork_child(x, report_fd);
         errno = saved;
         return pid;

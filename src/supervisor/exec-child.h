@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "input-control.h"
+#include "network-join.h"
 #include "job-record.h"
 #include "payload-containment.h"
 #include "sandbox-plan.h"
@@ -23,6 +24,10 @@ typedef struct ExecChild {
         const SocketMediator *sockets; /* a sandboxed job's socket calls' (its broker's pair, the listener's
                                         * handshake); NULL: none */
         int git_record_fd;          /* with spec->protect_git: ProtectGit's placeholder record, for appending */
+        /* A session's network to join (network-join.h): its namespace, and
+         * with user_namespace the user namespace that owns it, which the
+         * child enters instead of making one; NULL: it makes its own. */
+        const NetworkJoin *network;
 } ExecChild;
 
 /* A failure that is the caller's input, not the supervisor's: checked by

@@ -39,12 +39,15 @@ static int fail(SandboxFailure *f, int error, LaunchOption option, int entry, co
         return error;
 }
 
-/* PrivateNetwork: a network namespace of the job's own, with its loopback
- * up, as systemd's PrivateNetwork= makes one. A namespace, not Landlock:
+/* PrivateNetwork: a network namespace of the job's own (or its session's,
+ * join_fd), with its loopback up, as systemd's PrivateNetwork= makes one. A namespace, not Landlock:
  * Landlock filters TCP bind and connect only (ABI 4), not UDP, raw
  * sockets or the abstract Unix ones, which a namespace of its own takes
  * away all at once. */
-static int private_network(void) {
+static int private_network(int join_fd) {
+        /* A session's: its loopback is up already. */
+        if (join_fd >= 0)
+                return setns(join_fd, CLONE_NEWNET) < 0 ? negative_errno() : 0;
         if (unshare(CLONE_NEWNET) < 0)
                 return negative_errno();
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -112,8 +115,11 @@ static int write_proc(const char *path, const char *const *parts) {
  * until drop_privileges() clears them; none reaches past the namespace.
  * Its groups stay as they were, and it may set no others (setgroups is
  * denied, as the kernel requires of a map written without privilege). */
-static int enter_user_namespace(SandboxUserNamespace userns, uid_t uid, gid_t gid) {
+static int enter_user_namespace(SandboxUserNamespace userns, int join_fd, uid_t uid, gid_t gid) {
         char u[12], g[12];
+        /* A session network's, made by its first job as below: mapped. */
+        if (userns == SANDBOX_USERNS_JOIN)
+                return setns(join_fd, CLONE_NEWUSER) < 0 ? negative_errno() : 0;
         if (userns == SANDBOX_USERNS_MAKE && unshare(CLONE_NEWUSER) < 0)
                 return negative_errno();
         const char *us = decimal_id(u, uid), *gs = decimal_id(g, gid);
@@ -387,12 +393,12 @@ int sandbox_apply(const SandboxSetup *setup, SandboxWritable *writable, SandboxF
                 return 0;
         int r;
         if (userns != SANDBOX_USERNS_NONE) {
-                r = enter_user_namespace(userns, spec->uid, spec->gid);
+                r = enter_user_namespace(userns, setup->userns_fd, spec->uid, spec->gid);
                 if (r < 0)
                         return fail(ret, r, first, -1, "make a user namespace");
         }
         if (spec->private_network) {
-                r = private_network();
+                r = private_network(setup->netns_fd);
                 if (r < 0)
                         return fail(ret, r, LAUNCH_OPTION_PRIVATE_NETWORK, -1, "make a network namespace");
         }

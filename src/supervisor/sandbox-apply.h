@@ -21,6 +21,7 @@ typedef enum SandboxUserNamespace {
         SANDBOX_USERNS_NONE,  /* root: the host's */
         SANDBOX_USERNS_MADE,  /* the child was cloned into a new one: only its maps are to write */
         SANDBOX_USERNS_MAKE,  /* the child makes it (unshare) */
+        SANDBOX_USERNS_JOIN,  /* the child enters its session network's (userns_fd), mapped already */
 } SandboxUserNamespace;
 
 typedef struct SandboxFailure {
@@ -47,6 +48,8 @@ typedef struct SandboxSetup {
         const JobSpec *spec;
         const SandboxPlan *plan;     /* its file-system sandbox, planned before the fork; NULL: none */
         SandboxUserNamespace userns;
+        int userns_fd;               /* SANDBOX_USERNS_JOIN: the user namespace to enter */
+        int netns_fd;                /* PrivateNetwork: a session's network namespace to join; -EBADF: its own */
         int git_record_fd;           /* ProtectGit's placeholder record (git-placeholders.h), for appending */
         char *const *env;            /* the job's environment */
 } SandboxSetup;

@@ -15,8 +15,28 @@ test_private_network_in_a_container() {
 		"tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' '" 2>&1) || fail "PrivateNetwork: $out"
 	assert_eq lo "$out" "a container's job with PrivateNetwork sees its own loopback only"
 	id=$(bgrun --address "$ADDRESS" run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
+	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"network":"own","mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(bgrun --address "$ADDRESS" status "$id" --json | jq -c .sandbox)" "the record's sandbox"
+}
+
+# A session's network in a container's setting: the session's next job
+# reaches its server on 127.0.0.1, another session's does not (issue #50).
+test_a_sessions_network_in_a_container() {
+	in_container
+	local server client id out
+	server="python3 -c 'import socket
+s = socket.socket(); s.bind((\"127.0.0.1\", 18768)); s.listen(); print(\"listening\", flush=True)
+while True: s.accept()[0].sendall(b\"hello\")'"
+	client="python3 -c 'import socket
+try: print(socket.create_connection((\"127.0.0.1\", 18768), timeout=3).recv(8).decode())
+except OSError: print(\"unreachable\")'"
+	id=$(bgrun --address "$ADDRESS" run -q -C / -s c-web -p PrivateNetwork=yes -- "$server") || fail "the server"
+	on_exit "bgrun --address $ADDRESS kill $id >/dev/null 2>&1"
+	wait_until 10 bash -c "bgrun --address $ADDRESS logs $id | grep -q listening" || fail "the server did not listen"
+	out=$(bgrun --address "$ADDRESS" run --wait -q -C / -s c-web -p PrivateNetwork=yes -- "$client") || fail "$out"
+	assert_eq hello "$out" "a job of the session"
+	out=$(bgrun --address "$ADDRESS" run --wait -q -C / -s c-other -p PrivateNetwork=yes -- "$client") || fail "$out"
+	assert_eq unreachable "$out" "a job of another session"
 }
 
 test_private_tmp_in_a_container() {

@@ -55,8 +55,8 @@ test_private_network_sees_only_its_own_loopback() {
 	assert_eq $'lo unreachable\nown loopback up' "$out" "alice's job with PrivateNetwork"
 	# The record says what was applied, and how; a job without it, nothing.
 	id=$(bgrun run -q -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
-	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes, ProtectGit=yes (network-namespace, mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
+	assert_eq '{"PrivateNetwork":true,"ProtectGit":true,"network":"own","mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
+	assert_contains "$(bgrun status "$id")" "Sandbox: PrivateNetwork=yes, ProtectGit=yes, network=own (network-namespace, mount-namespace, ipc-namespace, landlock, seccomp-unotify)"
 	id=$(bgrun run -q -- true) || fail "run"
 	assert_eq '{}' "$(jget "$id" '.sandbox' | jq -c .)" "the sandbox of a job without one"
 	# As a Launch option over the bus, and a bad value on the command line.
@@ -135,7 +135,7 @@ test_private_tmp_is_the_jobs_own_and_goes_with_it() {
 	rm -f "/tmp/$mark.host"
 	assert_eq '{"PrivateTmp":true,"ProtectGit":true,"mechanisms":["mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' "$(jget "$id" '.sandbox' | jq -c .)" "the record's sandbox"
 	id=$(bgrun run -q -C / -p PrivateTmp=yes -p PrivateNetwork=yes -- true) || fail "run"
-	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"ProtectGit":true,"mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
+	assert_eq '{"PrivateNetwork":true,"PrivateTmp":true,"ProtectGit":true,"network":"own","mechanisms":["network-namespace","mount-namespace","ipc-namespace","landlock","seccomp-unotify"]}' \
 		"$(jget "$id" '.sandbox' | jq -c .)" "both"
 }
 

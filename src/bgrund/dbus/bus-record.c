@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "launch-builder.h"
+#include "session-network.h"
 #include "bus-record.h"
 #include "launch-options.h"
 #include "macro.h"
@@ -187,6 +188,11 @@ static int append_sandbox(sd_bus_message *m, const JobView *v) {
                 if (mech)
                         name_mechanism(mechanisms, &n, mech);
         }
+        /* Whose network: its own, or its session's (shared with the jobs of
+         * its owner's session that have the same network options). */
+        if (r >= 0 && v->spec->private_network)
+                r = bus_append_launch_entry(m, "network", &(LaunchValue) {
+                        .signature = "s", .str = session_network_shared(v->spec) ? "session" : "own" });
         for (size_t k = 0; n > 0 && sandbox_common_mechanisms[k]; k++)
                 name_mechanism(mechanisms, &n, sandbox_common_mechanisms[k]);
         if (r >= 0 && n > 0)

@@ -17,6 +17,7 @@
 #include "grant.h"
 #include "job-log.h"
 #include "job-end.h"
+#include "job-network.h"
 #include "job-private.h"
 #include "job-store.h"
 #include "job.h"
@@ -370,6 +371,12 @@ static int job_start_with(Job *j, Containment *c, bool *ret_fatal) {
 int job_start(Job *j, unsigned from) {
         Runtime *rt = j->runtime;
         assert(j->state == JOB_STATE_STARTING);
+
+        /* Without the members named it makes a namespace of its own: a
+         * network apart, never a looser one. */
+        int k = job_network_prepare(j);
+        if (k < 0)
+                log_warning_errno(k, "Job %s: cannot name its session's network: %m", j->id);
 
         for (unsigned i = from; i < rt->config.n_mechanisms; i++) {
                 Containment *c = runtime_containment(rt, rt->config.mechanisms[i]);
