@@ -40,7 +40,8 @@
         X(QUEUE_POSITION, "queue_position", "u")      \
         X(FAILURE, "failure", "s")                    \
         X(ARGV, "argv", "as")                         \
-        X(SANDBOX, "sandbox", "a{sv}")
+        X(SANDBOX, "sandbox", "a{sv}")                \
+        X(NETWORK_DENIED, "network_denied", "a{st}")
 
 /* The record's "limits" dictionary holds the limits the job was launched
  * with, named and typed as Launch's options (the rows of the option table,

@@ -87,7 +87,7 @@ function __bgrun_properties
         case 'MaxRuntimeUSec=*' 'CPUQuotaPerSecUSec=*' 'StopGraceUSec=*'
             __bgrun_durations
         case '*'
-            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths=' 'ProtectGit=' 'RestrictAddressFamilies=' 'RequestId=' 'Queue=' 'MaxParallel='
+            printf '%s\n' 'MemoryMax=' 'TasksMax=' 'CPUQuotaPerSecUSec=' 'MaxRuntimeUSec=' 'StopSignal=' 'StopGraceUSec=' 'User=' 'PrivateNetwork=' 'PrivateTmp=' 'ProtectSystem=' 'ProtectHome=' 'ReadWritePaths=' 'ReadOnlyPaths=' 'InaccessiblePaths=' 'ProtectGit=' 'RestrictAddressFamilies=' 'AllowedDomains=' 'RequestId=' 'Queue=' 'MaxParallel='
     end
 end
 
@@ -136,6 +136,7 @@ complete -c bgrun -n '__bgrun_verb_is run' -l strict-limits -d 'Refuse the job i
 complete -c bgrun -n '__bgrun_verb_is run' -l request-id -r -d 'Launch at most once under this ID'
 complete -c bgrun -n '__bgrun_verb_is run' -l queue -d 'Wait in the queue past the limits instead of failing'
 complete -c bgrun -n '__bgrun_verb_is run' -l parallel -x -d "At most N of the session's jobs run at once"
+complete -c bgrun -n '__bgrun_verb_is run mcp' -l allow-domain -x -d 'Reach this host over HTTP(S), and nothing else'
 complete -c bgrun -n '__bgrun_verb_is run' -s q -l quiet -d 'Do not say which job runs'
 complete -c bgrun -n '__bgrun_verb_is run status show logs kill list ls wait reap' -l json -d 'Print JSON'
 

@@ -56,6 +56,19 @@ int strv_consume(char ***l, size_t *n, char *value) {
         return r;
 }
 
+char **strv_copy(char *const *l) {
+        if (!l)
+                return NULL;
+        size_t n = strv_length(l);
+        char **c = calloc(n + 1, sizeof(char *));
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = strdup(l[i])))
+                        return strv_free(c);
+        return c;
+}
+
 bool strv_equal(char *const *a, char *const *b) {
         for (; a && b && *a && *b; a++, b++)
                 if (strcmp(*a, *b) != 0)

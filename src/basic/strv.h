@@ -13,6 +13,9 @@ size_t strv_length(char *const *l);
 /* Whether a and b hold the same strings in the same order (NULL: empty). */
 bool strv_equal(char *const *a, char *const *b);
 
+/* A copy of l, its strings copied too (NULL for NULL, and on failure). */
+char **strv_copy(char *const *l);
+
 /* Free every string, then the list; NULL is fine. Returns NULL, so that
  * l = strv_free(l) leaves nothing dangling. */
 char **strv_free(char **l);

@@ -215,6 +215,7 @@ const Option options[] = {
         VALUE("workspace", 0, OPTION_WORKSPACE, VERB_MCP, parse_workspace),
         LAUNCH_SWITCH("queue", VERB_RUN, QUEUE, 1),
         LAUNCH_VALUE("parallel", VERB_RUN, MAX_PARALLEL),
+        LAUNCH_VALUE("allow-domain", VERB_RUN | VERB_MCP, ALLOWED_DOMAINS),
 };
 
 const size_t n_options = ELEMENTSOF(options);

@@ -302,6 +302,20 @@ static void print_usage(json_object *rec) {
                                json_object_get_string(json_object_array_get_idx(mechanisms, i)) ?: "");
                 puts(mechanisms && json_object_array_length(mechanisms) > 0 ? ")" : "");
         }
+        /* What the job's proxy refused: so its user can allow it, or not. */
+        if (json_object_object_get_ex(rec, "network_denied", &v) && json_object_is_type(v, json_type_object) &&
+            json_object_object_length(v) > 0) {
+                bool first = true;
+
+                printf(STATUS_LABEL, "Refused");
+                json_object_object_foreach(v, host, count) {
+                        printf("%s", first ? "" : ", ");
+                        print_cell(host, SIZE_MAX);
+                        printf(" (%" PRIu64 "×)", json_object_get_uint64(count));
+                        first = false;
+                }
+                puts(" (not in --allow-domain)");
+        }
         if (json_object_object_get_ex(rec, "limits_unenforced", &v) && json_object_is_type(v, json_type_array) &&
             json_object_array_length(v) > 0) {
                 printf(STATUS_LABEL, "Unenforced");

@@ -23,6 +23,10 @@ static char **concat(char *const *list, char *const *more) {
 
 int run_sandbox_prepare(LaunchArgs *launch, int profile, bool network, bool no_network, const char *cwd,
                         JobSpec *keep) {
+        /* Names through the job's proxy: from a network of its own. */
+        if (launch_args_is_set(launch, LAUNCH_OPTION_ALLOWED_DOMAINS) &&
+            !launch_args_is_set(launch, LAUNCH_OPTION_PRIVATE_NETWORK))
+                launch_args_set(launch, LAUNCH_OPTION_PRIVATE_NETWORK, (LaunchValue) { .u64 = 1 });
         if (profile < 0) {
                 if (no_network && !launch_args_is_set(launch, LAUNCH_OPTION_PRIVATE_NETWORK))
                         launch_args_set(launch, LAUNCH_OPTION_PRIVATE_NETWORK, (LaunchValue) { .u64 = 1 });

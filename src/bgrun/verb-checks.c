@@ -21,6 +21,9 @@ int check_run(Args *args) {
         if (args->network && args->no_network)
                 return log_usage_error("--network and --no-network cannot be combined.");
         const LaunchArgs *l = &args->launch;
+        if (args->network && launch_args_is_set(l, LAUNCH_OPTION_ALLOWED_DOMAINS))
+                return log_usage_error("--network and --allow-domain cannot be combined (--allow-domain: a network of "
+                                       "the job's own that reaches those names only).");
         if (launch_args_is_set(l, LAUNCH_OPTION_QUEUE) && l->values[LAUNCH_OPTION_QUEUE].u64 && args->tty)
                 return log_usage_error("--queue cannot go with --tty (a terminal job starts at once or not at all).");
         if (launch_args_is_set(l, LAUNCH_OPTION_MAX_PARALLEL) && !(args->session && args->session[0]))

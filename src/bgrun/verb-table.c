@@ -48,6 +48,9 @@ static const char run_details[] =
         "                            too; off (the default). -p adds to a profile\n"
         "     --network              Keep the network in a --sandbox profile\n"
         "     --no-network           No network (PrivateNetwork=yes), with or without one\n"
+        "     --allow-domain=NAME    HTTP(S) to NAME only (repeatable; *.NAME: its subdomains,\n"
+        "                            NAME:PORT), through a proxy bgrun runs for the job:\n"
+        "                            AllowedDomains=, with PrivateNetwork=yes\n"
         "     --clean-env            Pass none of this environment (only -E)\n"
         "     --env-allow=NAME       Pass NAME although the rules above drop it (repeatable)\n"
         "     --wait                 Stream the output and exit with the job's status\n"
@@ -229,6 +232,8 @@ static const char mcp_details[] =
         "                            read-only; see run): a call may ask for more, never\n"
         "                            less, and the tools act only on this server's jobs\n"
         "     --network              Let the sandboxed runs keep the network\n"
+        "     --allow-domain=NAME    Let the sandboxed runs reach NAME over HTTP(S), and\n"
+        "                            nothing else (repeatable; a call cannot add one)\n"
         "     --workspace=DIR        The directory workspace runs may write (default: the\n"
         "                            current one), whatever cwd a call gives\n"
         "\n"
@@ -298,7 +303,7 @@ static const Verb verbs[] = {
           "Remove ended jobs' records and output", forget_details },
         { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
           "Re-check all jobs, as bgrund does at start (admin)", reap_details },
-        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_external, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network] [--workspace DIR]]",
+        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_external, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network | --allow-domain NAME...] [--workspace DIR]]",
           "Serve the API as MCP tools to an AI agent (stdio)", mcp_details },
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };

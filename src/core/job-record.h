@@ -101,6 +101,7 @@ typedef struct JobSpec {
         char **inaccessible_paths;
         bool protect_git;         /* ProtectGit: git's hooks and config out of reach (sandbox-git.c) */
         char **restrict_address_families; /* RestrictAddressFamilies: as given ('~' first: a deny list); NULL: any */
+        char **allowed_domains;   /* AllowedDomains: HTTP(S) to these names only, through the job's proxy; NULL: none */
         /* The queue (runtime's job-queue.c) */
         bool queue;               /* Queue: wait for room instead of LimitExceeded */
         uint32_t max_parallel;    /* MaxParallel: of its owner's jobs of its session, at most this many run; 0 none */

@@ -211,6 +211,10 @@ int launch_options_check(const LaunchOptions *o, char **ret_error) {
                 return launch_invalid(ret_error, "Option Stdin cannot be given with Tty=true: the terminal is the job's input");
         if (!tty && (launch_options_given(o, LAUNCH_OPTION_TTY_ROWS) || launch_options_given(o, LAUNCH_OPTION_TTY_COLUMNS)))
                 return launch_invalid(ret_error, "Options TtyRows and TtyColumns need Tty=true");
+        /* Names are reached through a proxy into a network of its own. */
+        if (launch_options_given(o, LAUNCH_OPTION_ALLOWED_DOMAINS) && !o->spec.private_network)
+                return launch_invalid(ret_error, "Option AllowedDomains needs PrivateNetwork=yes: its names are reached "
+                                      "through a proxy, from a network of the job's own");
         /* A terminal is attached when the job starts, which a queue puts off. */
         if (tty && o->spec.queue)
                 return launch_invalid(ret_error, "Option Queue cannot be given with Tty=true: a terminal job starts at once or not at all");

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "domain-list.h"
 #include "job-record.h"
 
 /* How a row's value is kept in the JobSpec (and so how spec.json writes it). */
@@ -39,6 +40,7 @@ typedef enum LaunchValueType {
         LAUNCH_VALUE_PATHS,  /* char **, "as": absolute paths, each optional with a leading '-' */
         LAUNCH_VALUE_WORDS,  /* char **, "as": the row's words, the first one's leading '~' making
                               * the list one of what is not allowed (systemd's RestrictAddressFamilies=) */
+        LAUNCH_VALUE_DOMAINS, /* char **, "as": host names, *.names and :ports (domain-list.h) */
 } LaunchValueType;
 
 /* How the command line writes a value (-p NAME=TEXT) and `bgrun status`
@@ -191,6 +193,9 @@ extern const char *const address_family_words[];
           restrict_address_families,                                                                            \
           WORDS,  0,                1,   16,                     LAUNCH_SANDBOX,                                \
           LIST,     address_family_words, "seccomp")                                                            \
+        X(ALLOWED_DOMAINS,       "AllowedDomains",     "as", "allowed_domains",      allowed_domains,           \
+          DOMAINS, 0,               1,   DOMAIN_LIST_MAX,        LAUNCH_SANDBOX,                                \
+          LIST,     NULL, "http-proxy")                                                                         \
         X(QUEUE,                 "Queue",              "b",  "queue",                queue,                     \
           BOOL,   0,                0,   1,                      0,                                             \
           BOOLEAN,  NULL, NULL)                                                                                 \

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "domain-list.h"
 #include "duration.h"
 #include "json-util.h"
 #include "launch-options-private.h"
@@ -282,6 +283,22 @@ static int check_words(const LaunchOptionInfo *o, const LaunchValue *v, uint64_t
         return 0;
 }
 
+/* 1 to max names, *.names and :ports (domain-list.h). */
+static int check_domains(const LaunchOptionInfo *o, const LaunchValue *v, uint64_t *ret, char **ret_error) {
+        size_t n = 0;
+        for (char *const *e = v->strv; e && *e; e++, n++)
+                if (!domain_entry_valid(*e))
+                        return strlen(*e) <= 64
+                                ? launch_invalid(ret_error, "%s entry %zu ('%s') is not a host name, *.name (two labels at "
+                                                 "least after it) or either with :PORT, in lower-case ASCII (no IP "
+                                                 "address)", o->name, n + 1, *e)
+                                : launch_invalid(ret_error, "%s entry %zu is not a host name of at most %d bytes", o->name,
+                                                 n + 1, DOMAIN_NAME_MAX);
+        if (n == 0 || n > o->max)
+                return launch_invalid(ret_error, "%s takes 1 to %" PRIu64 " names", o->name, o->max);
+        return 0;
+}
+
 /* ---- numbers as the bus and spec.json write them ------------------------ */
 
 static void number_to_bus(const LaunchOptionInfo *o, uint64_t n, LaunchValue *ret) {
@@ -391,5 +408,6 @@ const LaunchType launch_types[] = {
                                   .to_json = choice_to_json, .from_json = choice_from_json },
         [LAUNCH_VALUE_PATHS] = { .storage = LAUNCH_STORE_LIST, .check = check_paths },
         [LAUNCH_VALUE_WORDS] = { .storage = LAUNCH_STORE_LIST, .check = check_words },
+        [LAUNCH_VALUE_DOMAINS] = { .storage = LAUNCH_STORE_LIST, .check = check_domains },
 };
-_Static_assert(ELEMENTSOF(launch_types) == LAUNCH_VALUE_WORDS + 1, "a value type without its row");
+_Static_assert(ELEMENTSOF(launch_types) == LAUNCH_VALUE_DOMAINS + 1, "a value type without its row");

@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "session-network.h"
+#include "strv.h"
 
 bool session_network_shared(const JobSpec *s) {
         return s->private_network && s->session_id && s->session_id[0];
@@ -19,7 +20,7 @@ bool session_network_shared(const JobSpec *s) {
 
 bool session_network_same(const JobSpec *a, const JobSpec *b) {
         return session_network_shared(a) && session_network_shared(b) && a->owner == b->owner &&
-               streq(a->session_id, b->session_id);
+               streq(a->session_id, b->session_id) && strv_equal(a->allowed_domains, b->allowed_domains);
 }
 
 int network_peers_format(const NetworkPeer *peers, size_t n, char **ret) {

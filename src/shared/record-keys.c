@@ -21,9 +21,10 @@ int key_lookup(const KeyInfo *keys, size_t n, const char *name) {
 
 bool record_key_is_counter(RecordKey k) {
         /* queue_position too: a start moves every place behind it, and
-         * announcing each would cost O(queue) a start. */
+         * announcing each would cost O(queue) a start; network_denied, which
+         * the job's supervisor keeps and bgrund reads only when asked. */
         return k == RECORD_KEY_OUTPUT_BYTES || k == RECORD_KEY_CPU_USAGE_USEC || k == RECORD_KEY_MEMORY_PEAK ||
-               k == RECORD_KEY_QUEUE_POSITION;
+               k == RECORD_KEY_QUEUE_POSITION || k == RECORD_KEY_NETWORK_DENIED;
 }
 
 bool record_key_is_optional(RecordKey k) {

@@ -2,6 +2,7 @@
 /* The command's start (command-start.h): its output and input, its
  * sandbox's plan, the child that becomes it, and what it reports. */
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +69,31 @@ static int check_limits(Supervisor *s) {
         s->ready_fd = safe_close(s->ready_fd);
         log_info("Job %s: limits it asked for cannot be enforced in its cgroup; nothing was run", s->spec.id);
         return -EOPNOTSUPP;
+}
+
+/* A sandboxed job's child, before it runs, handed us (f): with
+ * AllowedDomains, the socket it made on the job's loopback, served by the
+ * job's proxy from here (outside its network), which is ready before the
+ * command runs, or the command does not run (< 0, *ret_step says why);
+ * then its seccomp listener, and its socket broker goes into the job's
+ * containment. Without the listener the child reports that it was not
+ * taken, and goes. */
+static int take_sandbox(Supervisor *s, const ExecFailure *f, const char **ret_step) {
+        PayloadContainment *c = &s->containment;
+        if (f->proxy_fd >= 0) {
+                int fd = (int) syscall(SYS_pidfd_getfd, s->child.fd, f->proxy_fd, 0);
+                if (fd < 0)
+                        return *ret_step = "take the socket of the job's proxy", negative_errno();
+                int r = proxy_process_start(&s->proxy, &s->spec, fd, ret_step);
+                if (r < 0)
+                        return r;
+        }
+        int r = socket_mediator_take_listener(&s->sockets, s->child.fd, f->error);
+        if (r >= 0)
+                r = c->ops->adopt(c, (pid_t) f->entry);
+        if (r < 0)
+                log_error_errno(r, "Job %s: cannot take its socket calls: %m", s->spec.id);
+        return 0;
 }
 
 int command_start(Supervisor *s) {
@@ -160,13 +186,12 @@ int command_start(Supervisor *s) {
         ExecFailure f;
         r = exec_child_wait(report_fd, &f);
         if (r > 0 && f.refused == EXEC_LISTENER) {
-                /* A sandboxed job's listener: ours, before it runs. */
-                r = socket_mediator_take_listener(&s->sockets, s->child.fd, f.error);
-                if (r >= 0)
-                        r = c->ops->adopt(c, (pid_t) f.entry);
-                if (r < 0)
-                        log_error_errno(r, "Job %s: cannot take its socket calls: %m", s->spec.id);
-                /* Without it the child reports that it was not taken, and goes. */
+                r = take_sandbox(s, &f, &step);
+                if (r < 0) {
+                        c->ops->kill(c, &s->child);
+                        (void) waitid(P_PIDFD, (id_t) s->child.fd, &(siginfo_t) {}, WEXITED);
+                        return fail_setup(s, r, step);
+                }
                 r = exec_child_wait(report_fd, &f);
         }
         if (r > 0) {

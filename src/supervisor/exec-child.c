@@ -13,6 +13,9 @@
 #include <linux/keyctl.h>
 #include <linux/sched.h>
 
+#include <netinet/in.h>
+
+#include "environment.h"
 #include "exec-child.h"
 #include "fd-passing.h"
 #include "launch-options.h"
@@ -169,9 +172,28 @@ static int own_terminal(const JobSpec *spec, int channel) {
         return r;
 }
 
+/* With AllowedDomains, the socket its proxy serves from outside: on the
+ * job's loopback (inside its network), its port in the job's proxy
+ * variables; close-on-exec, so the command has no descriptor of it. */
+static int listen_for_proxy(char **env) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return negative_errno();
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        if (bind(fd, (struct sockaddr *) &a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0 ||
+            getsockname(fd, (struct sockaddr *) &a, &len) < 0) {
+                int r = negative_errno();
+                close(fd);
+                return r;
+        }
+        job_environment_set_proxy_port(env, ntohs(a.sin_port));
+        return fd;
+}
+
 /* A sandboxed job's last steps, as its user: its socket broker, then its
  * own Landlock domain and seccomp filter, whose listener goes to the
- * supervisor. */
+ * supervisor (with AllowedDomains, the proxy's socket too). */
 static void confine(const ExecChild *x, const SandboxWritable *writable, int report_fd) {
         LaunchOption first = sandbox_first_option(x->spec);
         char ids[SANDBOX_WRITABLE_MAX * 12];
@@ -181,6 +203,13 @@ static void confine(const ExecChild *x, const SandboxWritable *writable, int rep
         int broker = socket_broker_spawn(socket_mediator_child_channel(x->sockets), ids);
         if (broker < 0)
                 report(report_fd, broker, "start the job's socket broker");
+        int proxy_fd = -1;
+        if (x->spec->allowed_domains) {
+                proxy_fd = listen_for_proxy(x->env);
+                if (proxy_fd < 0)
+                        report_sandbox(report_fd, proxy_fd, LAUNCH_OPTION_ALLOWED_DOMAINS,
+                                       "listen for the job's proxy on its loopback");
+        }
         int listener;
         SandboxFailure sf;
         r = sandbox_confine(x->spec, x->sandbox, writable, &listener, &sf);
@@ -191,12 +220,14 @@ static void confine(const ExecChild *x, const SandboxWritable *writable, int rep
          * that cannot (no CAP_SYS_PTRACE over another user's process) could
          * not take the job's calls either: refused. */
         socket_mediator_close_parents(x->sockets);
-        ExecFailure f = { .error = listener, .refused = EXEC_LISTENER, .entry = broker };
+        ExecFailure f = { .error = listener, .refused = EXEC_LISTENER, .entry = broker, .proxy_fd = proxy_fd };
         char taken;
         if (write(report_fd, &f, sizeof f) != (ssize_t) sizeof f ||
             read(socket_mediator_child_taken(x->sockets), &taken, 1) != 1)
                 report_sandbox(report_fd, -EPERM, first, "hand its socket calls to its supervisor");
         close(listener);
+        if (proxy_fd >= 0)
+                close(proxy_fd);
 }
 
 /* In the forked child. Every step that fails is reported by name; the

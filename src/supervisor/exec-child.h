@@ -41,8 +41,9 @@ typedef enum ExecRefusal {
         EXEC_REFUSED_SANDBOX, /* a sandbox option cannot be enforced here (ExecFailure.option says which) */
         EXEC_REFUSED_PATH,    /* a sandbox path is not there for its user (ExecFailure.option, .entry) */
         EXEC_LISTENER,        /* not a failure: the seccomp listener is the child's descriptor .error, its
-                               * socket broker's pid .entry; the child waits until the supervisor took
-                               * the listener (socket-mediator.h) */
+                               * socket broker's pid .entry, with AllowedDomains the socket its proxy
+                               * serves .proxy_fd; the child waits until the supervisor took them
+                               * (socket-mediator.h) */
 } ExecRefusal;
 
 /* Why the child could not exec, as it reports it over the pipe. */
@@ -51,6 +52,7 @@ typedef struct ExecFailure {
         ExecRefusal refused;
         int option;       /* EXEC_REFUSED_SANDBOX, _PATH: the LaunchOption */
         int entry;        /* EXEC_REFUSED_PATH: which of its paths */
+        int proxy_fd;     /* EXEC_LISTENER: the child's listening socket for the job's proxy; -1: none */
         char step[48];
 } ExecFailure;
 

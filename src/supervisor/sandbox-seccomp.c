@@ -11,22 +11,9 @@
 
 #include "macro.h"
 #include "sandbox-seccomp.h"
+#include "seccomp-arch.h"
 
-#if defined(__x86_64__)
-#  define ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#  define ARCH_NATIVE AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#  define ARCH_NATIVE AUDIT_ARCH_I386
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#  define ARCH_NATIVE AUDIT_ARCH_PPC64LE
-#elif defined(__s390x__)
-#  define ARCH_NATIVE AUDIT_ARCH_S390X
-#elif defined(__riscv) && __riscv_xlen == 64
-#  define ARCH_NATIVE AUDIT_ARCH_RISCV64
-#else
-#  error "the sandbox's seccomp filter does not know this architecture"
-#endif
+#define ARCH_NATIVE SECCOMP_ARCH_NATIVE
 
 #define PROGRAM_MAX 96
 
@@ -85,7 +72,7 @@ static void families_check(Program *p, const SandboxFamilies *fam, uint32_t sock
 static void native_calls(Program *p, const SandboxFamilies *fam) {
 #if defined(__x86_64__)
         /* x32's numbers carry this bit: not the native layouts either. */
-        emit(p, (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1));
+        emit(p, (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, SECCOMP_X32_BIT, 0, 1));
         emit(p, (struct sock_filter) RET(ERRNO(ENOSYS)));
 #endif
         on_call(p, SYS_connect, SECCOMP_RET_USER_NOTIF);

@@ -29,6 +29,7 @@ void supervisor_done(Supervisor *s) {
         safe_close(s->ready_fd);
         input_control_done(&s->input);
         socket_mediator_done(&s->sockets);
+        proxy_process_done(&s->proxy);
         output_relay_done(&s->output);
         job_spec_done(&s->spec);
         payload_containment_done(&s->containment);
@@ -291,7 +292,10 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                         uint64_t left = due > now ? due - now : 1;
                         hold = hold > 0 ? MIN(hold, left) : left;
                 }
-                struct pollfd p[6 + INPUT_CONTROL_POLLS + SOCKET_MEDIATOR_POLLS] = {
+                uint64_t denied = proxy_process_hold_usec(&s->proxy);
+                if (denied > 0)
+                        hold = hold > 0 ? MIN(hold, denied) : denied;
+                struct pollfd p[6 + INPUT_CONTROL_POLLS + SOCKET_MEDIATOR_POLLS + PROXY_PROCESS_POLLS] = {
                         { .fd = shell_done ? -EBADF : s->child.fd, .events = POLLIN },
                         { .fd = sig_fd, .events = POLLIN },
                         { .fd = timer_fd, .events = POLLIN },
@@ -302,6 +306,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 };
                 input_control_poll(&s->input, p + 6);
                 socket_mediator_poll(&s->sockets, p + 6 + INPUT_CONTROL_POLLS);
+                proxy_process_poll(&s->proxy, p + 6 + INPUT_CONTROL_POLLS + SOCKET_MEDIATOR_POLLS);
                 struct timespec ts = { .tv_sec = (time_t) (hold / USEC_PER_SEC),
                                        .tv_nsec = (long) (hold % USEC_PER_SEC * 1000) };
                 if (ppoll(p, ELEMENTSOF(p), hold > 0 ? &ts : NULL, NULL) < 0) {
@@ -326,6 +331,7 @@ static JobStatus wait_for_end(Supervisor *s, int sig_fd, siginfo_t *ret, bool *r
                 }
                 input_control_dispatch(&s->input, p + 6);
                 socket_mediator_dispatch(&s->sockets, p + 6 + INPUT_CONTROL_POLLS);
+                proxy_process_dispatch(&s->proxy, p + 6 + INPUT_CONTROL_POLLS + SOCKET_MEDIATOR_POLLS, s->dir_fd);
                 if (p[3].revents)
                         relay_output(s);
                 exchange_disk_budget(s);
@@ -437,6 +443,9 @@ int supervise(Supervisor *s) {
                 publish_teardown(s->dir_fd, &s->input, &(JobTeardown) {
                         .status = status, .dead = dead, .method = method, .confirmed_at = confirmed_at });
         input_control_stop_listening(&s->input);
+        /* Nothing of the job is left to ask it: the proxy goes, and what it
+         * refused is final before the result is. */
+        proxy_process_stop(&s->proxy, s->dir_fd);
         subreaper_reap_orphans(0);
         JobUsage usage;
         c->ops->usage(c, &usage);

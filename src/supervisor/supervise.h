@@ -7,6 +7,7 @@
 #include "output-relay.h"
 #include "payload-containment.h"
 #include "pidref.h"
+#include "proxy-process.h"
 #include "socket-mediator.h"
 
 /* One job under supervision. main.c fills in the job's directory, its spec
@@ -20,6 +21,7 @@ typedef struct Supervisor {
         OutputRelay output; /* the command's stdout and stderr */
         InputControl input; /* its stdin or terminal, and the control socket */
         SocketMediator sockets; /* a sandboxed job's socket calls */
+        ProxyProcess proxy;     /* with AllowedDomains, the job's proxy */
         PidRef child; /* the command's main process, /bin/sh */
         /* The teardown slot's lock, once we decided how the job ends
          * (job-teardown.h); given: bgrund had killed it already, and the
@@ -38,6 +40,7 @@ typedef struct Supervisor {
                 .output = OUTPUT_RELAY_NULL,               \
                 .input = INPUT_CONTROL_NULL,               \
                 .sockets = SOCKET_MEDIATOR_NULL,           \
+                .proxy = PROXY_PROCESS_NULL,               \
                 .child = PIDREF_NULL,                      \
                 .teardown_lock_fd = -EBADF,                \
         })

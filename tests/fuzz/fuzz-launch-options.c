@@ -101,6 +101,43 @@ static bool model_path_ok(const char *p) {
         return true;
 }
 
+/* An AllowedDomains entry, as the contract words it, written again here
+ * (not domain-list.c's code): [*.]name[:port], the name's labels 1-63 of
+ * [a-z0-9-] with no '-' at either end, the last not all digits, at most 253
+ * bytes, two labels at least after "*.", a port 1-65535 without a leading 0. */
+static bool model_domain_ok(const char *e) {
+        bool wildcard = strncmp(e, "*.", 2) == 0;
+        const char *name = e + (wildcard ? 2 : 0), *colon = strchr(name, ':');
+        size_t len = colon ? (size_t) (colon - name) : strlen(name);
+        if (colon) {
+                const char *p = colon + 1;
+                size_t digits = strspn(p, "0123456789");
+                if (digits == 0 || digits > 5 || p[digits] || p[0] == '0' || atoi(p) > 65535)
+                        return false;
+        }
+        if (len == 0 || len > 253)
+                return false;
+        size_t labels = 0, start = 0;
+        bool numeric = false;
+        for (size_t k = 0; k <= len; k++) {
+                if (k < len && name[k] != '.')
+                        continue;
+                size_t n = k - start;
+                if (n == 0 || n > 63 || name[start] == '-' || name[k - 1] == '-')
+                        return false;
+                numeric = true;
+                for (size_t c = start; c < k; c++) {
+                        char ch = name[c];
+                        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-'))
+                                return false;
+                        numeric = numeric && ch >= '0' && ch <= '9';
+                }
+                labels++;
+                start = k + 1;
+        }
+        return !numeric && labels >= (wildcard ? 2 : 1);
+}
+
 static bool model_paths_ok(char *const *l) {
         size_t n = 0, bytes = 0;
         for (; l[n]; n++) {
@@ -163,6 +200,13 @@ static bool model_accepts(const LaunchOptions *o, int i, const LaunchValue *v) {
                 for (; v->strv[n]; n++)
                         bytes += strlen(v->strv[n]) + 1;
                 return n >= 1 && v->strv[0][0] && n <= LAUNCH_ARGV_MAX_WORDS && bytes <= LAUNCH_ARRAY_MAX_BYTES;
+        }
+        case LAUNCH_OPTION_ALLOWED_DOMAINS: {
+                size_t n = 0;
+                for (; v->strv[n]; n++)
+                        if (!model_domain_ok(v->strv[n]))
+                                return false;
+                return n >= 1 && n <= 64;
         }
         case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES: {
                 /* AF_ words only, a '~' before the first alone, 1 to 16 of them. */
@@ -275,8 +319,9 @@ static void check_set(const LaunchOptions *o, int i, const LaunchValue *v) {
         case LAUNCH_OPTION_READ_WRITE_PATHS:
         case LAUNCH_OPTION_READ_ONLY_PATHS:
         case LAUNCH_OPTION_INACCESSIBLE_PATHS:
-        case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES: {
-                bool paths = i != LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES;
+        case LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES:
+        case LAUNCH_OPTION_ALLOWED_DOMAINS: {
+                bool paths = i != LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES && i != LAUNCH_OPTION_ALLOWED_DOMAINS;
                 char *const *l = launch_option_get((LaunchOption) i, &o->spec).strv;
                 FUZZ_CHECK(l && l != v->strv, "%s not copied", launch_options[i].name);
                 size_t k = 0;

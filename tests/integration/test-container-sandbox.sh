@@ -39,6 +39,26 @@ except OSError: print(\"unreachable\")'"
 	assert_eq unreachable "$out" "a job of another session"
 }
 
+# AllowedDomains in a container: the proxy, in the job's cgroup subtree,
+# reaches a name of its list (the sandbox's /etc/hosts: this loopback,
+# listed exactly) and refuses another.
+test_allowed_domains_in_a_container() {
+	in_container
+	local dir pid out
+	dir=$(mktemp -d)
+	echo "hello from the origin" >"$dir/hello.txt"
+	python3 -m http.server --bind 127.0.0.1 --directory "$dir" 18781 >/dev/null 2>&1 &
+	pid=$!
+	on_exit "kill $pid; rm -rf $dir"
+	wait_until 10 curl -sf --noproxy '*' http://127.0.0.1:18781/hello.txt || fail "the origin did not start"
+	out=$(bgrun --address "$ADDRESS" run --wait -q -C / --allow-domain origin.bgrun.test:18781 -- \
+		'curl -sS http://origin.bgrun.test:18781/hello.txt; curl -s -w %{http_code} http://other.bgrun.test:18781/') ||
+		fail "the job: $out"
+	assert_contains "$out" "hello from the origin" "a listed name"
+	assert_contains "$out" "not in this job's AllowedDomains" "another name"
+	assert_contains "$out" $'\n403'
+}
+
 test_private_tmp_in_a_container() {
 	in_container
 	local out

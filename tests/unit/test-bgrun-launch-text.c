@@ -50,14 +50,14 @@ static uint64_t number(LaunchOption i) {
 
 Test(launch_args, unknown_property_lists_the_known_ones) {
         expect_usage_error(launch_args_parse_property(&a, "Foo=1"),
-                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, Queue, MaxParallel).");
+                           "Unknown property 'Foo' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, AllowedDomains, Queue, MaxParallel).");
         cr_assert_eq(a.set, 0);
 }
 
 Test(launch_args, environment_is_not_a_property) {
         /* Launch takes it, but -E gives it. */
         expect_usage_error(launch_args_parse_property(&a, "Environment=A=1"),
-                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, Queue, MaxParallel).");
+                           "Unknown property 'Environment' (known: MaxRuntimeUSec, MemoryMax, TasksMax, CPUQuotaPerSecUSec, User, StopSignal, StopGraceUSec, RequestId, PrivateNetwork, PrivateTmp, ProtectSystem, ProtectHome, ReadWritePaths, ReadOnlyPaths, InaccessiblePaths, ProtectGit, RestrictAddressFamilies, AllowedDomains, Queue, MaxParallel).");
 }
 
 Test(launch_args, property_without_value) {

@@ -91,8 +91,12 @@ Test(launch_options, success_leaves_every_value) {
         set_ok(name(LAUNCH_OPTION_PROTECT_GIT), (LaunchValue) { .signature = "b", .u64 = 0 });
         char *families[] = { "~AF_PACKET", "AF_NETLINK", NULL };
         set_ok(name(LAUNCH_OPTION_RESTRICT_ADDRESS_FAMILIES), (LaunchValue) { .signature = "as", .strv = families });
+        char *domains[] = { "pypi.org", "*.npmjs.org", "registry.example.com:8443", NULL };
+        set_ok(name(LAUNCH_OPTION_ALLOWED_DOMAINS), (LaunchValue) { .signature = "as", .strv = domains });
         set_ok(name(LAUNCH_OPTION_QUEUE), (LaunchValue) { .signature = "b", .u64 = 1 });
         set_ok(name(LAUNCH_OPTION_MAX_PARALLEL), (LaunchValue) { .signature = "u", .u64 = 4000000000 });
+        cr_assert_str_eq(o.spec.allowed_domains[1], "*.npmjs.org");
+        cr_assert_neq(o.spec.allowed_domains[0], domains[0]);
         cr_assert(o.spec.queue);
         cr_assert_eq(o.spec.max_parallel, 4000000000U, "a u's whole range");
         cr_assert(o.spec.private_network && o.spec.private_tmp);
@@ -303,6 +307,34 @@ Test(launch_options, input_and_terminal_rules) {
         cr_assert_eq(launch_options_check(&c, &message), 0);
 }
 
+/* AllowedDomains: names as the contract words them, needing PrivateNetwork. */
+Test(launch_options, allowed_domains) {
+        static const char *const bad[] = { "127.0.0.1", "*", "*.com", "example.com:0", "Example.com", "exämple.com",
+                                           "::1", "[::1]:443", "example..com", "-a.example.com", "a_b.example.com",
+                                           "example.com:65536", "example.com:080", "example.com.", "" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                char *one[] = { (char *) bad[i], NULL };
+                set_fails(name(LAUNCH_OPTION_ALLOWED_DOMAINS), ((LaunchValue) { .signature = "as", .strv = one }),
+                          "AllowedDomains entry 1");
+        }
+        char *many[DOMAIN_LIST_MAX + 2];
+        char names[DOMAIN_LIST_MAX + 1][16];
+        for (int i = 0; i <= DOMAIN_LIST_MAX; i++) {
+                snprintf(names[i], sizeof names[i], "h%d.example", i);
+                many[i] = names[i];
+        }
+        many[DOMAIN_LIST_MAX + 1] = NULL;
+        set_fails(name(LAUNCH_OPTION_ALLOWED_DOMAINS), ((LaunchValue) { .signature = "as", .strv = many }),
+                  "AllowedDomains takes 1 to 64 names");
+        char *message = NULL;
+        LaunchOptions a = { .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_ALLOWED_DOMAINS) };
+        cr_assert_eq(launch_options_check(&a, &message), -EINVAL, "AllowedDomains without PrivateNetwork");
+        cr_assert_not_null(strstr(message, "AllowedDomains needs PrivateNetwork=yes"));
+        free(message);
+        LaunchOptions b = { .spec.private_network = true, .seen = LAUNCH_OPTION_BIT(LAUNCH_OPTION_ALLOWED_DOMAINS) };
+        cr_assert_eq(launch_options_check(&b, &message), 0);
+}
+
 /* The queue's options: MaxParallel at least 1, and no terminal job waits. */
 Test(launch_options, queue_options) {
         set_fails(name(LAUNCH_OPTION_MAX_PARALLEL), ((LaunchValue) { .signature = "u", .u64 = 0 }),
@@ -326,7 +358,7 @@ Test(launch_options, every_row_is_consistent) {
                 [LAUNCH_VALUE_BOOL] = "b", [LAUNCH_VALUE_STRING] = "s", [LAUNCH_VALUE_ENV] = "as",
                 [LAUNCH_VALUE_STDIN] = "s", [LAUNCH_VALUE_TTY] = "b", [LAUNCH_VALUE_TOKEN] = "s",
                 [LAUNCH_VALUE_ARGV] = "as", [LAUNCH_VALUE_CHOICE] = "s", [LAUNCH_VALUE_PATHS] = "as",
-                [LAUNCH_VALUE_WORDS] = "as",
+                [LAUNCH_VALUE_WORDS] = "as", [LAUNCH_VALUE_DOMAINS] = "as",
         };
         for (LaunchOption i = 0; i < _LAUNCH_OPTION_MAX; i++) {
                 const LaunchOptionInfo *r = &launch_options[i];

@@ -7,6 +7,7 @@
 #include "macro.h"
 #include "mcp-sandbox.h"
 #include "sandbox-profile.h"
+#include "strv.h"
 
 _printf_(2, 3) static int refuse(char **ret_error, const char *fmt, ...) {
         va_list ap;
@@ -22,7 +23,9 @@ _printf_(2, 3) static int refuse(char **ret_error, const char *fmt, ...) {
 
 /* The server's floor, in words for the model. */
 static const char *floor_words(const McpOptions *o) {
-        return o->network ? " (with the network)" : " (without a network)";
+        return o->network           ? " (with the network)"
+               : o->allowed_domains ? " (reaching only the names it allows, over HTTP(S))"
+                                    : " (without a network)";
 }
 
 int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, JobSpec *spec, const char **ret_profile,
@@ -42,8 +45,8 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
                                                         : p == SANDBOX_PROFILE_OFF;
         if (network && !allowed)
                 return refuse(ret_error,
-                              "This server runs every command in the sandbox '%s' without a network: a run may not ask "
-                              "for the network.", sandbox_profile_to_string(floor));
+                              "This server runs every command in the sandbox '%s'%s: a run may not ask for the network.",
+                              sandbox_profile_to_string(floor), floor_words(o));
         if (p == SANDBOX_PROFILE_OFF && network) {
                 *ret_profile = sandbox_profile_to_string(SANDBOX_PROFILE_OFF);
                 return 0;
@@ -51,6 +54,10 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
         /* The workspace: the server's with a floor, whatever cwd says. */
         const char *workspace = floor != SANDBOX_PROFILE_OFF ? o->workspace : cwd;
         if (sandbox_profile_spec(p, workspace, network, spec) < 0)
+                return -ENOMEM;
+        /* The floor's names, for every run without the network: a call
+         * cannot add one. */
+        if (!network && o->allowed_domains && !(spec->allowed_domains = strv_copy(o->allowed_domains)))
                 return -ENOMEM;
         *ret_profile = p == SANDBOX_PROFILE_OFF ? "custom" : sandbox_profile_to_string(p);
         return 0;

@@ -24,7 +24,10 @@
         "\"output_truncated\":{\"type\":\"boolean\",\"description\":\"Bytes were left out of output (see its marker line)\"}," \
         "\"contained\":{\"type\":\"boolean\"},\"mechanism\":{\"type\":\"string\"},"                       \
         "\"request_id\":{\"type\":\"string\",\"description\":\"What this run was launched with: a run with it answers this job\"}," \
-        "\"sandbox\":{\"type\":\"string\",\"description\":\"The sandbox profile the job runs in: off, workspace, read-only or custom\"}}," \
+        "\"sandbox\":{\"type\":\"string\",\"description\":\"The sandbox profile the job runs in: off, workspace, read-only or custom\"}," \
+        "\"network_denied\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"},"             \
+        "\"description\":\"Host names the sandbox's proxy refused, with counts: ask the user to allow them (--allow-domain), "  \
+        "do not retry without the sandbox\"}}," \
         "\"required\":[\"id\",\"status\",\"exit_code\",\"signal\",\"timed_out\",\"output\",\"output_truncated\"," \
         "\"next_offset\",\"contained\",\"mechanism\"]}"
 

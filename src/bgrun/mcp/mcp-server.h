@@ -24,6 +24,7 @@ typedef struct McpOptions {
         bool remote;                  /* -H: nothing of the local environment goes to jobs */
         int sandbox;                  /* --sandbox: the floor of every run (a SandboxProfile) */
         bool network;                 /* --network: a floor's runs may keep the network */
+        char *const *allowed_domains; /* --allow-domain: a floor's runs reach these names only (AllowedDomains) */
         const char *workspace;        /* with a floor: the one writable directory, absolute, fixed at start */
 } McpOptions;
 

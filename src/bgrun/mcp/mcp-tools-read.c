@@ -236,6 +236,12 @@ static int answer_with_output(McpCall *c, json_object *st, bool with_outcome) {
                             ? "custom" : "off");
                 if (r >= 0)
                         r = json_add_str(structured, "sandbox", profile);
+                /* The names its proxy refused: the model asks its user, not
+                 * for a looser sandbox. */
+                json_object *denied = dict_get(c->record, &record_keys[RECORD_KEY_NETWORK_DENIED]);
+                if (r >= 0 && denied && json_object_is_type(denied, json_type_object) &&
+                    json_object_object_length(denied) > 0)
+                        r = json_object_object_add(structured, "network_denied", json_object_get(denied));
         }
         if (r < 0)
                 return mcp_call_fail(c, "Out of memory.");

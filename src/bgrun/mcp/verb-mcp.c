@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "domain-list.h"
 #include "log.h"
 #include "macro.h"
 #include "mcp-server.h"
@@ -44,6 +45,18 @@ int verb_mcp(sd_bus *bus, const Args *args) {
         char workspace[PATH_MAX];
         if (args->workspace && o.sandbox == SANDBOX_PROFILE_OFF)
                 return log_usage_error("--workspace goes with --sandbox (the directory a sandboxed run may write).");
+        if (launch_args_is_set(&args->launch, LAUNCH_OPTION_ALLOWED_DOMAINS)) {
+                o.allowed_domains = args->launch.values[LAUNCH_OPTION_ALLOWED_DOMAINS].strv;
+                if (o.sandbox == SANDBOX_PROFILE_OFF)
+                        return log_usage_error("--allow-domain goes with --sandbox (the names a sandboxed run may reach).");
+                size_t n = 0;
+                for (char *const *d = o.allowed_domains; *d; d++, n++)
+                        if (!domain_entry_valid(*d))
+                                return log_usage_error("Invalid --allow-domain '%s' (a host name, *.NAME for its "
+                                                       "subdomains, optionally :PORT; no address).", *d);
+                if (n > DOMAIN_LIST_MAX)
+                        return log_usage_error("At most %d --allow-domain names.", DOMAIN_LIST_MAX);
+        }
         if (o.sandbox != SANDBOX_PROFILE_OFF) {
                 if (!realpath(args->workspace ?: ".", workspace))
                         return log_error_errno(errno, "Cannot find the workspace %s: %m", args->workspace ?: ".");

@@ -4,6 +4,7 @@
 #include "bus-record.h"
 #include "launch-options.h"
 #include "macro.h"
+#include "network-denied.h"
 #include "sandbox-plan.h"
 
 static int append_id(sd_bus_message *m, const JobView *v) {
@@ -200,6 +201,21 @@ static int append_sandbox(sd_bus_message *m, const JobView *v) {
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+/* With AllowedDomains, the hosts its proxy refused, as its supervisor
+ * keeps them; a line that is not one it writes ends what is shown. */
+static int append_denied_host(const char *host, uint64_t count, void *userdata) {
+        return sd_bus_message_append(userdata, "{st}", host, count);
+}
+static int append_network_denied(sd_bus_message *m, const JobView *v) {
+        int r = sd_bus_message_open_container(m, 'a', "{st}");
+        if (r >= 0 && v->network_denied) {
+                int k = network_denied_parse(v->network_denied, append_denied_host, m);
+                if (k < 0 && k != -EBADMSG)
+                        r = k;
+        }
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
 /* The result's, or, from an end from outside's confirmation on, the same
  * teardown from its slot. */
 static int append_teardown(sd_bus_message *m, const JobView *v) {
@@ -238,6 +254,7 @@ const RecordAppend record_appenders[_RECORD_KEY_MAX] = {
         [RECORD_KEY_FAILURE] = append_failure,
         [RECORD_KEY_ARGV] = append_argv,
         [RECORD_KEY_SANDBOX] = append_sandbox,
+        [RECORD_KEY_NETWORK_DENIED] = append_network_denied,
         [RECORD_KEY_USER] = append_user,
         [RECORD_KEY_LIMITS] = append_limits,
         [RECORD_KEY_LIMITS_UNENFORCED] = append_limits_unenforced,

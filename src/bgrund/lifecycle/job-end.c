@@ -67,7 +67,7 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
         if (j->live->run)
                 cache->run = TAKE_STRUCT(*j->live->run);
         cache->result = *res;
-        (void) job_store_output_counts(j->live->dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
+        runtime_cache_read_files(cache, j->live->dir_fd);
         strcpy(cache->id, j->id);
         /* Ended while its live part still says what it counted as; then
          * only the struct stays. */

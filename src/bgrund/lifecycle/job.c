@@ -14,6 +14,7 @@
 #include "job-queue.h"
 #include "job-private.h"
 #include "log.h"
+#include "network-denied.h"
 #include "macro.h"
 #include "output-watch.h"
 #include "runtime.h"
@@ -114,6 +115,12 @@ int job_view(Job *j, JobView *ret) {
                 /* Read now, so a figure is never older than the call. */
                 if (run && run->cgroup && run->cgroup[0])
                         (void) job_usage_read_cgroup_path(run->cgroup, &ret->usage);
+                if (j->live->spec.allowed_domains) {
+                        free(cache->live_network_denied);
+                        cache->live_network_denied = NULL;
+                        (void) network_denied_read(j->live->dir_fd, &cache->live_network_denied);
+                        ret->network_denied = cache->live_network_denied;
+                }
                 return 0;
         }
 
@@ -135,7 +142,7 @@ int job_view(Job *j, JobView *ret) {
                 if (r < 0)
                         job_result_incomplete(&cache->result, j->finished_at, r);
                 cache->have_run = job_store_read_run(dir_fd, &cache->run) >= 0;
-                (void) job_store_output_counts(dir_fd, &cache->output_bytes, &cache->output_dropped_bytes);
+                runtime_cache_read_files(cache, dir_fd);
                 strcpy(cache->id, j->id);
         }
 
@@ -146,6 +153,7 @@ int job_view(Job *j, JobView *ret) {
                 .status = cache->result.status,
                 .output_bytes = cache->output_bytes,
                 .output_dropped_bytes = cache->output_dropped_bytes,
+                .network_denied = cache->network_denied,
                 .teardown = { cache->result.status, cache->result.dead, cache->result.method,
                               cache->result.confirmed_at },
                 .usage = {

@@ -169,6 +169,7 @@ typedef struct JobView {
         JobUsage usage;          /* live from the cgroup while running, else the result's */
         JobTeardown teardown;    /* the result's, or the slot's once confirmed (status JOB_RUNNING: none) */
         unsigned queue_position; /* a queued job's place in its owner's queue, 1 first; else 0 */
+        const char *network_denied; /* with AllowedDomains, what its proxy refused (network-denied.h's text); NULL: none */
 } JobView;
 
 /* A job of spec's id, owner, session and command, in no table yet, STARTING. */

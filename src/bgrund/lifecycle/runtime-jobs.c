@@ -7,9 +7,11 @@
 
 #include "cgroup.h"
 #include "job.h"
+#include "job-store.h"
 #include "job-queue.h"
 #include "list.h"
 #include "macro.h"
+#include "network-denied.h"
 #include "runtime.h"
 
 void runtime_set_notifier(Runtime *rt, const JobNotifier *notifier, void *userdata) {
@@ -140,11 +142,19 @@ Containment *runtime_containment(Runtime *rt, Mechanism m) {
         return (unsigned) m < _MECHANISM_MAX && rt->containments[m].ops ? &rt->containments[m] : NULL;
 }
 
+void runtime_cache_read_files(RecordCache *c, int dir_fd) {
+        (void) job_store_output_counts(dir_fd, &c->output_bytes, &c->output_dropped_bytes);
+        if (c->spec.allowed_domains)
+                (void) network_denied_read(dir_fd, &c->network_denied);
+}
+
 void runtime_cache_drop(Runtime *rt, const char *id) {
         RecordCache *c = &rt->cache;
         if (id && !streq(c->id, id))
                 return;
         job_spec_done(&c->spec);
         job_run_done(&c->run);
-        *c = (RecordCache) {};
+        free(c->network_denied);
+        char *live = c->live_network_denied;
+        *c = (RecordCache) { .live_network_denied = live };
 }

@@ -160,6 +160,7 @@ Runtime *runtime_free(Runtime *rt) {
         owner_table_clear(&rt->owners);
         sd_event_source_disable_unref(rt->retention_timer);
         runtime_cache_drop(rt, NULL);
+        free(rt->cache.live_network_denied);
         supervisor_children_free(rt);
         containments_done(rt->containments);
         safe_close(rt->jobs_fd);

@@ -60,6 +60,10 @@ typedef struct RecordCache {
         JobResult result;
         uint64_t output_bytes;
         uint64_t output_dropped_bytes;
+        char *network_denied;   /* its network-denied file's text, NULL: none */
+        /* The last running job's network-denied, read for its view
+         * (job_view()), which it lasts until the next. */
+        char *live_network_denied;
 } RecordCache;
 
 struct Runtime {
@@ -163,6 +167,9 @@ void runtime_apply_all_limits(Runtime *rt);
 Containment *runtime_containment(Runtime *rt, Mechanism m);
 
 /* Drop the cached record of id (it changed or is gone). */
+/* What an ended job's record reads from its directory (dir_fd) besides its
+ * spec, run and result, into c: its output's counts, its network_denied. */
+void runtime_cache_read_files(RecordCache *c, int dir_fd);
 void runtime_cache_drop(Runtime *rt, const char *id);
 
 /* For the lifecycle: tell the notifier. */

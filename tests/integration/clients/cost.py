@@ -548,6 +548,7 @@ OPTIONS = {
     "InaccessiblePaths": ["-/nonexistent"],
     "ProtectGit": 0,
     "RestrictAddressFamilies": ["AF_UNIX"],
+    "AllowedDomains": ["example.com"],  # without PrivateNetwork: refused (it needs it)
     "Queue": 1,
     "MaxParallel": 4,  # in the session "": refused (it needs one)
 }
