@@ -9,15 +9,17 @@
 PORT=18780
 ORIGIN=origin.bgrun.test:$PORT
 
-# An HTTP server on the host's loopback, serving hello.txt; its requests
-# logged to $ORIGIN_LOG. Killed, by pid, when the test ends.
+# An HTTP server on the host's loopback (clients/origin-server.py), serving
+# hello.txt and what a test puts in $ORIGIN_DIR; its requests logged to
+# $ORIGIN_LOG ("GET /path"). Killed, by pid, when the test ends.
 origin() {
 	ORIGIN_DIR=$(mktemp -d)
 	ORIGIN_LOG=$ORIGIN_DIR.log
 	echo "hello from the origin" >"$ORIGIN_DIR/hello.txt"
-	python3 -m http.server --bind 127.0.0.1 --directory "$ORIGIN_DIR" $PORT >"$ORIGIN_LOG" 2>&1 &
+	python3 "$CLIENTS_DIR/origin-server.py" $PORT "$ORIGIN_DIR" >"$ORIGIN_LOG" 2>&1 &
 	local pid=$!
-	on_exit "kill $pid; rm -rf $ORIGIN_DIR $ORIGIN_LOG"
+	# Gone before the next test's binds the port.
+	on_exit "kill $pid; wait $pid; rm -rf $ORIGIN_DIR $ORIGIN_LOG"
 	wait_until 10 curl -sf --noproxy '*' "http://127.0.0.1:$PORT/hello.txt" || fail "the origin did not start"
 }
 
@@ -74,6 +76,46 @@ test_a_wildcard_never_reaches_a_private_address() {
 	# The same name listed exactly reaches it.
 	out=$(bgrun run --wait -q -C / --allow-domain "a.wild.bgrun.test:$PORT" -- "$(fetch_code "http://a.wild.bgrun.test:$PORT/hello.txt")")
 	assert_eq $'hello from the origin\n200' "$out" "listed exactly"
+}
+
+# A wildcard reaches a host at an address that is not private: one in a
+# network namespace the test makes (198.18.0.2, at the end of a veth pair;
+# b.wild.bgrun.test in the sandbox's /etc/hosts), and of a name with both
+# kinds of address (both.wild.bgrun.test: 127.0.0.1 too), that one only.
+# The namespace, and with it the pair, goes when the test's mount of it does.
+test_a_wildcard_reaches_a_public_address() {
+	command -v ip >/dev/null || skip "no ip (iproute2)"
+	origin # 127.0.0.1:$PORT: what a wildcard must never reach
+	local ns=bgrun-wild-$$ dir out
+	ip netns add "$ns" 2>/dev/null || skip "cannot make a network namespace (CAP_SYS_ADMIN)"
+	on_exit "ip netns delete $ns"
+	ip link add bgrun-w$$ type veth peer name bgrun-w$$p netns "$ns" 2>/dev/null ||
+		skip "cannot make a veth pair (CAP_NET_ADMIN)"
+	ip addr add 198.18.0.1/30 dev bgrun-w$$
+	ip link set bgrun-w$$ up
+	ip -n "$ns" addr add 198.18.0.2/30 dev bgrun-w$$p
+	ip -n "$ns" link set bgrun-w$$p up
+	ip -n "$ns" link set lo up
+	dir=$(mktemp -d)
+	echo "hello from the namespace" >"$dir/hello.txt"
+	ip netns exec "$ns" python3 "$CLIENTS_DIR/origin-server.py" 80 "$dir" 198.18.0.2 >/dev/null 2>&1 &
+	local pid=$!
+	on_exit "kill $pid"
+	ip netns exec "$ns" python3 "$CLIENTS_DIR/origin-server.py" $PORT "$dir" 198.18.0.2 >/dev/null 2>&1 &
+	pid=$!
+	on_exit "kill $pid; rm -rf $dir"
+	wait_until 10 curl -sf --noproxy '*' http://198.18.0.2/hello.txt || fail "the namespace's origin did not start"
+	wait_until 10 curl -sf --noproxy '*' http://198.18.0.2:$PORT/hello.txt || fail "the namespace's origin did not start"
+	out=$(bgrun run --wait -q -C / --allow-domain '*.wild.bgrun.test' -- "$(fetch_code http://b.wild.bgrun.test/hello.txt)")
+	assert_eq $'hello from the namespace\n200' "$out" "a wildcard's host at a public address"
+	out=$(bgrun run --wait -q -C / --allow-domain '*.wild.bgrun.test' -- "$(fetch_code http://wild.bgrun.test/hello.txt)")
+	assert_contains "$out" $'\n403' "the wildcard's own name is not its subdomain"
+	out=$(bgrun run --wait -q -C / --allow-domain "*.wild.bgrun.test:$PORT" -- \
+		"for i in 1 2 3 4 5; do curl -s http://both.wild.bgrun.test:$PORT/hello.txt; done | sort | uniq -c")
+	assert_eq "      5 hello from the namespace" "$out" "a name with a loopback and a public address, by a wildcard"
+	out=$(bgrun run --wait -q -C / --allow-domain "both.wild.bgrun.test:$PORT" -- \
+		"for i in 1 2 3 4 5; do curl -s http://both.wild.bgrun.test:$PORT/hello.txt; done | sort -u")
+	assert_eq "hello from the origin" "$out" "the same name listed exactly: its first address, the loopback's"
 }
 
 test_connect_tunnels_to_listed_ports_only() {
@@ -226,4 +268,85 @@ network asked: True This server runs every command in the sandbox 'workspace' (r
 	assert_contains "$out" "--allow-domain goes with --sandbox"
 	out=$(bgrun mcp --sandbox workspace --allow-domain 10.0.0.1 </dev/null 2>&1) && fail "an address was taken"
 	assert_contains "$out" "Invalid --allow-domain '10.0.0.1'"
+}
+
+# Real clients, each through the proxy to a listed host and refused for
+# one that is not: git over http:// (git http-backend), pip from a simple
+# index, npm from a registry's documents.
+test_git_clones_through_the_proxy() {
+	origin
+	local repo=$ORIGIN_DIR/git/app.git out
+	git init -q --bare "$repo"
+	git -C "$ORIGIN_DIR" init -q work
+	git -C "$ORIGIN_DIR/work" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "the first commit"
+	git -C "$ORIGIN_DIR/work" push -q "$repo" HEAD:refs/heads/main
+	git -C "$repo" symbolic-ref HEAD refs/heads/main
+	out=$(bgrun run --wait -q -C / --allow-domain "$ORIGIN" -- \
+		"git clone -q http://$ORIGIN/git/app.git /tmp/bgrun-clone-\$\$ && git -C /tmp/bgrun-clone-\$\$ log --format=%s; rm -rf /tmp/bgrun-clone-\$\$") ||
+		fail "git clone: $out"
+	assert_eq "the first commit" "$out" "git clone over http:// through the proxy"
+	grep -q "POST /git/app.git/git-upload-pack" "$ORIGIN_LOG" || fail "not git's smart protocol: $(cat "$ORIGIN_LOG")"
+	out=$(bgrun run --wait -q -C / --allow-domain "$ORIGIN" -- "git clone -q http://other.bgrun.test:$PORT/git/app.git /tmp/x 2>&1")
+	assert_contains "$out" "403" "git clone from a host not listed"
+}
+
+test_pip_downloads_through_the_proxy() {
+	python3 -m pip --version >/dev/null 2>&1 || skip "no pip (python3-pip)"
+	origin
+	# A wheel of one module, and a simple index naming it.
+	local wheel=tinypkg-1.0-py3-none-any.whl out
+	mkdir -p "$ORIGIN_DIR/simple/tinypkg" "$ORIGIN_DIR/files"
+	(cd "$ORIGIN_DIR/files" && python3 - "$wheel" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("tinypkg/__init__.py", "NAME = 'tinypkg'\n")
+    z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+    z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+PY
+	)
+	echo "<html><body><a href=\"/files/$wheel#sha256=$(sha256sum "$ORIGIN_DIR/files/$wheel" | cut -d' ' -f1)\">$wheel</a></body></html>" \
+		>"$ORIGIN_DIR/simple/tinypkg/index.html"
+	local pip="env -u PIP_FIND_LINKS -u PIP_INDEX_URL python3 -m pip download --no-cache-dir --disable-pip-version-check --no-deps --retries 0 --timeout 10"
+	out=$(bgrun run --wait -q -C / --allow-domain "$ORIGIN" -- \
+		"d=\$(mktemp -d) && $pip -q --index-url http://$ORIGIN/simple/ --trusted-host origin.bgrun.test -d \$d tinypkg && ls \$d; rm -rf \$d") ||
+		fail "pip download: $out"
+	assert_eq "$wheel" "$out" "pip download through the proxy"
+	# pip says no more than "not found" for a page it could not get: the
+	# record says why.
+	local id
+	id=$(bgrun run -q -C / --allow-domain "$ORIGIN" -- \
+		"d=\$(mktemp -d); $pip --index-url http://other.bgrun.test:$PORT/simple/ --trusted-host other.bgrun.test -d \$d tinypkg 2>&1; rm -rf \$d")
+	bgrun wait "$id" >/dev/null
+	assert_contains "$(bgrun logs "$id")" "No matching distribution found for tinypkg" "pip from a host not listed"
+	assert_eq 1 "$(jget "$id" '.network_denied["other.bgrun.test"] > 0 | if . then 1 else 0 end')" "the record's network_denied"
+}
+
+test_npm_installs_through_the_proxy() {
+	command -v npm >/dev/null || skip "no npm"
+	origin
+	# A registry's package document and tarball, as files.
+	local tgz=$ORIGIN_DIR/tinypkg/-/tinypkg-1.0.0.tgz out work
+	mkdir -p "$ORIGIN_DIR/tinypkg/-" "$ORIGIN_DIR/src/package"
+	echo '{"name":"tinypkg","version":"1.0.0","main":"index.js"}' >"$ORIGIN_DIR/src/package/package.json"
+	echo 'module.exports = "tinypkg from the registry";' >"$ORIGIN_DIR/src/package/index.js"
+	tar -czf "$tgz" -C "$ORIGIN_DIR/src" package
+	python3 - "$tgz" "http://$ORIGIN" >"$ORIGIN_DIR/tinypkg/index.html" <<'PY'
+import base64, hashlib, json, sys
+data = open(sys.argv[1], "rb").read()
+version = {"name": "tinypkg", "version": "1.0.0", "main": "index.js",
+           "dist": {"tarball": sys.argv[2] + "/tinypkg/-/tinypkg-1.0.0.tgz", "shasum": hashlib.sha1(data).hexdigest(),
+                    "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()}}
+print(json.dumps({"name": "tinypkg", "dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": version}}))
+PY
+	work=$(mktemp -d)
+	on_exit "rm -rf $work"
+	local npm="npm install --no-audit --no-fund --no-update-notifier --cache $work/cache --fetch-retries 0"
+	out=$(bgrun run --wait -q -C "$work" --allow-domain "$ORIGIN" -- \
+		"$npm --registry http://$ORIGIN/ tinypkg >/dev/null && node -e 'console.log(require(\"tinypkg\"))'") ||
+		fail "npm install: $out"
+	assert_eq "tinypkg from the registry" "$out" "npm install through the proxy"
+	out=$(bgrun run --wait -q -C "$work" --allow-domain "$ORIGIN" -- \
+		"$npm --registry http://other.bgrun.test:$PORT/ tinypkg 2>&1")
+	assert_contains "$out" "403" "npm from a host not listed"
 }
