@@ -350,3 +350,53 @@ PY
 		"$npm --registry http://other.bgrun.test:$PORT/ tinypkg 2>&1")
 	assert_contains "$out" "403" "npm from a host not listed"
 }
+
+# A session's jobs share a network only with the same names: a sibling
+# never reaches another list's proxy (or its servers) through the session.
+test_a_session_shares_its_network_only_with_the_same_names() {
+	local server client id out
+	server="python3 -c 'import socket
+s = socket.socket(); s.bind((\"127.0.0.1\", 18782)); s.listen(); print(\"listening\", flush=True)
+while True: s.accept()[0].sendall(b\"hello\")'"
+	client="python3 -c 'import socket
+try: print(socket.create_connection((\"127.0.0.1\", 18782), timeout=3).recv(8).decode())
+except OSError: print(\"unreachable\")'"
+	id=$(bgrun run -q -C / -s names --allow-domain example.com -- "$server") || fail "the server"
+	on_exit "bgrun kill $id >/dev/null 2>&1"
+	wait_until 10 bash -c "bgrun logs $id | grep -q listening" || fail "the server did not listen"
+	assert_eq hello "$(bgrun run --wait -q -C / -s names --allow-domain example.com -- "$client")" "the same names"
+	assert_eq unreachable "$(bgrun run --wait -q -C / -s names --allow-domain example.org -- "$client")" "other names"
+	assert_eq unreachable "$(bgrun run --wait -q -C / -s names -p PrivateNetwork=yes -- "$client")" "no names"
+	assert_eq session "$(jget "$id" .sandbox.network)"
+}
+
+# What a hostile job does to its proxy costs that job alone: 300 slow
+# connections (heads never finished) fill its proxy's 256 and no more, in
+# bounded memory, while another job's proxy answers at once.
+test_a_flood_of_connections_costs_only_its_own_job() {
+	origin
+	local id pid out fds rss
+	id=$(bgrun run -q -C / --allow-domain "$ORIGIN" -- "python3 -c 'import os, socket, time
+port = int(os.environ[\"HTTP_PROXY\"].rsplit(\":\", 1)[1])
+held = []
+for i in range(300):
+    s = socket.socket(); s.setblocking(False)
+    try: s.connect((\"127.0.0.1\", port))
+    except BlockingIOError: pass
+    held.append(s)
+time.sleep(1)
+for s in held:
+    try: s.send(b\"GET http://$ORIGIN/ HTTP/1.1\\r\\nX: \")
+    except OSError: pass
+print(\"flooding\", flush=True)
+time.sleep(120)'") || fail "the flood did not launch"
+	on_exit "bgrun kill $id >/dev/null 2>&1"
+	wait_until 20 bash -c "bgrun logs $id | grep -q flooding" || fail "the flood did not start: $(bgrun logs "$id")"
+	pid=$(pgrep -x bgrun-proxy) || fail "no proxy"
+	fds=$(ls "/proc/$pid/fd" | wc -l)
+	assert_le "$fds" $((256 + 16)) "the flooded proxy's descriptors"
+	rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+	assert_le "$rss" $((64 * 1024)) "the flooded proxy's memory (KiB)"
+	out=$(bgrun run --wait -q -C / --allow-domain "$ORIGIN" -- "curl -sS -m 5 http://$ORIGIN/hello.txt") || fail "another job: $out"
+	assert_eq "hello from the origin" "$out" "another job's proxy, during the flood"
+}
