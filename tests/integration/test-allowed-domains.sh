@@ -256,6 +256,7 @@ def run(i, command, **args):
 r = run(2, f"curl -sS http://{origin}/hello.txt; curl -s -w %{{http_code}} http://other.bgrun.test:{port}/")
 s = r["structuredContent"]
 print(s["output"].splitlines()[0], s["output"].splitlines()[-1], json.dumps(s.get("network_denied")), s["sandbox"])
+print([l for l in r["content"][0]["text"].splitlines() if "refused" in l][0])
 r = run(3, "true", network=True)
 print("network asked:", r.get("isError"), r["content"][0]["text"])
 p.stdin.close()
@@ -263,6 +264,7 @@ p.wait()
 PY
 	) || fail "the MCP client: $out"
 	assert_eq "hello from the origin 403 {\"other.bgrun.test\": 1} workspace
+The sandbox refused these hosts (not in its allowed domains): other.bgrun.test (1x). Ask the user to allow them; do not retry without the sandbox.
 network asked: True This server runs every command in the sandbox 'workspace' (reaching only the names it allows, over HTTP(S)): a run may not ask for the network." "$out" "the runs of bgrun mcp --allow-domain"
 	out=$(bgrun mcp --allow-domain example.com </dev/null 2>&1) && fail "--allow-domain without --sandbox was taken"
 	assert_contains "$out" "--allow-domain goes with --sandbox"

@@ -4,6 +4,7 @@
  * the output limit. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,23 @@ static void status_line(McpCall *c, bool cut, char *buf, size_t len) {
                  cut ? " Part of the output was left out, see the marker line." : "");
 }
 
+/* The hosts the job's proxy refused, as a line for the model (empty when
+ * none): its user decides, not a looser retry. */
+static void denied_line(json_object *record, char *buf, size_t len) {
+        json_object *denied = dict_get(record, &record_keys[RECORD_KEY_NETWORK_DENIED]);
+        buf[0] = '\0';
+        if (!denied || !json_object_is_type(denied, json_type_object) || json_object_object_length(denied) == 0)
+                return;
+        size_t at = (size_t) snprintf(buf, len, "The sandbox refused these hosts (not in its allowed domains):");
+        json_object_object_foreach(denied, host, count) {
+                if (at >= len)
+                        break;
+                at += (size_t) snprintf(buf + at, len - at, " %s (%" PRId64 "x)", host, json_object_get_int64(count));
+        }
+        if (at < len)
+                snprintf(buf + at, len - at, ". Ask the user to allow them; do not retry without the sandbox.\n");
+}
+
 static int answer_with_output(McpCall *c, json_object *st, bool with_outcome) {
         _cleanup_free_ char *output = NULL, *text = NULL;
         _cleanup_json_ json_object *structured = st;
@@ -197,7 +215,9 @@ static int answer_with_output(McpCall *c, json_object *st, bool with_outcome) {
         cut = strstr(output, "\n[bgrun: ") && c->tail_n > 0;
         (void) dict_get_bool(c->record, &record_keys[RECORD_KEY_OUTPUT_TRUNCATED], &truncated);
         status_line(c, cut, line, sizeof line);
-        if (asprintf(&text, "%s\n%s", line, n > 0 ? output : "(no output)\n") < 0)
+        char refused[1024];
+        denied_line(c->record, refused, sizeof refused);
+        if (asprintf(&text, "%s\n%s%s", line, refused, n > 0 ? output : "(no output)\n") < 0)
                 return mcp_call_fail(c, "Out of memory.");
 
         r = json_object_object_add(structured, "output", json_object_new_string_len(output, (int) n));
