@@ -69,6 +69,9 @@ static inline void closedirp(DIR **d) {
 #ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #endif
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define startswith_s(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
 

@@ -168,8 +168,7 @@ int log_call_error(const char *method, const char *id, const sd_bus_error *error
 
         /* Why bgrund cannot start was said instead. */
         if (daemon_check_reported()) {
-                if (failure.exit_code == 0)
-                        failure.exit_code = BGRUN_EXIT_UNREACHABLE;
+                call_failure_record(BGRUN_EXIT_UNREACHABLE, "ServiceUnknown", daemon_check_said());
                 return r;
         }
         if (bus_error_means_daemon_missing(error))

@@ -33,6 +33,7 @@ static struct {
         uint64_t since;          /* when bgrund.service last changed state, before this start */
         uint64_t started;        /* when the name was found missing */
         uint64_t next_check;     /* 0: not looked at yet */
+        char said[1024];         /* what was said, for --json's error */
 } daemon_check;
 
 /* bgrund beside this bgrun: the supervisor's directory (libexecdir). */
@@ -159,18 +160,21 @@ static void log_cannot_start(const char *reason, bool stale) {
         bool user = bus_reached(NULL) == REACHED_USER_BUS;
         const char *u = user ? " --user" : "";
 
+        char *s = daemon_check.said;
+        size_t n = sizeof daemon_check.said;
         if (reason)
-                log_error("bgrund cannot start: %s (check with: bgrund%s --check-config; see: journalctl%s -u bgrund)",
-                          reason, u, u);
+                snprintf(s, n, "bgrund cannot start: %s (check with: bgrund%s --check-config; see: journalctl%s -u bgrund)",
+                         reason, u, u);
         else if (stale)
-                log_error("bgrund.service failed before and is not started again (start it with: systemctl%s "
-                          "restart bgrund.service; see: journalctl%s -u bgrund)", u, u);
+                snprintf(s, n, "bgrund.service failed before and is not started again (start it with: systemctl%s "
+                         "restart bgrund.service; see: journalctl%s -u bgrund)", u, u);
         else
                 /* Failed just now: after too many tries systemd will not
                  * start it again by itself, so say how to. */
-                log_error("bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
-                          "bgrund%s --check-config; then start it with: systemctl%s restart bgrund.service)",
-                          u, u, u);
+                snprintf(s, n, "bgrund failed to start (see: journalctl%s -u bgrund; check the configuration with: "
+                         "bgrund%s --check-config; then start it with: systemctl%s restart bgrund.service)",
+                         u, u, u);
+        log_error("%s", s);
 }
 
 static int on_name_has_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -256,4 +260,8 @@ void daemon_check_answered(const sd_bus_error *error) {
 
 bool daemon_check_reported(void) {
         return daemon_check.reported;
+}
+
+const char *daemon_check_said(void) {
+        return daemon_check.reported ? daemon_check.said : NULL;
 }

@@ -31,3 +31,5 @@ int daemon_check_failed_call(const sd_bus_error *error);
 
 /* Why bgrund cannot start was said: nothing more to say. */
 bool daemon_check_reported(void);
+/* What was said then (NULL: nothing), which --json's error carries too. */
+const char *daemon_check_said(void);

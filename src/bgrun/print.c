@@ -351,8 +351,47 @@ static size_t terminal_columns(void) {
         }
         return 80;
 }
+/* A list row's EXIT: the exit code, the name of the signal that ended it,
+ * or "-" (running, queued, never ran). */
+static void exit_cell(json_object *record, char *buf, size_t len) {
+        int64_t code = -1, sig = 0;
+        const char *status = dict_get_string(record, &record_keys[RECORD_KEY_STATUS]);
+        bool ran = status && !streq(status, "running") && !streq(status, "queued") && !streq(status, "failed");
+        (void) dict_get_int(record, &record_keys[RECORD_KEY_EXIT_CODE], &code);
+        (void) dict_get_int(record, &record_keys[RECORD_KEY_SIGNAL], &sig);
+        if (ran && sig > 0 && sigabbrev_np((int) sig))
+                snprintf(buf, len, "SIG%s", sigabbrev_np((int) sig));
+        else if (ran && code >= 0)
+                snprintf(buf, len, "%" PRId64, code);
+        else
+                snprintf(buf, len, "-");
+}
+
+/* A list row's RUNTIME: from its start to its end, or to now while it
+ * runs; "-" before it started. */
+static void runtime_cell(json_object *record, char *buf, size_t len) {
+        uint64_t started = 0, finished = 0;
+        (void) dict_get_uint(record, &record_keys[RECORD_KEY_STARTED_AT], &started);
+        (void) dict_get_uint(record, &record_keys[RECORD_KEY_FINISHED_AT], &finished);
+        uint64_t end = finished > 0 ? finished : now_realtime_usec();
+        if (started == 0 || end < started) {
+                snprintf(buf, len, "-");
+                return;
+        }
+        uint64_t usec = end - started, s = usec / USEC_PER_SEC;
+        if (s < 60)
+                snprintf(buf, len, "%.1fs", (double) usec / USEC_PER_SEC);
+        else if (s < 3600)
+                snprintf(buf, len, "%" PRIu64 "min %" PRIu64 "s", s / 60, s % 60);
+        else
+                snprintf(buf, len, "%" PRIu64 "h %" PRIu64 "min", s / 3600, s / 60 % 60);
+}
+
+#define CELL_MAX 32
+
 int print_job_list(const JobListEntry *jobs, size_t n) {
-        size_t w_id = strlen("ID"), w_session = strlen("SESSION"), w_status = strlen("STATUS");
+        size_t w_id = strlen("ID"), w_session = strlen("SESSION"), w_status = strlen("STATUS"), w_exit = strlen("EXIT"),
+               w_runtime = strlen("RUNTIME");
         size_t command_columns = SIZE_MAX;
 
         if (n == 0) {
@@ -361,33 +400,50 @@ int print_job_list(const JobListEntry *jobs, size_t n) {
                 return EXIT_SUCCESS;
         }
 
+        /* Each row's cells first: their widths make the columns. */
+        _cleanup_free_ char *cells = calloc(n, 3 * CELL_MAX);
+        if (!cells)
+                return log_oom();
         for (size_t i = 0; i < n; i++) {
+                char *status = cells + 3 * CELL_MAX * i, *exit = status + CELL_MAX, *runtime = exit + CELL_MAX;
+                uint64_t place = 0;
+                if (jobs[i].record && dict_get_uint(jobs[i].record, &record_keys[RECORD_KEY_QUEUE_POSITION], &place) &&
+                    place > 0)
+                        snprintf(status, CELL_MAX, "queued (%" PRIu64 ")", place);
+                else
+                        snprintf(status, CELL_MAX, "%s", jobs[i].status);
+                if (jobs[i].record) {
+                        exit_cell(jobs[i].record, exit, CELL_MAX);
+                        runtime_cell(jobs[i].record, runtime, CELL_MAX);
+                } else
+                        strcpy(exit, "-"), strcpy(runtime, "-");
                 size_t w;
-
                 if ((w = utf8_columns(jobs[i].id)) > w_id)
                         w_id = w;
                 if ((w = utf8_columns(jobs[i].session[0] ? jobs[i].session : "-")) > w_session)
                         w_session = w;
-                if ((w = utf8_columns(jobs[i].status)) > w_status)
-                        w_status = w;
+                w_status = MAX(w_status, utf8_columns(status));
+                w_exit = MAX(w_exit, strlen(exit));
+                w_runtime = MAX(w_runtime, strlen(runtime));
         }
 
         if (isatty(STDOUT_FILENO)) {
-                size_t used = w_id + w_session + w_status + 6, columns = terminal_columns();
+                size_t used = w_id + w_session + w_status + w_exit + w_runtime + 10, columns = terminal_columns();
 
                 /* Keep a command readable even on a narrow terminal. */
                 command_columns = columns > used + 20 ? columns - used : 20;
         }
 
-        printf("%-*s  %-*s  %-*s  %s\n", (int) w_id, "ID", (int) w_session, "SESSION", (int) w_status, "STATUS",
-               "COMMAND");
+        printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int) w_id, "ID", (int) w_session, "SESSION", (int) w_status,
+               "STATUS", (int) w_exit, "EXIT", (int) w_runtime, "RUNTIME", "COMMAND");
         for (size_t i = 0; i < n; i++) {
+                const char *status = cells + 3 * CELL_MAX * i;
                 print_cell_padded(jobs[i].id, w_id);
                 fputs("  ", stdout);
                 print_cell_padded(jobs[i].session[0] ? jobs[i].session : "-", w_session);
                 fputs("  ", stdout);
-                print_cell_padded(jobs[i].status, w_status);
-                fputs("  ", stdout);
+                print_cell_padded(status, w_status);
+                printf("  %-*s  %-*s  ", (int) w_exit, status + CELL_MAX, (int) w_runtime, status + 2 * CELL_MAX);
                 print_cell(jobs[i].command, command_columns);
                 putchar('\n');
         }

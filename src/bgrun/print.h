@@ -9,7 +9,7 @@
 
 typedef struct JobListEntry {
         const char *id, *session, *status, *command, *path;
-        json_object *record;  /* list --json: its Get, for exit_code and the times; NULL: none */
+        json_object *record;  /* its Get, for the exit and the times (and a queued job's place); NULL: none */
 } JobListEntry;
 
 /* Prints s with control characters shown as spaces, cut to max_columns

@@ -3,13 +3,24 @@
  * table says of each alone: named by the verb table (verb-table.c), run
  * by the command line (cmdline.c) once all options are read. */
 
+#include <stdlib.h>
+
 #include "cmdline.h"
 #include "launch-text.h"
 #include "log.h"
 #include "macro.h"
 #include "verb-checks.h"
 
+/* BGRUN_SESSION: the session of run, list, kill with no ID and forget
+ * --ended when -s does not name one (a CI job sets it once). */
+static void session_from_environment(Args *args) {
+        const char *e = getenv("BGRUN_SESSION");
+        if (!args->session && e && e[0])
+                args->session = e;
+}
+
 int check_run(Args *args) {
+        session_from_environment(args);
         if (args->stdin_forward && args->tty)
                 return log_usage_error("--stdin and --tty cannot be combined (a terminal is the job's input).");
         if (args->open_stdin && (args->stdin_forward || args->tty))
@@ -47,6 +58,7 @@ int check_logs(Args *args) {
 static const char *const job_statuses[] = { "queued", "running", "exited", "killed", "timed_out", "failed" };
 
 int check_list(Args *args) {
+        session_from_environment(args);
         if (!args->status)
                 return 1;
         for (size_t i = 0; i < ELEMENTSOF(job_statuses); i++)
@@ -62,6 +74,8 @@ int check_kill(Args *args) {
                 return log_usage_error("kill takes --session SESSION (no -s: in systemctl kill, -s is a signal).");
         if (args->session && n_ids > 0)
                 return log_usage_error("kill takes job IDs or --session SESSION, not both.");
+        if (n_ids == 0)
+                session_from_environment(args);
         if (!args->session && n_ids == 0)
                 return log_usage_error("Missing job ID: bgrun kill ID... | kill --session SESSION");
         if (args->session && !args->session[0])
@@ -78,6 +92,8 @@ int check_forget(Args *args) {
                 return log_usage_error("Missing job ID: bgrun forget ID... | forget --ended");
         if (!args->ended && (args->options_seen & (OPTION_SESSION | OPTION_OLDER_THAN)))
                 return log_usage_error("--session and --older-than go with forget --ended.");
+        if (args->ended)
+                session_from_environment(args);
         return 1;
 }
 

@@ -24,7 +24,8 @@ static const char run_details[] =
         "of them anyway. With -H, only -E is sent.\n"
         "\n"
         "Options:\n"
-        "  -s --session=SESSION      Tag the job with SESSION (see kill --session)\n"
+        "  -s --session=SESSION      Tag the job with SESSION (see kill --session;\n"
+        "                            default: $BGRUN_SESSION)\n"
         "  -C --directory=DIR        Working directory (default: the current one; / with -H)\n"
         "  -t --timeout=DURATION     End the job after DURATION (MaxRuntimeUSec=)\n"
         "  -E --setenv=NAME=VALUE    Set an environment variable (repeatable)\n"
@@ -149,7 +150,8 @@ static const char kill_details[] =
         "\n"
         "Options:\n"
         "     --session=SESSION      Kill every running job of yours in SESSION\n"
-        "                            (no short form: -s is a signal in systemctl kill)\n"
+        "                            (no short form: -s is a signal in systemctl kill;\n"
+        "                            with no ID, default: $BGRUN_SESSION)\n"
         "     --json                 Print bgrund's answer as JSON\n"
         "\n"
         "Examples:\n"
@@ -170,10 +172,11 @@ static const char send_details[] =
         "  bgrun send $id --eof\n";
 
 static const char list_details[] =
-        "List the jobs you may see: ID, session, status and command.\n"
+        "List the jobs you may see: ID, session, status, EXIT (the exit code, the\n"
+        "signal's name, or -), RUNTIME and command.\n"
         "\n"
         "Options:\n"
-        "  -s --session=SESSION      Only the jobs of SESSION\n"
+        "  -s --session=SESSION      Only the jobs of SESSION (default: $BGRUN_SESSION)\n"
         "     --status=STATUS        Only the jobs in STATUS: running, exited, killed,\n"
         "                            timed_out, failed\n"
         "     --json                 A JSON array; each row with exit_code, started_at and\n"
@@ -186,7 +189,8 @@ static const char list_details[] =
 
 static const char wait_details[] =
         "Wait for jobs to end, and say how each ended. Exits with the job's status\n"
-        "(128+N for signal N, 124 on timeout); of several, the first that failed.\n"
+        "(128+N for signal N, 124 on timeout); of several, the first that failed (in\n"
+        "the order given), and each that failed is named on stderr.\n"
         "\n"
         "Options:\n"
         "  -t --timeout=DURATION     Give up after DURATION (exit status 246 if one runs on)\n"
@@ -203,7 +207,8 @@ static const char forget_details[] =
         "Options:\n"
         "     --ended                Every ended job of yours, not other users' (instead\n"
         "                            of IDs)\n"
-        "  -s --session=SESSION      With --ended: only those of SESSION\n"
+        "  -s --session=SESSION      With --ended: only those of SESSION (default:\n"
+        "                            $BGRUN_SESSION)\n"
         "     --older-than=DURATION  With --ended: only those that ended longer ago\n"
         "\n"
         "Examples:\n"

@@ -113,6 +113,7 @@ int verb_wait(sd_bus *bus, const Args *args) {
                 goto finish;
         }
 
+        size_t failed = 0;
         for (size_t i = 0; i < n; i++) {
                 const char *id = record_id(recs[i], args->words[i + 1]);
 
@@ -122,12 +123,25 @@ int verb_wait(sd_bus *bus, const Args *args) {
                         ret = BGRUN_EXIT_STILL_RUNNING;
                         continue;
                 }
-                if (!args->json) {
-                        format_outcome(recs[i], buf, sizeof buf);
+                format_outcome(recs[i], buf, sizeof buf);
+                if (!args->json)
                         printf("Job %s %s.\n", id, buf);
-                }
+                int status = record_exit_status(recs[i]);
+                if (status != EXIT_SUCCESS)
+                        failed++;
                 if (ret == EXIT_SUCCESS)
-                        ret = record_exit_status(recs[i]);
+                        ret = status;
+        }
+        /* Of several, which failed: each named (the exit status is only
+         * the first's, in the order given). */
+        if (n > 1 && failed > 0) {
+                fflush(stdout);
+                log_error("%zu of %zu jobs did not succeed:", failed, n);
+                for (size_t i = 0; i < n; i++)
+                        if (!record_is_running(recs[i]) && record_exit_status(recs[i]) != EXIT_SUCCESS) {
+                                format_outcome(recs[i], buf, sizeof buf);
+                                log_error("  %s %s", record_id(recs[i], args->words[i + 1]), buf);
+                        }
         }
         r = ret;
 

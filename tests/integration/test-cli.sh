@@ -403,6 +403,12 @@ test_run_with_a_bad_config_fails_within_5s_and_runs_nothing() {
 	assert_contains "$ERR_OUT" "journalctl -u bgrund" "the error says where to look"
 	assert_eq 1 "$(wc -l <<<"$ERR_OUT")" "one line: $ERR_OUT"
 	echo "NOTE: bgrun run --wait with a bad configuration failed after $ms ms"
+	# --json's error carries the reason too (issue #51), on stdout.
+	systemctl reset-failed bgrund.service 2>/dev/null
+	local json
+	json=$(bgrun list -s "$session" --json 2>/dev/null) && fail "list --json with a bad configuration succeeded"
+	assert_contains "$(jq -r .message <<<"$json")" "ContainmentMode" "--json's error: $json"
+	assert_eq ServiceUnknown "$(jq -r .error <<<"$json")"
 	rm -f /etc/bgrun/bgrund.conf.d/90-test-bad.conf
 	systemctl reset-failed bgrund.service
 	systemctl restart bgrund.service || fail "bgrund did not start with a fixed configuration"

@@ -32,23 +32,17 @@ static void group_free(SessionGroup *g) {
         free(g);
 }
 
-/* The limit with one more job of MaxParallel v in it. */
-static void limit_add(SessionGroup *g, uint32_t v) {
-        if (v == 0)
+/* j's MaxParallel becomes g's limit if j is its newest launch that names
+ * one (a restart joins them oldest first). */
+static void limit_take(Runtime *rt, SessionGroup *g, const Job *j) {
+        if (j->max_parallel == 0 || j->created_at < g->limit_at)
                 return;
-        if (g->limit == 0 || v < g->limit) {
-                g->limit = v;
-                g->at_limit = 1;
-        } else if (v == g->limit)
-                g->at_limit++;
-}
-
-/* The smallest MaxParallel of g's members, found again once the last
- * member that carried it left: bounded by the owner's live jobs. */
-static void limit_recount(SessionGroup *g) {
-        g->limit = g->at_limit = 0;
-        for (Job *j = g->members.head; j; j = j->group_next)
-                limit_add(g, j->max_parallel);
+        uint32_t old = g->limit;
+        g->limit = j->max_parallel;
+        g->limit_at = j->created_at;
+        /* Risen: queued jobs of the session may start now. */
+        if (old != 0 && g->limit > old && g->owner->n_queued > 0)
+                queue_wake(rt, g->owner);
 }
 
 int queue_join(Runtime *rt, Job *j) {
@@ -73,10 +67,11 @@ int queue_join(Runtime *rt, Job *j) {
         }
         j->group = g;
         QUEUE_APPEND(group, g->members, j);
-        limit_add(g, j->max_parallel);
+        limit_take(rt, g, j);
         if (job_is_queued(j)) {
                 QUEUE_APPEND(queued, o->queued, j);
                 o->n_queued++;
+                g->queued++;
         }
         return 0;
 }
@@ -87,6 +82,8 @@ void queue_remove(Runtime *rt, Job *j) {
                 return;
         QUEUE_REMOVE(queued, o->queued, j);
         o->n_queued--;
+        if (j->group)
+                j->group->queued--;
 }
 
 void queue_leave(Runtime *rt, Job *j) {
@@ -97,13 +94,7 @@ void queue_leave(Runtime *rt, Job *j) {
                 queue_remove(rt, j);
         QUEUE_REMOVE(group, g->members, j);
         j->group = NULL;
-        uint32_t v = j->max_parallel;
-        if (v != 0 && v == g->limit && --g->at_limit == 0) {
-                limit_recount(g);
-                /* The session's limit may have risen. */
-                if (g->owner->n_queued > 0)
-                        queue_wake(rt, g->owner);
-        }
+        /* Its limit stays with the group, which goes with its last job. */
         if (!g->members.head)
                 group_free(g);
 }
@@ -121,10 +112,10 @@ void queue_count_running(Job *j, bool on) {
 /* --- room ----------------------------------------------------------------- */
 
 /* The limit a job of MaxParallel v meets in g (NULL: a session with no
- * live job), 0 for none: the smallest of its own and its session's. */
+ * live job), 0 for none: its own, which replaces the session's, or the
+ * session's. */
 static uint32_t session_limit(const SessionGroup *g, uint32_t v) {
-        uint32_t l = g ? g->limit : 0;
-        return v != 0 && (l == 0 || v < l) ? v : l;
+        return v != 0 ? v : g ? g->limit : 0;
 }
 
 int queue_check_room(Runtime *rt, const JobSpec *spec, uint64_t *ret_limit) {
@@ -145,7 +136,7 @@ int queue_check_room(Runtime *rt, const JobSpec *spec, uint64_t *ret_limit) {
 
 bool queue_may_start(Runtime *rt, const Job *j) {
         const SessionGroup *g = j->group;
-        uint32_t limit = g ? g->limit : 0; /* its own MaxParallel is in it */
+        uint32_t limit = g ? g->limit : 0; /* the newest launch's, its own or inherited */
         return j->account->running < rt->config.limits.max_running_jobs && (limit == 0 || g->running < limit);
 }
 

@@ -26,8 +26,13 @@ typedef struct SessionGroup {
         Owner *owner;
         char *name;
         unsigned running;   /* its jobs that count as running (job_counts_running) */
-        uint32_t limit;     /* the smallest MaxParallel among its live jobs, 0: none */
-        unsigned at_limit;  /* how many of them carry that value */
+        unsigned queued;    /* its jobs in their owner's queue */
+        /* Its MaxParallel: the newest launch's that named one, 0: none.
+         * It holds while the group does (a job of it is queued or
+         * running); a job that names none inherits it (runtime_launch()),
+         * so the newest member carries it across a restart. */
+        uint32_t limit;
+        uint64_t limit_at;  /* created_at of the job that set it */
         QUEUE(Job) members; /* its live jobs, queued or not (Job.group_next) */
 } SessionGroup;
 

@@ -234,13 +234,21 @@ int runtime_launch(Runtime *rt, JobSpec *spec, Job **ret) {
         unsigned budget = QUEUE_STARTS_PER_TURN;
         if (o && queue_is_ready(o))
                 start_queued(rt, o, &budget);
+        /* A session's MaxParallel, given once, holds for its later
+         * launches: one that names none carries it (in its spec, so that
+         * it holds across a restart too). */
+        SessionGroup *g = queue_session(rt, spec->owner, spec->session_id);
+        if (g && g->limit && spec->max_parallel == 0)
+                spec->max_parallel = g->limit;
         uint64_t limit = 0;
         int held = queue_check_room(rt, spec, &limit);
         if (held < 0 && !spec->queue) {
                 job_log_limit(spec->owner, NULL, held == BGRUN_ERROR(TOO_MANY_RUNNING) ? "MaxRunningJobs" : "MaxParallel", limit);
                 return held;
         }
-        bool queued = held < 0 || (spec->queue && o && queue_is_ready(o));
+        /* With Queue, never before the session's queued jobs: a limit it
+         * raises lets them start first. */
+        bool queued = held < 0 || (spec->queue && o && (queue_is_ready(o) || (g && g->queued > 0)));
         if (queued && o->n_queued >= rt->config.limits.max_queued_jobs) {
                 job_log_limit(spec->owner, NULL, "MaxQueuedJobs", rt->config.limits.max_queued_jobs);
                 return BGRUN_ERROR(QUEUE_FULL);
