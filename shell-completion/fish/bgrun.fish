@@ -161,4 +161,6 @@ complete -c bgrun -n '__bgrun_verb_is forget' -l ended -d 'Every ended job'
 complete -c bgrun -n '__bgrun_verb_is mcp' -s s -l session -x -a '(__bgrun_sessions)' -d 'The session of the jobs'
 complete -c bgrun -n '__bgrun_verb_is mcp' -l keep-jobs -d 'Leave the jobs running when the agent goes away'
 complete -c bgrun -n '__bgrun_verb_is mcp' -l output-limit -x -d 'Bytes of output per result'
+complete -c bgrun -n '__bgrun_verb_is mcp' -l writable -x -a '(__fish_complete_directories)' -d 'Another directory sandboxed runs may write'
+complete -c bgrun -n '__bgrun_verb_is mcp' -l no-protect-git -d "Leave git's hooks and config writable"
 complete -c bgrun -n '__bgrun_verb_is forget' -l older-than -x -a '(__bgrun_durations)' -d 'Only jobs that ended longer ago'

@@ -114,6 +114,7 @@ static int add_word(Args *args, char *word) {
 void args_done(Args *args) {
         free(args->words);
         free(args->env_allow);
+        free(args->writable);
         launch_args_done(&args->launch);
         *args = (Args) {};
 }

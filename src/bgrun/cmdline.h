@@ -51,6 +51,8 @@ typedef uint64_t OptionFlag;
 #define OPTION_NETWORK      (UINT64_C(1) << 30)  /* run, mcp --network */
 #define OPTION_NO_NETWORK   (UINT64_C(1) << 31)  /* run --no-network */
 #define OPTION_WORKSPACE    (UINT64_C(1) << 32)  /* mcp --workspace DIR */
+#define OPTION_WRITABLE     (UINT64_C(1) << 33)  /* mcp --writable DIR */
+#define OPTION_NO_PROTECT_GIT (UINT64_C(1) << 34) /* mcp --no-protect-git */
 
 /* The verbs, as the option table names those that take an option; an
  * alias is its verb. */
@@ -136,6 +138,9 @@ struct Args {
         bool network;            /* run, mcp --network: a profile keeps the network */
         bool no_network;         /* run --no-network */
         const char *workspace;   /* mcp --workspace DIR: a pointer into argv */
+        char **writable;         /* mcp --writable DIR...: pointers into argv, NULL-terminated */
+        size_t n_writable;
+        bool no_protect_git;     /* mcp --no-protect-git */
         LaunchArgs launch;       /* -p, -E and the flags that name an option; for run, -t too (MaxRuntimeUSec) */
         BusTarget target;        /* --user, --system, -H, --address */
 };

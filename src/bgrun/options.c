@@ -144,6 +144,12 @@ static int parse_workspace(Args *args, const char *value, bool short_form) {
         return 1;
 }
 
+static int parse_writable(Args *args, const char *value, bool short_form) {
+        if (value[0] != '/')
+                return log_usage_error("--writable needs an absolute directory, not '%s'.", value);
+        return strv_push(&args->writable, &args->n_writable, (char *) value) < 0 ? log_oom() : 1;
+}
+
 static int parse_env_allow(Args *args, const char *value, bool short_form) {
         if (!value[0] || strchr(value, '='))
                 return log_usage_error("--env-allow takes a variable's NAME, not '%s'.", value);
@@ -213,6 +219,8 @@ const Option options[] = {
         SWITCH("network", 0, OPTION_NETWORK, VERB_RUN | VERB_MCP, network),
         SWITCH("no-network", 0, OPTION_NO_NETWORK, VERB_RUN, no_network),
         VALUE("workspace", 0, OPTION_WORKSPACE, VERB_MCP, parse_workspace),
+        VALUE("writable", 0, OPTION_WRITABLE, VERB_MCP, parse_writable),
+        SWITCH("no-protect-git", 0, OPTION_NO_PROTECT_GIT, VERB_MCP, no_protect_git),
         LAUNCH_SWITCH("queue", VERB_RUN, QUEUE, 1),
         LAUNCH_VALUE("parallel", VERB_RUN, MAX_PARALLEL),
         LAUNCH_VALUE("allow-domain", VERB_RUN | VERB_MCP, ALLOWED_DOMAINS),

@@ -240,7 +240,11 @@ static const char mcp_details[] =
         "     --allow-domain=NAME    Let the sandboxed runs reach NAME over HTTP(S), and\n"
         "                            nothing else (repeatable; a call cannot add one)\n"
         "     --workspace=DIR        The directory workspace runs may write (default: the\n"
-        "                            current one), whatever cwd a call gives\n"
+        "                            current one), whatever cwd a call gives; a call\n"
+        "                            without cwd runs there, a relative cwd is from there\n"
+        "     --writable=DIR         Another directory workspace runs may write (repeatable;\n"
+        "                            never /, the home directory or a parent of it)\n"
+        "     --no-protect-git       Leave git's hooks and config writable (ProtectGit=no)\n"
         "\n"
         "A call to bgrund past the deadline (--call-timeout) is the tool's error.\n"
         "\n"
@@ -308,7 +312,7 @@ static const Verb verbs[] = {
           "Remove ended jobs' records and output", forget_details },
         { "reap", VERB_REAP, 1, 1, NULL, NULL, verb_reap, "reap [--json]",
           "Re-check all jobs, as bgrund does at start (admin)", reap_details },
-        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_external, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network | --allow-domain NAME...] [--workspace DIR]]",
+        { "mcp", VERB_MCP, 1, 1, NULL, NULL, verb_external, "mcp [-s SESSION] [--keep-jobs] [--output-limit BYTES] [--sandbox PROFILE [--network | --allow-domain NAME...] [--workspace DIR] [--writable DIR...] [--no-protect-git]]",
           "Serve the API as MCP tools to an AI agent (stdio)", mcp_details },
         { "help", VERB_HELP, 1, 2, NULL, NULL, NULL, "help [VERB]", "Show this help, or a verb's", help_details },
 };

@@ -56,6 +56,7 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
         s->protect_home = PROTECT_HOME_NO;
         s->protect_git = true;
         strv_free(TAKE_PTR(s->restrict_address_families));
+        strv_free(TAKE_PTR(s->allowed_domains));
         if (p == SANDBOX_PROFILE_OFF) {
                 s->private_network = !network;
                 return 0;
@@ -76,15 +77,25 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
 const char *sandbox_profile_name(const JobSpec *s) {
         if (!sandbox_requested(s))
                 return profile_table[SANDBOX_PROFILE_OFF];
-        /* A workspace is the one writable path's, wherever the job runs
+        /* A workspace is the first writable path's, wherever the job runs
          * (bgrun mcp fixes it apart from a call's cwd). */
-        const char *workspace = strv_length(s->read_write_paths) == 1 ? s->read_write_paths[0] : "/";
+        size_t n_writable = strv_length(s->read_write_paths);
+        const char *workspace = n_writable >= 1 ? s->read_write_paths[0] : "/";
         for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX; p++) {
                 JobSpec t = {};
                 int r = sandbox_profile_spec(p, workspace, !s->private_network, &t);
-                /* With its git out of the sandbox's care, it is still the profile. */
+                /* Still the profile: with its git out of the sandbox's care,
+                 * with more writable paths than its workspace (bgrun mcp
+                 * --writable), with the names its network reaches. Borrowed
+                 * for the comparison. */
                 t.protect_git = s->protect_git;
+                char **own = t.read_write_paths;
+                if (p == SANDBOX_PROFILE_WORKSPACE && n_writable >= 1)
+                        t.read_write_paths = s->read_write_paths;
+                t.allowed_domains = s->allowed_domains;
                 bool same = r >= 0 && launch_options_same_sandbox(s, &t);
+                t.read_write_paths = own;
+                t.allowed_domains = NULL;
                 launch_options_free_fields(&t);
                 if (same)
                         return profile_table[p];

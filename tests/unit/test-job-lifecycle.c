@@ -793,23 +793,33 @@ Test(job_lifecycle, queued_jobs_start_in_launch_order_within_their_sessions_limi
 
 /* The smallest MaxParallel of a session's live jobs holds, found again
  * when the last that carried it leaves; another session is not held. */
-Test(job_lifecycle, the_smallest_max_parallel_holds_and_another_session_is_free) {
+/* A session's MaxParallel is the newest launch's that names one: it holds
+ * while any of the session's jobs is live, a launch that names none carries
+ * it, and one that raises it starts the session's queued jobs first. */
+Test(job_lifecycle, the_newest_max_parallel_holds_and_another_session_is_free) {
         Job *a = launch_queued("s1", 3), *b = launch_queued("s1", 1);
         cr_assert(job_is_starting(a));
         cr_assert(job_is_queued(b), "MaxParallel=1 with one running: %s", job_state_to_string(b->state));
         SessionGroup *g = queue_session(rt, 0, "s1");
         cr_assert_not_null(g);
-        cr_assert_eq(g->limit, 1);
+        cr_assert_eq(g->limit, 1, "the newest launch's");
         Job *c = launch_queued("s2", 1);
         cr_assert(job_is_starting(c), "a session held by its limit holds back no other");
         RUN_UNTIL(events.running == 2);
 
-        /* b (the one with 1) taken out: s1's limit is 3 again. */
+        /* b (the one that named 1) taken out: the limit holds, and a launch
+         * that names none carries it. */
         job_kill(b);
-        cr_assert_eq(g->limit, 3);
+        cr_assert_eq(g->limit, 1);
         Job *d = launch_queued("s1", 0);
-        cr_assert(job_is_starting(d), "a job without MaxParallel counts but sets none");
-        cr_assert_eq(g->running, 2);
+        cr_assert(job_is_queued(d), "under the session's 1: %s", job_state_to_string(d->state));
+        cr_assert_eq(d->max_parallel, 1, "inherited");
+        /* A launch that raises it queues behind d, and both start. */
+        Job *e = launch_queued("s1", 3);
+        cr_assert_eq(g->limit, 3);
+        cr_assert(job_is_queued(e), "never before the session's queued jobs");
+        RUN_UNTIL(job_is_running(d) && job_is_running(e));
+        cr_assert_eq(g->running, 3);
 
         /* Without Queue, past the limit: refused, nothing created. */
         _cleanup_(job_spec_done) JobSpec spec;
@@ -817,8 +827,8 @@ Test(job_lifecycle, the_smallest_max_parallel_holds_and_another_session_is_free)
         free(spec.session_id);
         spec.session_id = strdup("s2");
         spec.max_parallel = 1;
-        Job *e = NULL;
-        cr_assert_eq(runtime_launch(rt, &spec, &e), BGRUN_ERROR(TOO_MANY_PARALLEL));
+        Job *none = NULL;
+        cr_assert_eq(runtime_launch(rt, &spec, &none), BGRUN_ERROR(TOO_MANY_PARALLEL));
         uint64_t limit = 0;
         cr_assert_eq(queue_check_room(rt, &spec, &limit), BGRUN_ERROR(TOO_MANY_PARALLEL));
         cr_assert_eq(limit, 1);
@@ -826,6 +836,7 @@ Test(job_lifecycle, the_smallest_max_parallel_holds_and_another_session_is_free)
         job_kill(a);
         job_kill(c);
         job_kill(d);
+        job_kill(e);
         RUN_UNTIL(rt->n_running == 0);
         cr_assert_null(queue_session(rt, 0, "s1"), "a session with no live job keeps nothing");
         cr_assert_null(queue_session(rt, 0, "s2"));
@@ -872,23 +883,28 @@ Test(job_lifecycle, a_queue_starts_a_bounded_number_a_turn) {
         Job *blocker = launch_queued("b", 1);
         Job *j[20];
         for (int i = 0; i < 20; i++)
-                j[i] = launch_queued("b", 20);
+                j[i] = launch_queued("b", 0);
         for (int i = 0; i < 20; i++)
                 cr_assert(job_is_queued(j[i]));
         RUN_UNTIL(events.running == 1);
-        job_kill(blocker); /* the session's limit is 20 once it is gone */
+        job_kill(blocker);
+        RUN_UNTIL(events.running == 2);
+        /* A launch that names 21 raises the session's limit: the 19 still
+         * queued and it start, a bounded number a turn. */
+        Job *raise = launch_queued("b", 21);
         unsigned most = 0;
         uint64_t deadline = now_monotonic_usec() + 10 * USEC_PER_SEC;
-        while (rt->n_running < 20 && now_monotonic_usec() < deadline) {
+        while (rt->n_running < 21 && now_monotonic_usec() < deadline) {
                 unsigned before = rt->n_running;
                 cr_assert_geq(sd_event_run(event, 100 * USEC_PER_MSEC), 0);
                 if (rt->n_running > before && rt->n_running - before > most)
                         most = rt->n_running - before;
         }
-        cr_assert_eq(rt->n_running, 20);
+        cr_assert_eq(rt->n_running, 21);
         cr_assert_leq(most, 16, "started in one turn at most: %u", most);
         cr_assert_geq(most, 8, "several started in one turn (else this shows nothing): %u", most);
         for (int i = 0; i < 20; i++)
                 job_kill(j[i]);
+        job_kill(raise);
         RUN_UNTIL(rt->n_running == 0);
 }

@@ -163,13 +163,13 @@ Test(mcp_schema, every_argument_has_a_description) {
 Test(mcp_schema, list) {
         json_object *l = NULL, *tools, *first;
 
-        cr_assert_eq(mcp_tools_list(true, &l), 0);
+        cr_assert_eq(mcp_tools_list(true, NULL, &l), 0);
         cr_assert(json_object_object_get_ex(l, "tools", &tools));
         cr_assert_eq(json_object_array_length(tools), 9);
         first = json_object_array_get_idx(tools, 0);
         cr_assert(json_object_object_get_ex(first, "outputSchema", NULL));
         json_object_put(l);
-        cr_assert_eq(mcp_tools_list(false, &l), 0);
+        cr_assert_eq(mcp_tools_list(false, NULL, &l), 0);
         json_object_object_get_ex(l, "tools", &tools);
         cr_assert(!json_object_object_get_ex(json_object_array_get_idx(tools, 0), "outputSchema", NULL));
         json_object_put(l);

@@ -55,6 +55,31 @@ Test(sandbox_profile, workspace_sets_its_options) {
         s.read_only_paths = NULL;
 }
 
+/* bgrun mcp's floor: more writable directories than the workspace
+ * (--writable), and the names its network reaches (--allow-domain), are
+ * still the workspace profile; a read-only profile has no writable path. */
+Test(sandbox_profile, workspace_with_more_paths_and_names) {
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_WORKSPACE, "/src/app", false, &s), 0);
+        size_t n = 1;
+        cr_assert_eq(strv_consume(&s.read_write_paths, &n, strdup("/home/u/.cache/pip")), 0);
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        char *names[] = { "pypi.org", NULL };
+        s.allowed_domains = names;
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        s.allowed_domains = NULL;
+        /* The same paths with the network kept: still the profile. */
+        s.private_network = false;
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        /* A profile's options replace the names as well. */
+        char **own = calloc(2, sizeof(char *));
+        own[0] = strdup("example.com");
+        s.allowed_domains = own;
+        cr_assert_eq(sandbox_profile_spec(SANDBOX_PROFILE_READ_ONLY, "/src/app", false, &s), 0);
+        cr_assert_null(s.allowed_domains);
+        cr_assert_null(s.read_write_paths);
+        cr_assert_str_eq(sandbox_profile_name(&s), "read-only");
+}
+
 Test(sandbox_profile, read_only_off_and_custom) {
         s.cwd = (char *) "/w";
         cr_assert_str_eq(sandbox_profile_name(&s), "off");

@@ -86,8 +86,11 @@ static int handle_initialize(McpServer *s, const JsonRpcMessage *m) {
                 r = json_add_str(info, "version", BGRUN_VERSION);
         if (r >= 0)
                 r = json_add(result, "serverInfo", TAKE_PTR(info));
+        _cleanup_free_ char *instructions = NULL;
+        if (r >= 0 && asprintf(&instructions, "%s\n%s", mcp_instructions, s->sandbox_words) < 0)
+                r = -ENOMEM;
         if (r >= 0)
-                r = json_add_str(result, "instructions", mcp_instructions);
+                r = json_add_str(result, "instructions", instructions);
         if (r < 0)
                 return log_oom();
         log_debug("Client asked for protocol %s, speaking %s.", json_object_get_string(asked), version);
@@ -99,7 +102,7 @@ static int handle_tools_list(McpServer *s, const JsonRpcMessage *m) {
         json_object *result;
         int r;
 
-        r = mcp_tools_list(mcp_has_structured(s), &result);
+        r = mcp_tools_list(mcp_has_structured(s), s->sandbox_words, &result);
         if (r < 0)
                 return log_oom();
         mcp_send(s, jsonrpc_result(m->id, result));

@@ -59,8 +59,68 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
          * cannot add one. */
         if (!network && o->allowed_domains && !(spec->allowed_domains = strv_copy(o->allowed_domains)))
                 return -ENOMEM;
+        /* More writable directories of a workspace floor; a read-only run
+         * has none. */
+        if (p == SANDBOX_PROFILE_WORKSPACE && floor == SANDBOX_PROFILE_WORKSPACE)
+                for (char *const *d = o->writable; d && *d; d++) {
+                        size_t n = strv_length(spec->read_write_paths);
+                        if (strv_consume(&spec->read_write_paths, &n, strdup(*d)) < 0)
+                                return -ENOMEM;
+                }
+        if (o->no_protect_git)
+                spec->protect_git = false;
         *ret_profile = p == SANDBOX_PROFILE_OFF ? "custom" : sandbox_profile_to_string(p);
         return 0;
+}
+
+/* s, then what fmt says, grown (s freed): NULL on -ENOMEM. */
+_printf_(2, 3) static char *append(char *s, const char *fmt, ...) {
+        _cleanup_free_ char *more = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(&more, fmt, ap);
+        va_end(ap);
+        char *both = NULL;
+        if (!s || k < 0 || asprintf(&both, "%s%s", s, more) < 0)
+                both = NULL;
+        free(s);
+        return both;
+}
+
+char *mcp_sandbox_describe(const McpOptions *o) {
+        if (o->sandbox == SANDBOX_PROFILE_OFF)
+                return strdup("Commands run without a sandbox, as this server's user, in its working directory unless a "
+                              "call gives cwd; a call may ask for one (sandbox: workspace or read-only).");
+        char *s = NULL;
+        if (o->sandbox == SANDBOX_PROFILE_WORKSPACE) {
+                s = append(strdup(""), "Every command runs in a sandbox: the file system is read-only but the workspace %s",
+                           o->workspace);
+                for (char *const *d = o->writable; s && d && *d; d++)
+                        s = append(s, "%s%s", d[1] ? ", " : " and ", *d);
+                s = append(s, " (a call without cwd runs in the workspace; a relative cwd is taken from it)");
+        } else
+                s = append(strdup(""), "Every command runs in a sandbox where nothing is writable (the workspace %s "
+                           "is a call's default cwd)", o->workspace);
+        s = append(s, "; /tmp is its own, the home directory read-only, and no Unix socket outside the writable "
+                      "paths reaches anything. ");
+        if (o->network)
+                s = append(s, "It has the host's network. ");
+        else if (o->allowed_domains) {
+                s = append(s, "Its network reaches only these hosts, over HTTP and HTTPS through a proxy (HTTP_PROXY "
+                              "is set; other protocols are not carried):");
+                for (char *const *d = o->allowed_domains; s && *d; d++)
+                        s = append(s, "%s %s", d == o->allowed_domains ? "" : ",", *d);
+                s = append(s, "; any other host is refused with 403 and listed in the result's network_denied. ");
+        } else
+                s = append(s, "It has no network but a loopback of its own, which this server's commands share (a "
+                              "server one starts on 127.0.0.1 is reached by the next). ");
+        if (o->no_protect_git)
+                s = append(s, "Git's files are as any other. ");
+        else
+                s = append(s, "In a writable repository git's hooks and config are read-only (git add, commit and "
+                              "branch work; changing hooks or config does not). ");
+        return append(s, "A command the sandbox refused (a read-only file, a refused host) is to be reported to the "
+                         "user, who decides; never retried without the sandbox or with a looser one.");
 }
 
 int mcp_sandbox_check_call(const McpOptions *o, const char *session, McpTool tool, const McpArgs *a, bool own_job,

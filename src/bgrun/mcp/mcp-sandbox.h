@@ -20,6 +20,13 @@
 int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, JobSpec *spec, const char **ret_profile,
                         char **ret_error);
 
+/* The sandbox as it is, in words for the model (malloc'd): what is
+ * writable, the network (none but the session's loopback, the names its
+ * proxy lets through, or the host's), git's rule, and that a refusal is for
+ * its user to decide, never to be retried looser. The server's
+ * instructions and the run tool's description carry it. NULL on -ENOMEM. */
+char *mcp_sandbox_describe(const McpOptions *o);
+
 /* Whether a call of tool with arguments a may act on what it names (own_job:
  * a->id is a job this server launched): with a floor, only this server's
  * jobs and its own session. -EPERM with a message in *ret_error

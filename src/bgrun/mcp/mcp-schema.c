@@ -3,6 +3,8 @@
  * tool and how its numbers behave, since that is all a model has. */
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json-util.h"
@@ -268,7 +270,7 @@ static int tool_json(const McpToolInfo *t, bool output_schemas, json_object **re
         return 0;
 }
 
-int mcp_tools_list(bool output_schemas, json_object **ret) {
+int mcp_tools_list(bool output_schemas, const char *run_sandbox, json_object **ret) {
         _cleanup_json_ json_object *result = json_object_new_object(), *tools = json_object_new_array();
         int r;
 
@@ -280,6 +282,14 @@ int mcp_tools_list(bool output_schemas, json_object **ret) {
                 r = tool_json(&mcp_tools[i], output_schemas, &t);
                 if (r < 0)
                         return r;
+                /* run's description says the sandbox as it is. */
+                _cleanup_free_ char *d = NULL;
+                if (i == MCP_TOOL_RUN && run_sandbox &&
+                    (asprintf(&d, "%s %s", mcp_tools[i].description, run_sandbox) < 0 ||
+                     json_object_object_add(t, "description", json_object_new_string(d)) < 0)) {
+                        json_object_put(t);
+                        return -ENOMEM;
+                }
                 if (json_object_array_add(tools, t) < 0) {
                         json_object_put(t);
                         return -ENOMEM;

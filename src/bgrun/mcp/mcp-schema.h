@@ -41,4 +41,4 @@ int mcp_tool_lookup(const char *name);
 extern const char mcp_instructions[];
 
 /* tools/list's result: output schemas only where the protocol has them. */
-int mcp_tools_list(bool output_schemas, json_object **ret);
+int mcp_tools_list(bool output_schemas, const char *run_sandbox, json_object **ret);

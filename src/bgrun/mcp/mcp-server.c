@@ -20,6 +20,7 @@
 #include "manager-call.h"
 #include "mcp-call.h"
 #include "mcp-output.h"
+#include "mcp-sandbox.h"
 #include "mcp-server.h"
 #include "time-util.h"
 
@@ -223,6 +224,7 @@ static void server_done(McpServer *s) {
         line_reader_done(&s->reader);
         json_object_put(s->cursors);
         json_object_put(s->jobs);
+        free(s->sandbox_words);
         json_object_put(s->launched);
         free(s->protocol_version);
         free(s->session);
@@ -251,7 +253,8 @@ int mcp_serve(sd_bus *bus, const McpOptions *o) {
         s.cursors = json_object_new_object();
         s.jobs = json_object_new_object();
         s.launched = json_object_new_object();
-        if (!s.session || !s.cursors || !s.jobs || !s.launched)
+        s.sandbox_words = mcp_sandbox_describe(&s.options);
+        if (!s.session || !s.cursors || !s.jobs || !s.launched || !s.sandbox_words)
                 return log_oom();
         line_reader_init(&s.reader, 0);
 

@@ -25,7 +25,10 @@ typedef struct McpOptions {
         int sandbox;                  /* --sandbox: the floor of every run (a SandboxProfile) */
         bool network;                 /* --network: a floor's runs may keep the network */
         char *const *allowed_domains; /* --allow-domain: a floor's runs reach these names only (AllowedDomains) */
-        const char *workspace;        /* with a floor: the one writable directory, absolute, fixed at start */
+        const char *workspace;        /* the directory of a call without cwd (and with a floor the writable one),
+                                       * absolute, fixed at start; NULL: the server's cwd */
+        char *const *writable;        /* --writable: more writable directories of a workspace floor, real paths */
+        bool no_protect_git;          /* --no-protect-git: ProtectGit=no in every sandboxed run */
 } McpOptions;
 
 typedef struct OutBuffer OutBuffer;
@@ -70,6 +73,7 @@ typedef struct McpServer {
         uint64_t call_timeout_usec;   /* each call to bgrund: BGRUN_CALL_TIMEOUT, default 30 s */
         bool bind_jobs;               /* send BindToCaller */
         bool no_wait_output;          /* bgrund has no WaitOutput (older): waiting reads poll */
+        char *sandbox_words;          /* the sandbox as it is (mcp_sandbox_describe()), for the model */
 
         LineReader reader;
         size_t line_bytes;            /* of the line being handled */

@@ -377,14 +377,17 @@ static int append_options(McpCall *c, sd_bus_message *m, const char *const *env,
         return launch_args_append(&l, m);
 }
 
+/* A call's cwd: as given, or taken from the workspace (the server's, else
+ * its working directory); none: the workspace itself. */
 static int absolute_cwd(McpCall *c, char **ret) {
         _cleanup_free_ char *here = NULL;
+        const char *workspace = c->server->options.workspace;
 
         if (c->args.cwd && c->args.cwd[0] == '/')
                 return (*ret = strdup(c->args.cwd)) ? 0 : -ENOMEM;
-        if (!c->args.cwd && c->server->options.remote)
+        if (!c->args.cwd && !workspace && c->server->options.remote)
                 return (*ret = strdup("/")) ? 0 : -ENOMEM;
-        here = getcwd(NULL, 0);
+        here = workspace ? strdup(workspace) : getcwd(NULL, 0);
         if (!here)
                 return -errno;
         if (!c->args.cwd || !c->args.cwd[0]) {

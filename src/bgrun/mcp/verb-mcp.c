@@ -3,16 +3,20 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "domain-list.h"
+#include "launch-options.h"
 #include "log.h"
 #include "macro.h"
 #include "mcp-server.h"
 #include "sandbox-profile.h"
+#include "strv.h"
 #include "verb-mcp.h"
 
 void verb_mcp_prepare(const Args *args) {
@@ -31,6 +35,35 @@ void verb_mcp_prepare(const Args *args) {
         (void) setenv("XDG_RUNTIME_DIR", dir, 0);
 }
 
+/* --writable's directories as the kernel names them, each one that exists,
+ * and never /, the home directory itself or a parent of it (whose shell
+ * start-up files would be git's hooks again): into *ret (malloc'd). */
+static int writable_dirs(char *const *dirs, char ***ret) {
+        char home[PATH_MAX] = "";
+        const char *h = getenv("HOME");
+        struct passwd *pw = h ? NULL : getpwuid(getuid());
+        if (!realpath(h ?: pw ? pw->pw_dir : "/", home))
+                home[0] = '\0';
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+        for (char *const *d = dirs; d && *d; d++) {
+                char real[PATH_MAX];
+                struct stat st;
+                if (!realpath(*d, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+                        return log_usage_error("--writable %s: not a directory that is there.", *d);
+                size_t len = strlen(real);
+                if (streq(real, "/") || streq(real, home) || (strncmp(home, real, len) == 0 && home[len] == '/'))
+                        return log_usage_error("--writable %s: not / nor the home directory or a directory above it "
+                                               "(its shell's start-up files would run what a job wrote there).", *d);
+                if (n + 1 >= LAUNCH_PATHS_MAX)
+                        return log_usage_error("At most %d --writable directories.", LAUNCH_PATHS_MAX - 1);
+                if (strv_consume(&l, &n, strdup(real)) < 0)
+                        return log_oom();
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
 int verb_mcp(sd_bus *bus, const Args *args) {
         McpOptions o = {
                 .session = args->session,
@@ -39,6 +72,7 @@ int verb_mcp(sd_bus *bus, const Args *args) {
                 .remote = bus_target_is_remote(&args->target),
                 .sandbox = args->sandbox < 0 ? SANDBOX_PROFILE_OFF : args->sandbox,
                 .network = args->network,
+                .no_protect_git = args->no_protect_git,
         };
         /* The workspace is fixed now, as the kernel names it: a call's cwd
          * never moves it. */
@@ -57,6 +91,13 @@ int verb_mcp(sd_bus *bus, const Args *args) {
                 if (n > DOMAIN_LIST_MAX)
                         return log_usage_error("At most %d --allow-domain names.", DOMAIN_LIST_MAX);
         }
+        if ((args->writable || args->no_protect_git) && o.sandbox == SANDBOX_PROFILE_OFF)
+                return log_usage_error("--writable and --no-protect-git go with --sandbox.");
+        _cleanup_strv_free_ char **writable = NULL;
+        int r = writable_dirs(args->writable, &writable);
+        if (r < 0)
+                return r;
+        o.writable = writable;
         if (o.sandbox != SANDBOX_PROFILE_OFF) {
                 if (!realpath(args->workspace ?: ".", workspace))
                         return log_error_errno(errno, "Cannot find the workspace %s: %m", args->workspace ?: ".");
