@@ -57,6 +57,20 @@ test_mcp_cancelled_wait_leaves_the_job_running() {
 	run_scenario cancel bgrun mcp >/dev/null
 }
 
+# A run cancelled before the model learned its job's id stops that job
+# (issue #51): its command's effect happens at most once in full.
+test_mcp_cancelled_run_stops_its_job() {
+	local f
+	f=$(mktemp)
+	on_exit "rm -f $f"
+	BGRUN_TEST_FILE=$f run_scenario cancel_run bgrun mcp >/dev/null
+	assert_eq 2 "$(grep -c '^start a' "$f")" "the aborted run and its retry started: $(cat "$f")"
+	assert_eq 1 "$(grep -c '^done a' "$f")" "only the retry ended: $(cat "$f")"
+	assert_eq 2 "$(grep -c '^start b' "$f")" "the timed-out run and its retry started"
+	assert_eq 1 "$(grep -c '^done b' "$f")" "only the retry ended"
+	assert_eq 0 "$(grep -c '^done c' "$f")" "the run aborted at once never ran to its end"
+}
+
 test_mcp_progress_notifications() {
 	run_scenario progress bgrun mcp >/dev/null
 }

@@ -354,6 +354,44 @@ const scenarios = {
     await call("kill", { id });
   },
 
+  // A run cancelled (AbortSignal, then the SDK's own request timeout; and
+  // one aborted at once, before bgrund answered its Launch), each followed
+  // by a retry as a model makes it: the command's effect happens at most
+  // once in full, and nothing of a cancelled run runs on unseen. F in
+  // BGRUN_TEST_FILE.
+  async cancel_run() {
+    const f = process.env.BGRUN_TEST_FILE;
+    const command = (tag) => `echo start ${tag} >> ${f}; sleep 3; echo done ${tag} >> ${f}`;
+    const runs = async (tag) => (await call("list", {})).structuredContent.jobs.filter((j) => j.command === command(tag));
+    // AbortSignal, after the Launch was answered.
+    const ac = new AbortController();
+    const first = call("run", { command: command("a"), wait_sec: 30 }, { signal: ac.signal }).then(() => "answered",
+      (e) => `rejected: ${e.message}`);
+    await sleep(1000);
+    ac.abort("the agent gave up");
+    check(/^rejected/.test(await first), "the aborted run is not answered");
+    let r = await call("run", { command: command("a"), wait_sec: 30 });
+    check(r.structuredContent.status === "exited", "the retry runs to its end", r.structuredContent);
+    // The SDK's request timeout sends notifications/cancelled too.
+    const timedOut = await call("run", { command: command("b"), wait_sec: 30 }, { timeout: 1000 }).then(() => "answered",
+      (e) => `rejected: ${e.message}`);
+    check(/^rejected: .*timed out/i.test(timedOut), "the run past the SDK's timeout", timedOut);
+    r = await call("run", { command: command("b"), wait_sec: 30 });
+    check(r.structuredContent.status === "exited", "its retry runs to its end", r.structuredContent);
+    // Aborted at once: most likely before bgrund answered the Launch.
+    const at = new AbortController();
+    const early = call("run", { command: command("c"), wait_sec: 30 }, { signal: at.signal }).catch((e) => e.message);
+    at.abort("at once");
+    await early;
+    await sleep(4000);
+    for (const tag of ["a", "b", "c"]) {
+      const jobs = await runs(tag);
+      const ended = jobs.filter((j) => j.status === "killed").length;
+      check(jobs.every((j) => j.status !== "running"), `no run of ${tag} runs on`, jobs);
+      check(ended === 1 || (tag === "c" && jobs.length === 0), `the cancelled run of ${tag} was stopped`, jobs);
+    }
+  },
+
   // notifications/progress while a call with a progressToken waits.
   async progress() {
     const seen = [];

@@ -331,6 +331,11 @@ static int answer(McpCall *c, const char *text, json_object *structured, bool er
         _cleanup_json_ json_object *result = json_object_new_object(), *st = structured;
         int r;
 
+        if (c->cancelled) {
+                /* Nobody waits for it. */
+                mcp_call_free(c);
+                return 0;
+        }
         if (!result)
                 return log_oom();
         r = json_add(result, "content", text_content(text));
@@ -343,6 +348,20 @@ static int answer(McpCall *c, const char *text, json_object *structured, bool er
         mcp_send(c->server, jsonrpc_result(c->request_id, TAKE_PTR(result)));
         mcp_call_free(c);
         return 0;
+}
+
+void mcp_call_cancel(McpCall *c) {
+        bool stops = c->tool == MCP_TOOL_RUN && !c->args.request_id;
+        if (stops && c->job_id) {
+                mcp_stop_job(c->server, c->job_id);
+                mcp_call_free(c);
+                return;
+        }
+        if (stops && c->slot && streq(c->method, "Launch")) {
+                c->cancelled = true; /* on_launched() stops it */
+                return;
+        }
+        mcp_call_free(c); /* a Launch not sent yet is never sent */
 }
 
 int mcp_call_answer(McpCall *c, const char *text, json_object *structured) {

@@ -50,6 +50,8 @@ struct McpCall {
         size_t held;                   /* counted as held: its request line, its answer to come */
         size_t request_held;           /* the request's part of it: all a wait holds while it waits */
 
+        bool cancelled;                /* its request was cancelled: it answers nothing; a run, once bgrund
+                                        * answers its Launch, stops the job (mcp_call_cancel()) */
         uint64_t started;              /* CLOCK_MONOTONIC µs */
         uint64_t answer_by;            /* the call deadline after started, and what the call asked to
                                         * wait: no bus call of it outlives this */
@@ -98,6 +100,12 @@ int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, Mcp
 /* The server's part of the calls: the source that sends queued calls. */
 int mcp_calls_init(McpServer *s);
 /* Drops the call without an answer (notifications/cancelled, the end). */
+/* notifications/cancelled for c: it answers nothing. A run whose model
+ * gave no request_id (so it never learned the job's id) stops its job: at
+ * once if bgrund answered the Launch, else once it answers (or the job is
+ * never started). Any other tool's call just goes: a cancelled wait or
+ * output stops nothing. */
+void mcp_call_cancel(McpCall *c);
 McpCall *mcp_call_free(McpCall *c);
 /* The pending call of request id, or NULL. */
 McpCall *mcp_call_find(McpServer *s, json_object *request_id);

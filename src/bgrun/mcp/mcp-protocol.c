@@ -158,8 +158,7 @@ static void handle_notification(McpServer *s, const JsonRpcMessage *m) {
         if (!c)
                 return; /* answered already, or never asked: nothing to cancel */
         log_debug("Request %s cancelled.", json_object_get_string(id));
-        /* No answer; the job runs on. */
-        mcp_call_free(c);
+        mcp_call_cancel(c);
 }
 
 static int handle_request(McpServer *s, const JsonRpcMessage *m) {

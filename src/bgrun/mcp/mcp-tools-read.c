@@ -287,6 +287,13 @@ static int on_launched(McpCall *c, sd_bus_message *reply) {
         if (!c->job_id)
                 return mcp_call_fail(c, "Out of memory.");
         mcp_job_add(c->server, id, c->run_sandbox ?: "off");
+        if (c->cancelled) {
+                /* The model gave up on it before it knew its id: nothing of it
+                 * runs on unseen. */
+                mcp_stop_job(c->server, id);
+                mcp_call_free(c);
+                return 0;
+        }
         c->offset = 0;
         c->deadline = now_monotonic_usec() +
                 (mcp_args_has(&c->args, MCP_ARG_WAIT_SEC) ? c->args.wait_usec : RUN_WAIT_DEFAULT_USEC);
