@@ -393,13 +393,23 @@ const scenarios = {
   },
 
   // notifications/progress while a call with a progressToken waits.
+  // Each says the output so far and its last complete line (cleaned as
+  // logs --plain cleans it), when output grows and at least every 10 s.
   async progress() {
     const seen = [];
-    const r = await call("run", { command: "echo a; sleep 4.5; echo b", wait_sec: 10 },
-      { onprogress: (p) => seen.push(p) });
-    check(r.structuredContent.status === "exited", "the run ended");
-    check(seen.length >= 1 && seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress) &&
-      /output/.test(seen[0].message ?? ""), "notifications/progress while it waited", seen);
+    const r = await call("run", {
+      command: "echo step 1; sleep 1.5; printf 'step 2 \\033[31min colour\\033[0m\\n'; sleep 1.5; printf partial; " +
+        "sleep 11; echo ' end'", wait_sec: 20 }, { onprogress: (p) => seen.push(p) });
+    check(r.structuredContent.status === "exited", "the run ended", r.structuredContent);
+    check(seen.length >= 3 && seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress),
+      "notifications/progress, their progress growing", seen);
+    const lines = seen.map((p) => (p.message ?? "").replace(/^.*last line: /, ""));
+    check(lines.includes("step 1") && lines.includes("step 2 in colour"), "each new line, cleaned", seen);
+    check(seen.every((p) => /^\d+ bytes of output so far/.test(p.message) && !/partial/.test(p.message)),
+      "the bytes so far, never a line not ended", seen);
+    // During the 11 s of silence one came that says nothing new: the one
+    // sent because 10 s passed, not because output grew.
+    check(seen.some((p, i) => i > 0 && p.message === seen[i - 1].message), "one while nothing comes", seen);
   },
 
   // A job left running for the shell to see what becomes of it.

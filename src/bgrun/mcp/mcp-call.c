@@ -350,6 +350,27 @@ static int answer(McpCall *c, const char *text, json_object *structured, bool er
         return 0;
 }
 
+static int on_cancel_stop_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        if (e && !sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
+                log_error("Failed to stop the job of a cancelled run: %s", e->message ?: e->name);
+        return 0;
+}
+
+void mcp_stop_job(McpServer *s, const char *id) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r = sd_bus_message_new_method_call(s->bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE,
+                                               "Stop");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "sa{sv}", id, 0);
+        if (r >= 0)
+                r = sd_bus_call_async(s->bus, NULL, m, on_cancel_stop_answer, s, call_timeout(CALL_TIMEOUT_STOP));
+        if (r < 0)
+                log_error_errno(r, "Failed to stop job %s of a cancelled run: %m", id);
+        else
+                log_debug("Stopping job %s: its run was cancelled.", id);
+}
+
 void mcp_call_cancel(McpCall *c) {
         bool stops = c->tool == MCP_TOOL_RUN && !c->args.request_id;
         if (stops && c->job_id) {
@@ -395,29 +416,6 @@ int mcp_call_take_record(McpCall *c, sd_bus_message *reply) {
         if (c->job_id && !record_is_running(c->record))
                 mcp_job_ended(c->server, c->job_id);
         return 0;
-}
-
-void mcp_call_progress(McpCall *c) {
-        _cleanup_json_ json_object *p = NULL;
-        uint64_t now = now_monotonic_usec(), bytes = 0;
-        double waited = (double) (now - c->started) / 1e6;
-        char message[128];
-
-        if (!c->progress_token || now - c->last_progress < PROGRESS_INTERVAL_USEC || waited <= c->progress_sent)
-                return;
-        (void) dict_get_uint(c->record, &record_keys[RECORD_KEY_OUTPUT_BYTES], &bytes);
-        snprintf(message, sizeof message, "waited %.0f s; %llu bytes of output so far", waited,
-                 (unsigned long long) bytes);
-        p = json_object_new_object();
-        if (!p || json_add(p, "progressToken", json_object_get(c->progress_token)) < 0 ||
-            json_add(p, "progress", json_object_new_double(waited)) < 0 || json_add_str(p, "message", message) < 0)
-                return (void) log_oom();
-        if (c->deadline > c->started && c->deadline != UINT64_MAX &&
-            json_add(p, "total", json_object_new_double((double) (c->deadline - c->started) / 1e6)) < 0)
-                return (void) log_oom();
-        mcp_send(c->server, jsonrpc_notification("notifications/progress", TAKE_PTR(p)));
-        c->last_progress = now;
-        c->progress_sent = waited;
 }
 
 void mcp_wait_forget(McpCall *c) {

@@ -19,7 +19,10 @@ typedef int (*McpStep)(McpCall *c, sd_bus_message *reply);
 
 /* A wait looks at the record at least this often when progress is asked
  * for, so that a notification goes out that often. */
-#define PROGRESS_INTERVAL_USEC (2 * USEC_PER_SEC)
+/* The characters of the line a progress notification carries. */
+#define MCP_PROGRESS_LINE_MAX 200
+/* How often a wait with a progressToken looks at its record. */
+#define PROGRESS_INTERVAL_USEC (1 * USEC_PER_SEC)
 /* In output mode, how often the output's growth is looked at. */
 #define OUTPUT_POLL_USEC (250 * USEC_PER_MSEC)
 
@@ -58,6 +61,9 @@ struct McpCall {
         uint64_t deadline;             /* of a wait: when to answer with what there is */
         uint64_t last_progress;
         double progress_sent;
+        uint64_t progress_bytes;       /* output bytes the last notification said */
+        char progress_line[4 * MCP_PROGRESS_LINE_MAX + 4]; /* the job's last complete line, as told (mcp-progress.h) */
+        McpStep after_progress;        /* what follows a notification's read of the output's end */
 
         /* What the tool gathered. */
         char run_request_id[LAUNCH_REQUEST_ID_MAX + 1]; /* run: the RequestId it launched with */
@@ -106,6 +112,9 @@ int mcp_calls_init(McpServer *s);
  * never started). Any other tool's call just goes: a cancelled wait or
  * output stops nothing. */
 void mcp_call_cancel(McpCall *c);
+/* Stop job id (its stop signal, its grace, then cgroup.kill), answered to
+ * nobody: a failure is logged. */
+void mcp_stop_job(McpServer *s, const char *id);
 McpCall *mcp_call_free(McpCall *c);
 /* The pending call of request id, or NULL. */
 McpCall *mcp_call_find(McpServer *s, json_object *request_id);
@@ -152,8 +161,6 @@ void mcp_watch_free(McpServer *s);
 int mcp_wait_follow(McpCall *c);
 /* Whether c's record says the wait is over. */
 bool mcp_wait_over(McpCall *c);
-/* Sends notifications/progress if asked for and due. */
-void mcp_call_progress(McpCall *c);
 
 /* The tools, each started on a call whose arguments are read. */
 int mcp_tool_run(McpCall *c);

@@ -125,27 +125,6 @@ static void stop_next(McpServer *s) {
         }
 }
 
-static int on_cancel_stop_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-        if (e && !sd_bus_error_has_name(e, BGRUN_ERROR_NO_SUCH_JOB))
-                log_error("Failed to stop the job of a cancelled run: %s", e->message ?: e->name);
-        return 0;
-}
-
-void mcp_stop_job(McpServer *s, const char *id) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        int r = sd_bus_message_new_method_call(s->bus, &m, BGRUN_BUS_NAME, BGRUN_MANAGER_PATH, BGRUN_MANAGER_INTERFACE,
-                                               "Stop");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "sa{sv}", id, 0);
-        if (r >= 0)
-                r = sd_bus_call_async(s->bus, NULL, m, on_cancel_stop_answer, s, call_timeout(CALL_TIMEOUT_STOP));
-        if (r < 0)
-                log_error_errno(r, "Failed to stop job %s of a cancelled run: %m", id);
-        else
-                log_debug("Stopping job %s: its run was cancelled.", id);
-}
-
 static void stop_jobs(McpServer *s) {
         size_t n = (size_t) json_object_object_length(s->jobs);
         s->stops = calloc(n + 1, sizeof(char *));

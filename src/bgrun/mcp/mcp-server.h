@@ -127,10 +127,6 @@ void mcp_input_update(McpServer *s);
 /* mcp-protocol.c: one line from stdin (NULL: a line over the bound, dropped). */
 int mcp_handle_line(const char *line, size_t len, void *userdata);
 
-/* Stop job id (its stop signal, its grace, then cgroup.kill), answered to
- * nobody: a failure is logged. */
-void mcp_stop_job(McpServer *s, const char *id);
-
 /* Ends the server: stops its running jobs unless --keep-jobs, then leaves
  * the loop with status. */
 void mcp_end(McpServer *s, int status);

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "manager-call.h"
 #include "mcp-call.h"
+#include "mcp-progress.h"
 #include "record.h"
 #include "time-util.h"
 
@@ -185,11 +186,8 @@ static int arm(McpCall *c) {
                                  c);
 }
 
-static int on_record(McpCall *c, sd_bus_message *reply) {
-        int r = mcp_call_take_record(c, reply);
-        if (r < 0)
-                return r; /* answered with the error */
-        mcp_call_progress(c);
+static int after_record(McpCall *c, sd_bus_message *unused) {
+        int r;
         if (mcp_wait_over(c)) {
                 mcp_wait_forget(c);
                 (void) mcp_call_set_waiting(c, false);
@@ -199,6 +197,13 @@ static int on_record(McpCall *c, sd_bus_message *reply) {
                 return look_again(c);
         r = arm(c);
         return r < 0 ? mcp_call_fail(c, "Cannot wait: %s", strerror(-r)) : 0;
+}
+
+static int on_record(McpCall *c, sd_bus_message *reply) {
+        int r = mcp_call_take_record(c, reply);
+        if (r < 0)
+                return r; /* answered with the error */
+        return mcp_progress(c, after_record);
 }
 
 /* One Get, unless one is in flight already: then once more after it. */
@@ -245,18 +250,19 @@ bool mcp_wait_over(McpCall *c) {
                bytes > c->offset;
 }
 
-static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
-        int r;
-
-        r = mcp_call_take_record(c, reply);
-        if (r < 0)
-                return r;
-        mcp_call_progress(c);
+static int after_wait_reply(McpCall *c, sd_bus_message *unused) {
         if (mcp_wait_over(c)) {
                 (void) mcp_call_set_waiting(c, false);
                 return c->after_wait(c, NULL);
         }
         return wait_slice(c);
+}
+
+static int on_wait_reply(McpCall *c, sd_bus_message *reply) {
+        int r = mcp_call_take_record(c, reply);
+        if (r < 0)
+                return r;
+        return mcp_progress(c, after_wait_reply);
 }
 
 static int wait_slice(McpCall *c) {
