@@ -351,14 +351,26 @@ static size_t terminal_columns(void) {
         }
         return 80;
 }
+/* A row's outcome, from the listing (ListJobsPagedEx) or its record. */
+static bool row_outcome(const JobListEntry *j, int64_t *code, int64_t *sig, uint64_t *started, uint64_t *finished) {
+        if (j->outcome) {
+                *code = j->exit_code, *sig = j->signal, *started = j->started_at, *finished = j->finished_at;
+                return true;
+        }
+        if (!j->record)
+                return false;
+        *code = -1, *sig = 0, *started = *finished = 0;
+        (void) dict_get_int(j->record, &record_keys[RECORD_KEY_EXIT_CODE], code);
+        (void) dict_get_int(j->record, &record_keys[RECORD_KEY_SIGNAL], sig);
+        (void) dict_get_uint(j->record, &record_keys[RECORD_KEY_STARTED_AT], started);
+        (void) dict_get_uint(j->record, &record_keys[RECORD_KEY_FINISHED_AT], finished);
+        return true;
+}
+
 /* A list row's EXIT: the exit code, the name of the signal that ended it,
  * or "-" (running, queued, never ran). */
-static void exit_cell(json_object *record, char *buf, size_t len) {
-        int64_t code = -1, sig = 0;
-        const char *status = dict_get_string(record, &record_keys[RECORD_KEY_STATUS]);
+static void exit_cell(const char *status, int64_t code, int64_t sig, char *buf, size_t len) {
         bool ran = status && !streq(status, "running") && !streq(status, "queued") && !streq(status, "failed");
-        (void) dict_get_int(record, &record_keys[RECORD_KEY_EXIT_CODE], &code);
-        (void) dict_get_int(record, &record_keys[RECORD_KEY_SIGNAL], &sig);
         if (ran && sig > 0 && sigabbrev_np((int) sig))
                 snprintf(buf, len, "SIG%s", sigabbrev_np((int) sig));
         else if (ran && code >= 0)
@@ -369,10 +381,7 @@ static void exit_cell(json_object *record, char *buf, size_t len) {
 
 /* A list row's RUNTIME: from its start to its end, or to now while it
  * runs; "-" before it started. */
-static void runtime_cell(json_object *record, char *buf, size_t len) {
-        uint64_t started = 0, finished = 0;
-        (void) dict_get_uint(record, &record_keys[RECORD_KEY_STARTED_AT], &started);
-        (void) dict_get_uint(record, &record_keys[RECORD_KEY_FINISHED_AT], &finished);
+static void runtime_cell(uint64_t started, uint64_t finished, char *buf, size_t len) {
         uint64_t end = finished > 0 ? finished : now_realtime_usec();
         if (started == 0 || end < started) {
                 snprintf(buf, len, "-");
@@ -412,9 +421,11 @@ int print_job_list(const JobListEntry *jobs, size_t n) {
                         snprintf(status, CELL_MAX, "queued (%" PRIu64 ")", place);
                 else
                         snprintf(status, CELL_MAX, "%s", jobs[i].status);
-                if (jobs[i].record) {
-                        exit_cell(jobs[i].record, exit, CELL_MAX);
-                        runtime_cell(jobs[i].record, runtime, CELL_MAX);
+                int64_t code, sig;
+                uint64_t started, finished;
+                if (row_outcome(&jobs[i], &code, &sig, &started, &finished)) {
+                        exit_cell(jobs[i].status, code, sig, exit, CELL_MAX);
+                        runtime_cell(started, finished, runtime, CELL_MAX);
                 } else
                         strcpy(exit, "-"), strcpy(runtime, "-");
                 size_t w;

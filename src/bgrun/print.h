@@ -9,7 +9,10 @@
 
 typedef struct JobListEntry {
         const char *id, *session, *status, *command, *path;
-        json_object *record;  /* its Get, for the exit and the times (and a queued job's place); NULL: none */
+        json_object *record;  /* its Get (list --json, a queued job's place); NULL: none */
+        bool outcome;         /* ListJobsPagedEx's: the four below are known */
+        int32_t exit_code, signal;
+        uint64_t started_at, finished_at;
 } JobListEntry;
 
 /* Prints s with control characters shown as spaces, cut to max_columns

@@ -45,7 +45,7 @@ static int forget_ended(sd_bus *bus, const Args *args) {
         r = bus_caller_uid(bus, &uid);
         if (r < 0)
                 return r;
-        r = list_all(bus, args->session ?: "", &pages, &jobs, &n);
+        r = list_all(bus, args->session ?: "", false, &pages, &jobs, &n);
         if (r < 0)
                 return r;
 

@@ -36,7 +36,7 @@ int verb_list(sd_bus *bus, const Args *args) {
         size_t n = 0, k = 0;
         int r;
 
-        r = list_all(bus, args->session ?: "", &pages, &jobs, &n);
+        r = list_all(bus, args->session ?: "", !args->json, &pages, &jobs, &n);
         if (r < 0)
                 return r;
 
@@ -46,9 +46,13 @@ int verb_list(sd_bus *bus, const Args *args) {
                         jobs[k++] = jobs[i];
         n = k;
 
-        /* Their exits and times (and a queued job's place), from their
-         * records: a Get each, pipelined, with no change to the API. */
-        r = list_get_records(bus, jobs, n);
+        /* --json: each row's record (a Get each, pipelined); the table:
+         * what the listing carries, and the records of the queued rows
+         * alone, for their places (older bgrund: every row's). */
+        if (args->json)
+                r = list_get_records(bus, jobs, n);
+        else
+                r = list_get_records_where(bus, jobs, n, n > 0 && !jobs[0].outcome);
         if (r >= 0)
                 r = args->json ? print_job_list_json(jobs, n) : print_job_list(jobs, n);
         job_records_done(jobs, n);

@@ -74,6 +74,16 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
         return 0;
 }
 
+/* Whether path may be writable beside a workspace and the sandbox still be
+ * the profile: never /, the home directory or one above it, whose shell
+ * start-up files a job could plant (bgrun mcp --writable's rule). */
+static bool writable_beside_workspace(const char *path, const char *home) {
+        size_t n = strlen(path);
+        if (streq(path, "/"))
+                return false;
+        return !home || !home[0] || (!streq(path, home) && !(strncmp(home, path, n) == 0 && home[n] == '/'));
+}
+
 const char *sandbox_profile_name(const JobSpec *s) {
         if (!sandbox_requested(s))
                 return profile_table[SANDBOX_PROFILE_OFF];
@@ -81,6 +91,9 @@ const char *sandbox_profile_name(const JobSpec *s) {
          * (bgrun mcp fixes it apart from a call's cwd). */
         size_t n_writable = strv_length(s->read_write_paths);
         const char *workspace = n_writable >= 1 ? s->read_write_paths[0] : "/";
+        bool more_allowed = true;
+        for (size_t i = 1; i < n_writable; i++)
+                more_allowed = more_allowed && writable_beside_workspace(s->read_write_paths[i], s->home);
         for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX; p++) {
                 JobSpec t = {};
                 int r = sandbox_profile_spec(p, workspace, !s->private_network, &t);
@@ -90,7 +103,7 @@ const char *sandbox_profile_name(const JobSpec *s) {
                  * for the comparison. */
                 t.protect_git = s->protect_git;
                 char **own = t.read_write_paths;
-                if (p == SANDBOX_PROFILE_WORKSPACE && n_writable >= 1)
+                if (p == SANDBOX_PROFILE_WORKSPACE && n_writable >= 1 && more_allowed)
                         t.read_write_paths = s->read_write_paths;
                 t.allowed_domains = s->allowed_domains;
                 bool same = r >= 0 && launch_options_same_sandbox(s, &t);

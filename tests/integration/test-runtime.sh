@@ -276,3 +276,43 @@ test_each_job_has_its_own_session_keyring() {
 	bgrun kill "$a" >/dev/null
 	bgrun kill "$b" >/dev/null
 }
+
+# A listing is answered in slices (bus-listing.c), a turn of the loop each,
+# below every message waiting: whole and in order when nothing changes,
+# and, with Forgets served between its slices, never naming a job forgotten
+# before it reached it, nor missing one that stayed.
+test_a_listing_built_in_slices_is_whole() {
+	local session=slices-$$ i
+	for i in $(seq 300); do bgrun run -q -s "$session" -- true >/dev/null || fail "launch $i"; done
+	bgrun wait $(bgrun list -s "$session" --json | jq -r '.[].id') >/dev/null 2>&1
+	timeout 120 /usr/bin/python3 - "$session" <<'PY' || fail "the listings"
+import asyncio, sys
+from dbus_next import BusType
+from dbus_next.aio import MessageBus
+NAME, PATH, IFACE = "org.bgrun.Runtime1", "/org/bgrun/Runtime1", "org.bgrun.Runtime1.Manager"
+session = sys.argv[1]
+async def main():
+    bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
+    mgr = bus.get_proxy_object(NAME, PATH, await bus.introspect(NAME, PATH)).get_interface(IFACE)
+    ids = [row[0] for row in await mgr.call_list_jobs(session)]
+    assert len(ids) == 300, len(ids)
+    paged, after = [], ""
+    while True:
+        rows, after = await mgr.call_list_jobs_paged(session, after, 70)
+        paged += [row[0] for row in rows]
+        if not after:
+            break
+    assert paged == ids, "paged in 70s: the same jobs, in the same order"
+    # Forgets served between a listing's slices.
+    gone = ids[100:250:2]
+    listing = asyncio.ensure_future(mgr.call_list_jobs(session))
+    await asyncio.gather(*(mgr.call_forget(i) for i in gone))
+    seen = [row[0] for row in await listing]
+    kept = [i for i in ids if i not in gone]
+    assert all(i in seen for i in kept), "every job that stayed is in it"
+    assert seen == [i for i in ids if i in seen], "in order"
+    print(f"listed {len(seen)} of {len(ids)} while {len(gone)} were forgotten")
+asyncio.run(main())
+PY
+	bgrun forget --ended -s "$session" >/dev/null
+}

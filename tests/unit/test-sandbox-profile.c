@@ -63,6 +63,18 @@ Test(sandbox_profile, workspace_with_more_paths_and_names) {
         size_t n = 1;
         cr_assert_eq(strv_consume(&s.read_write_paths, &n, strdup("/home/u/.cache/pip")), 0);
         cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        /* Not with the home directory, or one above it, writable too. */
+        s.home = (char *) "/home/u";
+        cr_assert_str_eq(sandbox_profile_name(&s), "workspace");
+        cr_assert_eq(strv_consume(&s.read_write_paths, &n, strdup("/home")), 0);
+        cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+        free(s.read_write_paths[--n]);
+        s.read_write_paths[n] = NULL;
+        cr_assert_eq(strv_consume(&s.read_write_paths, &n, strdup("/home/u")), 0);
+        cr_assert_str_eq(sandbox_profile_name(&s), "custom");
+        free(s.read_write_paths[--n]);
+        s.read_write_paths[n] = NULL;
+        s.home = NULL;
         char *names[] = { "pypi.org", NULL };
         s.allowed_domains = names;
         cr_assert_str_eq(sandbox_profile_name(&s), "workspace");

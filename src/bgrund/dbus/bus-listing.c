@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-listing.h"
 #include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
+#include "list.h"
+#include "log.h"
 #include "owner.h"
 
 typedef struct ListFilter {
@@ -12,6 +16,21 @@ typedef struct ListFilter {
         uid_t uid;
         bool admin;
 } ListFilter;
+
+/* An answer being built, a slice a turn. */
+typedef struct Listing {
+        BusService *service;
+        struct Listing *next, *prev;   /* BusService.listings */
+        sd_event_source *turn;
+        sd_bus_message *reply;         /* its array open */
+        ListFilter filter;
+        char *session;                 /* filter.session's */
+        Job *cursor;                   /* the next job to look at; NULL: the end */
+        uint32_t left;                 /* entries it may still append */
+        bool paged;                    /* ListJobsPaged: "after" follows the array */
+        bool outcome;                  /* ListJobsPagedEx: each entry with its exit and times */
+        char last_id[JOB_ID_MAX];      /* the last appended, for "after" */
+} Listing;
 
 static bool filter_matches(const ListFilter *f, const Job *j) {
         return (f->admin || j->owner == f->uid) && (!*f->session || streq(f->session, j->session_id));
@@ -49,11 +68,115 @@ static Job *walk_next(const ListFilter *f, const Job *j) {
         return f->admin ? j->all_next : j->owner_next;
 }
 
-static int append_job(sd_bus_message *reply, const Job *j) {
+static int append_job(sd_bus_message *reply, const Job *j, bool outcome) {
         char path[BUS_JOB_PATH_MAX];
-        return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id,
-                                     job_status_to_string(j->status), j->command_head,
-                                     bus_job_path(j->id, path));
+        if (outcome)
+                return sd_bus_message_append(reply, "(ssssoiitt)", j->id, j->session_id,
+                                             job_status_to_string(j->status), j->command_head,
+                                             bus_job_path(j->id, path), (int32_t) (job_is_ended(j) ? j->exit_code : -1),
+                                             (int32_t) (job_is_ended(j) ? j->signal : 0), j->started_at, j->finished_at);
+        return sd_bus_message_append(reply, "(sssso)", j->id, j->session_id, job_status_to_string(j->status),
+                                     j->command_head, bus_job_path(j->id, path));
+}
+
+static Listing *listing_free(Listing *l) {
+        if (!l)
+                return NULL;
+        LIST_REMOVE(l->service->listings, l);
+        sd_event_source_disable_unref(l->turn);
+        sd_bus_message_unref(l->reply);
+        free(l->session);
+        free(l);
+        return NULL;
+}
+
+/* The last slice: the array closed, "after" for a page, sent. */
+static int listing_finish(Listing *l) {
+        const ListFilter *f = &l->filter;
+        /* Another page only if something is left to show. */
+        Job *j = l->cursor;
+        while (j && !filter_matches(f, j))
+                j = walk_next(f, j);
+        int r = sd_bus_message_close_container(l->reply);
+        if (r >= 0 && l->paged)
+                r = sd_bus_message_append(l->reply, "s", j && l->last_id[0] ? l->last_id : "");
+        if (r >= 0)
+                r = sd_bus_send(NULL, l->reply, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Cannot send a listing: %m");
+        listing_free(l);
+        return 0;
+}
+
+/* One slice: at most BUS_LISTING_SLICE entries, BUS_LISTING_WALK jobs. */
+static int on_turn(sd_event_source *source, void *userdata) {
+        Listing *l = userdata;
+        const ListFilter *f = &l->filter;
+        unsigned appended = 0, walked = 0;
+        int r = 0;
+        for (; r >= 0 && l->cursor && l->left > 0 && appended < BUS_LISTING_SLICE && walked < BUS_LISTING_WALK;
+             walked++, l->cursor = walk_next(f, l->cursor)) {
+                if (!filter_matches(f, l->cursor))
+                        continue;
+                r = append_job(l->reply, l->cursor, l->outcome);
+                strcpy(l->last_id, l->cursor->id);
+                l->left--;
+                appended++;
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Cannot build a listing: %m");
+                listing_free(l);
+                return 0;
+        }
+        if (!l->cursor || l->left == 0)
+                return listing_finish(l);
+        return 0;
+}
+
+/* Start answering call with the jobs from first on, at most max. */
+static int listing_start(BusService *s, sd_bus_message *call, const ListFilter *f, Job *first, uint32_t max,
+                         bool paged, bool outcome) {
+        Listing *l = calloc(1, sizeof(Listing));
+        if (!l)
+                return -ENOMEM;
+        l->service = s;
+        LIST_PREPEND(s->listings, l);
+        l->filter = *f;
+        l->session = strdup(f->session);
+        l->cursor = first;
+        l->left = max;
+        l->paged = paged;
+        l->outcome = outcome;
+        int r = l->session ? 0 : -ENOMEM;
+        l->filter.session = l->session;
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(call, &l->reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(l->reply, 'a', outcome ? "(ssssoiitt)" : "(sssso)");
+        /* Below every message waiting: one slice a turn of the loop. */
+        if (r >= 0)
+                r = sd_event_add_defer(s->runtime->event, &l->turn, on_turn, l);
+        if (r >= 0)
+                r = sd_event_source_set_priority(l->turn, SD_EVENT_PRIORITY_NORMAL + 1);
+        if (r >= 0) /* a defer source is one-shot until told otherwise */
+                r = sd_event_source_set_enabled(l->turn, SD_EVENT_ON);
+        if (r < 0) {
+                listing_free(l);
+                return r;
+        }
+        (void) sd_event_source_set_description(l->turn, "listing");
+        return 1;
+}
+
+void bus_listings_job_leaves(BusService *s, Job *j) {
+        for (Listing *l = s->listings; l; l = l->next)
+                if (l->cursor == j)
+                        l->cursor = walk_next(&l->filter, j);
+}
+
+void bus_listings_free(BusService *s) {
+        while (s->listings)
+                listing_free(s->listings);
 }
 
 int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -75,21 +198,12 @@ int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "The listing has %zu jobs, more than ListJobs answers (%d); use ListJobsPaged",
                                          n, BUS_LIST_MAX);
-
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
-        for (Job *j = walk_first(s, &f); r >= 0 && j; j = walk_next(&f, j))
-                if (filter_matches(&f, j))
-                        r = append_job(reply, j);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return listing_start(s, m, &f, walk_first(s, &f), BUS_LIST_MAX, false, false);
 }
 
 int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         BusService *s = userdata;
+        bool outcome = streq(sd_bus_message_get_member(m), "ListJobsPagedEx");
         const char *session, *after;
         uint32_t max;
         ListFilter f;
@@ -113,25 +227,5 @@ int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *
                                                  "No such job to page after (forgotten since? start again with \"\")");
                 j = walk_next(&f, a);
         }
-
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssso)");
-        const Job *last = NULL;
-        uint32_t n = 0;
-        for (; r >= 0 && j && n < max; j = walk_next(&f, j))
-                if (filter_matches(&f, j)) {
-                        r = append_job(reply, j);
-                        last = j;
-                        n++;
-                }
-        /* Another page only if something is left to show. */
-        while (j && !filter_matches(&f, j))
-                j = walk_next(&f, j);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", j && last ? last->id : "");
-        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        return listing_start(s, m, &f, j, max, true, outcome);
 }

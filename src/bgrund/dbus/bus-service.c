@@ -22,6 +22,7 @@
 #include "bus-properties-guard.h"
 #include "bus-record.h"
 #include "record-keys.h"
+#include "bus-listing.h"
 #include "bus-service.h"
 #include "log.h"
 
@@ -257,6 +258,11 @@ static void on_job_discarded(void *userdata, Job *j, int error, const char *mess
 static void on_job_freed(void *userdata, Job *j) {
         /* Every call is answered before its job goes; none may outlive it. */
         pending_calls_drop(userdata, j);
+        bus_listings_job_leaves(userdata, j);
+}
+
+static void on_job_unlisted(void *userdata, Job *j) {
+        bus_listings_job_leaves(userdata, j);
 }
 
 static void on_running_jobs_changed(void *userdata) {
@@ -275,6 +281,7 @@ static const JobNotifier bus_notifier = {
         .output_grew = on_output_grew,
         .running_jobs_changed = on_running_jobs_changed,
         .job_freed = on_job_freed,
+        .job_unlisted = on_job_unlisted,
 };
 
 static int bus_connect(bool user, sd_bus **ret) {
@@ -354,6 +361,7 @@ BusService *bus_service_free(BusService *s) {
         if (!s)
                 return NULL;
         pending_calls_drop_all(s);
+        bus_listings_free(s);
         if (s->runtime)
                 runtime_set_notifier(s->runtime, NULL, NULL);
         /* First: connections that close as bgrund goes stop no job. */

@@ -35,6 +35,7 @@ typedef struct BusService {
         struct BusAuthority *authority;     /* who is calling (bus-authority.c) */
         struct UidTally *tallies;           /* per uid, over its connections */
         Map pending_jobs;                   /* calls held, by job (bus-pending.c's PendingJob) */
+        struct Listing *listings;           /* answers of ListJobs and ListJobsPaged being built (bus-listing.c) */
         sd_bus_slot *callers_match;         /* the one NameOwnerChanged match (bus-callers.c) */
         bool callers_match_failed;
 } BusService;

@@ -71,7 +71,7 @@ void job_end(Job *j, JobStatus status, JobResult *res) {
         strcpy(cache->id, j->id);
         /* Ended while its live part still says what it counted as; then
          * only the struct stays. */
-        job_set_ended(j, status, res->finished_at);
+        job_set_ended(j, status, res);
         if (rt->notifier)
                 rt->notifier->job_ended(rt->notifier_data, j);
         log_debug("Job %s ended: %s", j->id, job_status_to_string(status));

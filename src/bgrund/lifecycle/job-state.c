@@ -97,10 +97,12 @@ void job_set_state(Job *j, JobState s) {
                 job_release_live_state(j);
 }
 
-void job_set_ended(Job *j, JobStatus status, uint64_t finished_at) {
+void job_set_ended(Job *j, JobStatus status, const JobResult *res) {
         assert(status != JOB_RUNNING && status != JOB_QUEUED);
         j->status = status;
-        j->finished_at = finished_at;
+        j->finished_at = res->finished_at;
+        j->exit_code = res->exit_code;
+        j->signal = res->signal;
         job_set_state(j, JOB_STATE_ENDED);
 }
 

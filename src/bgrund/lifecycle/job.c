@@ -27,6 +27,7 @@ Job *job_new(Runtime *rt, const JobSpec *spec) {
         if (!j)
                 return NULL;
         *j = (Job) { .runtime = rt, .owner = spec->owner, .created_at = spec->created_at, .state = JOB_STATE_STARTING,
+                     .exit_code = -1,
                      .max_parallel = spec->max_parallel };
         strcpy(j->id, spec->id);
         strcpy(j->parent_id, spec->parent);
@@ -90,6 +91,7 @@ int job_read_run(Job *j) {
                 job_run_done(l->run);
         free(l->run);
         l->run = TAKE_PTR(run);
+        j->started_at = l->run->started_at;
         return 0;
 }
 

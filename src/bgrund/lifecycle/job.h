@@ -145,7 +145,9 @@ struct Job {
         bool answered_queued;           /* it was QUEUED (job_set_state() sets it): Launch answered it, so a
                                          * failed start ends it failed, with a record */
         uint64_t created_at;            /* orders listings */
+        uint64_t started_at;            /* its command's start (run.json), 0 before; for listings */
         uint64_t finished_at;           /* 0 while live */
+        int32_t exit_code, signal;      /* the result's, once ended; for listings */
         uint64_t disk_size;             /* the bytes an ended job keeps on disk, its output's (not what
                                          * it wrote) and its record's: what OutputMaxBytesPerUser= counts */
         char *session_id;
@@ -260,7 +262,7 @@ static inline bool job_teardown_known(const Job *j) {
  * confirmed teardown, an end. */
 void job_set_state(Job *j, JobState s);
 /* Its end: status (final) and when, then ENDED. */
-void job_set_ended(Job *j, JobStatus status, uint64_t finished_at);
+void job_set_ended(Job *j, JobStatus status, const JobResult *res);
 const char *job_state_to_string(JobState s);
 
 /* The states, as the rest of bgrund asks about them. */

@@ -113,6 +113,8 @@ int runtime_add_job(Runtime *rt, Job *j) {
 void runtime_remove_job(Runtime *rt, Job *j) {
         Owner *o = j->account;
         assert(o);
+        if (rt->notifier && rt->notifier->job_unlisted)
+                rt->notifier->job_unlisted(rt->notifier_data, j);
         job_table_remove(&rt->jobs, j);
         job_table_remove(&rt->requests, j);
         if (j->parent)

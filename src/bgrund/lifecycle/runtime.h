@@ -46,6 +46,9 @@ typedef struct JobNotifier {
         void (*output_grew)(void *userdata, Job *j);
         /* The number of starting and running jobs changed. */
         void (*running_jobs_changed)(void *userdata);
+        /* j leaves the runtime's table and lists (forgotten), still linked:
+         * whoever walks them goes on past it. */
+        void (*job_unlisted)(void *userdata, Job *j);
         /* It is about to be freed: nothing may keep it past this call. */
         void (*job_freed)(void *userdata, Job *j);
 } JobNotifier;
