@@ -312,6 +312,15 @@ async def main():
     assert all(i in seen for i in kept), "every job that stayed is in it"
     assert seen == [i for i in ids if i in seen], "in order"
     print(f"listed {len(seen)} of {len(ids)} while {len(gone)} were forgotten")
+    # A connection has 16 listings under way at most: 20 sent at once.
+    answers = await asyncio.gather(*(mgr.call_list_jobs(session) for _ in range(20)), return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, Exception)]
+    assert all("LimitExceeded" in str(getattr(a, "type", a)) for a in refused), refused
+    # How many were under way together depends on how they arrived: never
+    # more than 16 (so at most 4 refused), each other one whole.
+    assert len(refused) <= 4, f"{len(refused)} of 20 refused"
+    print(f"NOTE: {len(refused)} of 20 listings sent at once refused (16 under way at most)")
+    assert all(len(a) == len(kept) for a in answers if not isinstance(a, Exception))
 asyncio.run(main())
 PY
 	bgrun forget --ended -s "$session" >/dev/null

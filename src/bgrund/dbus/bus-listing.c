@@ -30,6 +30,7 @@ typedef struct Listing {
         bool paged;                    /* ListJobsPaged: "after" follows the array */
         bool outcome;                  /* ListJobsPagedEx: each entry with its exit and times */
         char last_id[JOB_ID_MAX];      /* the last appended, for "after" */
+        const sd_bus *connection;      /* the caller's (compared, never used): its listings are counted */
 } Listing;
 
 static bool filter_matches(const ListFilter *f, const Job *j) {
@@ -133,13 +134,23 @@ static int on_turn(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-/* Start answering call with the jobs from first on, at most max. */
+/* Start answering call with the jobs from first on, at most max: 1, or
+ * LimitExceeded for a connection with BUS_LISTINGS_PER_CONNECTION under way
+ * already (what a caller makes bgrund hold is bounded as it asks). */
 static int listing_start(BusService *s, sd_bus_message *call, const ListFilter *f, Job *first, uint32_t max,
-                         bool paged, bool outcome) {
+                         bool paged, bool outcome, sd_bus_error *error) {
+        const sd_bus *connection = sd_bus_message_get_bus(call);
+        unsigned n = 0;
+        for (Listing *k = s->listings; k; k = k->next)
+                n += k->connection == connection;
+        if (n >= BUS_LISTINGS_PER_CONNECTION)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "%u listings of this connection are under way; wait for their answers", n);
         Listing *l = calloc(1, sizeof(Listing));
         if (!l)
                 return -ENOMEM;
         l->service = s;
+        l->connection = connection;
         LIST_PREPEND(s->listings, l);
         l->filter = *f;
         l->session = strdup(f->session);
@@ -198,7 +209,7 @@ int bus_method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "The listing has %zu jobs, more than ListJobs answers (%d); use ListJobsPaged",
                                          n, BUS_LIST_MAX);
-        return listing_start(s, m, &f, walk_first(s, &f), BUS_LIST_MAX, false, false);
+        return listing_start(s, m, &f, walk_first(s, &f), BUS_LIST_MAX, false, false, error);
 }
 
 int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -227,5 +238,5 @@ int bus_method_list_jobs_paged(sd_bus_message *m, void *userdata, sd_bus_error *
                                                  "No such job to page after (forgotten since? start again with \"\")");
                 j = walk_next(&f, a);
         }
-        return listing_start(s, m, &f, j, max, true, outcome);
+        return listing_start(s, m, &f, j, max, true, outcome, error);
 }

@@ -8,7 +8,8 @@
  * answer can pass what the bus accepts. An answer is built in slices of
  * BUS_LISTING_SLICE entries, one a turn of the loop below every message
  * waiting, so that a long listing holds up no other caller (a job forgotten
- * meanwhile is passed over; one launched meanwhile may be in it). */
+ * meanwhile is passed over; one launched meanwhile may be in it); at most
+ * BUS_LISTINGS_PER_CONNECTION of a connection at once. */
 
 #include <systemd/sd-bus.h>
 
@@ -19,6 +20,8 @@
 /* Entries appended a turn, and jobs looked at: a fraction of a ms. */
 #define BUS_LISTING_SLICE 128
 #define BUS_LISTING_WALK (8 * BUS_LISTING_SLICE)
+/* Listings a connection may have under way at once. */
+#define BUS_LISTINGS_PER_CONNECTION 16
 
 typedef struct BusService BusService;
 
