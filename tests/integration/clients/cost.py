@@ -464,6 +464,7 @@ METHODS = {
         "org.bgrun.Runtime1.Manager.Get": lambda c: [NO_JOB],
         "org.bgrun.Runtime1.Manager.ListJobs": lambda c: [""],
         "org.bgrun.Runtime1.Manager.ListJobsPaged": lambda c: ["", "", 10],
+        "org.bgrun.Runtime1.Manager.ListJobsPagedEx": lambda c: ["", "", 10],
         "org.bgrun.Runtime1.Manager.Kill": lambda c: [NO_JOB],
         # alice's own running job, with an option that is refused: nothing stops it
         "org.bgrun.Runtime1.Manager.Stop": lambda c: [c["job"], [("NoSuchOption", V("b", 0))]],
