@@ -22,6 +22,7 @@ typedef struct Listing {
         BusService *service;
         struct Listing *next, *prev;   /* BusService.listings */
         sd_event_source *turn;
+        sd_bus_message *call;          /* answered with an error if the answer cannot be built */
         sd_bus_message *reply;         /* its array open */
         ListFilter filter;
         char *session;                 /* filter.session's */
@@ -85,6 +86,7 @@ static Listing *listing_free(Listing *l) {
                 return NULL;
         LIST_REMOVE(l->service->listings, l);
         sd_event_source_disable_unref(l->turn);
+        sd_bus_message_unref(l->call);
         sd_bus_message_unref(l->reply);
         free(l->session);
         free(l);
@@ -126,6 +128,7 @@ static int on_turn(sd_event_source *source, void *userdata) {
         }
         if (r < 0) {
                 log_warning_errno(r, "Cannot build a listing: %m");
+                (void) sd_bus_reply_method_errnof(l->call, r, "Cannot build the listing: %m");
                 listing_free(l);
                 return 0;
         }
@@ -151,6 +154,7 @@ static int listing_start(BusService *s, sd_bus_message *call, const ListFilter *
                 return -ENOMEM;
         l->service = s;
         l->connection = connection;
+        l->call = sd_bus_message_ref(call);
         LIST_PREPEND(s->listings, l);
         l->filter = *f;
         l->session = strdup(f->session);
