@@ -12,7 +12,6 @@
 #include <time.h>
 #include <linux/keyctl.h>
 #include <linux/sched.h>
-
 #include <netinet/in.h>
 
 #include "environment.h"
