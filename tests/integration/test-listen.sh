@@ -12,7 +12,14 @@ listen_start() {
 	systemctl stop bgrund.service
 	trap 'systemctl stop bgrund-listen.service 2>/dev/null; systemctl reset-failed bgrund-listen.service 2>/dev/null
 	      systemctl reset-failed bgrund.service 2>/dev/null; systemctl start bgrund.service' EXIT
-	systemd-run --quiet --unit=bgrund-listen -p Type=notify "$BGRUN_LIBEXECDIR/bgrund" --listen ||
+	# Under tools/test --sanitize, the sanitizers' options bgrund.service has
+	# (its drop-in): reports where they are collected, and ASan's quarantine
+	# at 2 MB, so that a bound on bgrund's RSS measures bgrund, not the
+	# freed memory ASan holds back (256 MB by default).
+	local san=()
+	[[ -n ${ASAN_OPTIONS:-} ]] && san=(-E "ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=2" -E "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}"
+		-E "LSAN_OPTIONS=${LSAN_OPTIONS:-}")
+	systemd-run --quiet --unit=bgrund-listen -p Type=notify "${san[@]}" "$BGRUN_LIBEXECDIR/bgrund" --listen ||
 		fail "bgrund --listen did not start"
 	[[ -S /run/bgrun/bus ]] || fail "no socket at /run/bgrun/bus"
 }
