@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <errno.h>
+
+#include "error-text.h"
+
 /* What the option table's files share of a row's value: not for other
  * files, which go through launch-options.h. */
 
@@ -53,4 +57,4 @@ uint64_t launch_number_of(const LaunchOptionInfo *o, const JobSpec *s);
 void launch_set_number(const LaunchOptionInfo *o, JobSpec *s, uint64_t v);
 
 /* -EINVAL with a message (ret_error, malloc'd); -ENOMEM when that fails. */
-int launch_invalid(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+#define launch_invalid(ret_error, ...) error_text(-EINVAL, (ret_error), __VA_ARGS__)

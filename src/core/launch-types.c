@@ -15,18 +15,6 @@
 #include "macro.h"
 #include "strv.h"
 
-int launch_invalid(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
-}
-
 /* ---- the rules of values --------------------------------------------------- */
 
 static const char *const stdin_table[_JOB_STDIN_MAX] = {

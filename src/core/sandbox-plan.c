@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "error-text.h"
 #include "sandbox-plan.h"
 
 const char *const sandbox_common_mechanisms[] = {
@@ -176,18 +177,6 @@ static int add_implied(SandboxPlan *p, const JobSpec *s) {
         return r;
 }
 
-_printf_(2, 3)
-static int refuse(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
-}
 
 /* How the caller wrote m: "ReadWritePaths=/a" or "ProtectHome=yes". */
 static void describe(const SandboxMount *m, const JobSpec *s, char *buf, size_t size) {
@@ -247,7 +236,7 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                         char what[300], where[300];
                         describe(m, s, what, sizeof what);
                         describe(parent, s, where, sizeof where);
-                        return settle_stopped(p, i, kept, refuse(ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
+                        return settle_stopped(p, i, kept, error_text(-EINVAL, ret_error, "%s lies inside what %s hides: nothing beneath it can be reached",
                                                                  what, where));
                 }
                 /* The cgroup tree and the kernel's settings stay read-only,
@@ -255,7 +244,7 @@ static int settle(SandboxPlan *p, const JobSpec *s, char **ret_error) {
                 if (parent && parent->exit && parent->mode == SANDBOX_READ_ONLY && m->mode == SANDBOX_READ_WRITE) {
                         char what[300];
                         describe(m, s, what, sizeof what);
-                        return settle_stopped(p, i, kept, refuse(ret_error, "%s lies inside %s, which every sandbox keeps read-only",
+                        return settle_stopped(p, i, kept, error_text(-EINVAL, ret_error, "%s lies inside %s, which every sandbox keeps read-only",
                                                                  what, parent->path));
                 }
                 SandboxMode above = parent ? parent->mode : SANDBOX_READ_WRITE;

@@ -4,22 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "error-text.h"
 #include "macro.h"
 #include "mcp-sandbox.h"
 #include "sandbox-profile.h"
 #include "strv.h"
 
-_printf_(2, 3) static int refuse(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EPERM;
-}
 
 /* The server's floor, in words for the model. */
 static const char *floor_words(const McpOptions *o) {
@@ -33,7 +23,7 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
         SandboxProfile floor = (SandboxProfile) o->sandbox;
         SandboxProfile p = mcp_args_has(a, MCP_ARG_SANDBOX) ? (SandboxProfile) a->sandbox : floor;
         if (p < floor)
-                return refuse(ret_error,
+                return error_text(-EPERM, ret_error,
                               "This server runs every command in the sandbox '%s'%s: a run may ask for more confinement "
                               "(\"read-only\" is more than \"workspace\"), never less; '%s' is less.",
                               sandbox_profile_to_string(floor), floor_words(o), sandbox_profile_to_string(p));
@@ -44,7 +34,7 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
                        : floor != SANDBOX_PROFILE_OFF   ? o->network
                                                         : p == SANDBOX_PROFILE_OFF;
         if (network && !allowed)
-                return refuse(ret_error,
+                return error_text(-EPERM, ret_error,
                               "This server runs every command in the sandbox '%s'%s: a run may not ask for the network.",
                               sandbox_profile_to_string(floor), floor_words(o));
         if (p == SANDBOX_PROFILE_OFF && network) {
@@ -128,14 +118,14 @@ int mcp_sandbox_check_call(const McpOptions *o, const char *session, McpTool too
         if (o->sandbox == SANDBOX_PROFILE_OFF)
                 return 0;
         if (tool == MCP_TOOL_LIST && a->session && !streq(a->session, session))
-                return refuse(ret_error, "This server runs its commands in a sandbox and lists only its own jobs: "
+                return error_text(-EPERM, ret_error, "This server runs its commands in a sandbox and lists only its own jobs: "
                                          "leave session out.");
         /* Its session is the record of what it ran: a run stays in it. */
         if (tool == MCP_TOOL_RUN && a->session && !streq(a->session, session))
-                return refuse(ret_error, "This server runs its commands in a sandbox, all in its own session '%.64s': "
+                return error_text(-EPERM, ret_error, "This server runs its commands in a sandbox, all in its own session '%.64s': "
                                          "leave session out.", session);
         if (a->id && !own_job)
-                return refuse(ret_error, "Job '%.64s' was not launched by this server, which runs its commands in a "
+                return error_text(-EPERM, ret_error, "Job '%.64s' was not launched by this server, which runs its commands in a "
                                          "sandbox and acts only on its own jobs.", a->id);
         return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "error-text.h"
 #include "launch-request.h"
 #include "macro.h"
 #include "privilege.h"
@@ -19,31 +20,18 @@
 #define SESSION_MAX 256
 #define PATH_MAX_LEN 4095
 
-/* r, with why in *ret_message. */
-_printf_(3, 4)
-static int refuse(int r, char **ret_message, const char *format, ...) {
-        va_list ap;
-        va_start(ap, format);
-        int k = vasprintf(ret_message, format, ap);
-        va_end(ap);
-        if (k < 0) {
-                *ret_message = NULL;
-                return -ENOMEM;
-        }
-        return r;
-}
 
 int launch_request_check(const LaunchRequest *req, char **ret_message) {
         size_t len = strlen(req->command);
         /* An empty one is Argv's (launch_request_spec() checks which). */
         if (len > COMMAND_MAX)
-                return refuse(-EINVAL, ret_message, "The command is %zu bytes long; at most %d bytes are allowed", len,
+                return error_text(-EINVAL, ret_message, "The command is %zu bytes long; at most %d bytes are allowed", len,
                               COMMAND_MAX);
         if (strlen(req->session) > SESSION_MAX)
-                return refuse(-EINVAL, ret_message, "The session name is longer than %d bytes", SESSION_MAX);
+                return error_text(-EINVAL, ret_message, "The session name is longer than %d bytes", SESSION_MAX);
         if (req->cwd[0] != '/' || strlen(req->cwd) > PATH_MAX_LEN)
-                return strlen(req->cwd) <= 256 ? refuse(-EINVAL, ret_message, "cwd '%s' is not an absolute path", req->cwd)
-                                               : refuse(-EINVAL, ret_message, "cwd is not an absolute path");
+                return strlen(req->cwd) <= 256 ? error_text(-EINVAL, ret_message, "cwd '%s' is not an absolute path", req->cwd)
+                                               : error_text(-EINVAL, ret_message, "cwd is not an absolute path");
         return 0;
 }
 
@@ -58,7 +46,7 @@ int launch_request_runtime(const BgrunLimits *limits, uint64_t asked_usec, uint6
                 char a[FORMAT_DURATION_MAX], m[FORMAT_DURATION_MAX];
                 format_duration(a, sizeof a, asked_usec);
                 format_duration(m, sizeof m, max);
-                return refuse(BGRUN_ERROR(OVER_LIMIT), ret_message,
+                return error_text(BGRUN_ERROR(OVER_LIMIT), ret_message,
                               "MaxRuntimeUSec=%s is above MaxRuntimeSec=%s, the longest a job may run here; nothing was started",
                               a, m);
         }
@@ -73,7 +61,7 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
         int r = name ? getpwnam_r(name, &pw, buf, sizeof buf, &found) : getpwuid_r(uid, &pw, buf, sizeof buf, &found);
         if (r != 0 || !found) {
                 if (name)
-                        return refuse(-EINVAL, ret_message, "Option User: no such user '%s'", name);
+                        return error_text(-EINVAL, ret_message, "Option User: no such user '%s'", name);
                 /* A uid without a passwd entry still runs, as itself, but in
                  * no group it might not own: the overflow group, alone. */
                 char n[16];
@@ -97,7 +85,7 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
         int n;
         r = user_groups(found ? spec->user : NULL, spec->gid, &spec->groups, &n);
         if (r < 0)
-                return refuse(r, ret_message, "Cannot look up the groups of user %s: %s", spec->user, strerror(-r));
+                return error_text(r, ret_message, "Cannot look up the groups of user %s: %s", spec->user, strerror(-r));
         spec->n_groups = (size_t) n;
         return 0;
 }
@@ -105,9 +93,9 @@ static int resolve_user(JobSpec *spec, const char *name, uid_t uid, char **ret_m
 int launch_request_command(const LaunchRequest *req, const LaunchOptions *o, char **ret_message) {
         bool argv = o->spec.argv;
         if (!argv && !req->command[0])
-                return refuse(-EINVAL, ret_message, "The command is empty (a shell command line, or \"\" with Argv)");
+                return error_text(-EINVAL, ret_message, "The command is empty (a shell command line, or \"\" with Argv)");
         if (argv && req->command[0])
-                return refuse(-EINVAL, ret_message, "The command must be \"\" with Argv: Argv is the command");
+                return error_text(-EINVAL, ret_message, "The command must be \"\" with Argv: Argv is the command");
         return 0;
 }
 
@@ -119,7 +107,7 @@ int launch_request_same(const LaunchRequest *req, const LaunchOptions *o, const 
         bool same_sandbox = launch_options_same_sandbox(asked, found);
         if (same_command && same_sandbox)
                 return 0;
-        return refuse(-EINVAL, ret_message,
+        return error_text(-EINVAL, ret_message,
                       "RequestId '%s' launched job %s with another %s; nothing was started (a new request needs a new RequestId)",
                       asked->request_id, job_id,
                       !same_command ? (asked->argv || found->argv ? "Argv" : "command") : "sandbox");
@@ -140,7 +128,7 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
         /* A caller that gave up before bgrund read its call: nothing runs
          * behind its back. Checked again before the supervisor is let go. */
         if (spec->launch_deadline_usec > 0 && now_realtime_usec() >= spec->launch_deadline_usec)
-                return refuse(BGRUN_ERROR(DEADLINE_PASSED), ret_message,
+                return error_text(BGRUN_ERROR(DEADLINE_PASSED), ret_message,
                               "LaunchDeadlineUSec passed before the command could be started; nothing ran");
         /* spec->user is the name asked for (User=), or NULL: the caller. */
         _cleanup_free_ char *asked = TAKE_PTR(spec->user);
@@ -149,7 +137,7 @@ int launch_request_spec(Runtime *rt, const LaunchRequest *req, LaunchOptions *o,
                 return r;
         /* In the session "" it would hold every job launched without one. */
         if (spec->max_parallel && !req->session[0])
-                return refuse(-EINVAL, ret_message, "MaxParallel needs a session: \"\" is every job launched without one");
+                return error_text(-EINVAL, ret_message, "MaxParallel needs a session: \"\" is every job launched without one");
         spec->owner = req->uid;
         spec->session_id = strdup(req->session);
         /* With Argv, the command a record and a listing show: its words,
