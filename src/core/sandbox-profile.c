@@ -74,10 +74,7 @@ int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpe
         return 0;
 }
 
-/* Whether path may be writable beside a workspace and the sandbox still be
- * the profile: never /, the home directory or one above it, whose shell
- * start-up files a job could plant (bgrun mcp --writable's rule). */
-static bool writable_beside_workspace(const char *path, const char *home) {
+bool sandbox_profile_writable_beside(const char *path, const char *home) {
         size_t n = strlen(path);
         if (streq(path, "/"))
                 return false;
@@ -93,7 +90,7 @@ const char *sandbox_profile_name(const JobSpec *s) {
         const char *workspace = n_writable >= 1 ? s->read_write_paths[0] : "/";
         bool more_allowed = true;
         for (size_t i = 1; i < n_writable; i++)
-                more_allowed = more_allowed && writable_beside_workspace(s->read_write_paths[i], s->home);
+                more_allowed = more_allowed && sandbox_profile_writable_beside(s->read_write_paths[i], s->home);
         for (SandboxProfile p = SANDBOX_PROFILE_WORKSPACE; p < _SANDBOX_PROFILE_MAX; p++) {
                 JobSpec t = {};
                 int r = sandbox_profile_spec(p, workspace, !s->private_network, &t);

@@ -31,6 +31,12 @@ int sandbox_profile_from_string(const char *s); /* a SandboxProfile, or -EINVAL 
  * were; the sandbox's freed first). -ENOMEM. */
 int sandbox_profile_spec(SandboxProfile p, const char *cwd, bool network, JobSpec *s);
 
+/* Whether path (real, absolute) may be writable beside a workspace and the
+ * sandbox still be that profile: never /, the home directory or one above
+ * it, whose shell start-up files a job could plant (bgrun mcp --writable's
+ * rule, and the profile's name). */
+bool sandbox_profile_writable_beside(const char *path, const char *home);
+
 /* The name of the profile s's sandbox options are, with or without a
  * network, for any workspace: "off" for none, "custom" for any other set. */
 const char *sandbox_profile_name(const JobSpec *s);

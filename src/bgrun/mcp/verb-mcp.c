@@ -51,8 +51,7 @@ static int writable_dirs(char *const *dirs, char ***ret) {
                 struct stat st;
                 if (!realpath(*d, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
                         return log_usage_error("--writable %s: not a directory that is there.", *d);
-                size_t len = strlen(real);
-                if (streq(real, "/") || streq(real, home) || (strncmp(home, real, len) == 0 && home[len] == '/'))
+                if (!sandbox_profile_writable_beside(real, home))
                         return log_usage_error("--writable %s: not / nor the home directory or a directory above it "
                                                "(its shell's start-up files would run what a job wrote there).", *d);
                 if (n + 1 >= LAUNCH_PATHS_MAX)
