@@ -34,7 +34,7 @@
 
 static sd_bus *bus;
 static char job_path[256];
-static const char *job_result;
+static char *job_result; /* the start job's result, once JobRemoved told it */
 
 static void die(const char *what, int r) {
         fprintf(stderr, "bgrun-bench-floor: %s: %s\n", what, strerror(r < 0 ? -r : r));
@@ -110,6 +110,7 @@ static pid_t start_one(const char *name) {
         snprintf(unit, sizeof unit, "%s.scope", name);
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
+        free(job_result);
         job_result = NULL;
         int r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                    "org.freedesktop.systemd1.Manager", "StartTransientUnit", &e, &reply,

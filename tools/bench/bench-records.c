@@ -81,8 +81,9 @@ static int on_answer(sd_bus_message *m, void *userdata, sd_bus_error *error) {
  * through it) while a ListJobs("") at many records is being answered:
  * whether one big answer holds up everyone else. With each Ping, sent right
  * after it, the same caller's GetId of the bus daemon, which relays the
- * answer: a wait both share is the daemon's (it reads and checks the whole
- * answer before it routes the next message), one of the Ping alone bgrund's. */
+ * answer: a wait both share is the daemon's; one of the Ping alone is on
+ * bgrund's side, its own work or its answer's place behind the listing's
+ * on bgrund's one connection to the daemon. */
 static void measure_ping_during_list(unsigned rounds, Samples *s, Samples *s_daemon) {
         sd_bus *other = NULL;
         int r = sd_bus_open_system(&other);
