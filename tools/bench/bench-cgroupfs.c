@@ -10,6 +10,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,8 +30,9 @@
  * CLONE_INTO_CGROUP, so never outside) and waited for. The cgroup and the
  * record go afterwards, untimed. ms or -1. */
 static double contract_floor_once(void) {
-        char *cg = fmt("/sys/fs/cgroup%s/bgrun-bench-floor", streq(my_cgroup, "/") ? "" : my_cgroup);
-        char *spec = fmt("%s/spec.json", FLOOR_RECORD_DIR);
+        char cg[sizeof my_cgroup + 64];
+        snprintf(cg, sizeof cg, "/sys/fs/cgroup%s/bgrun-bench-floor", streq(my_cgroup, "/") ? "" : my_cgroup);
+        const char *spec = FLOOR_RECORD_DIR "/spec.json";
         char buf[2048];
         memset(buf, 'x', sizeof buf);
         double ms = -1;
@@ -81,8 +83,6 @@ out:
         (void) rmdir(cg);
         (void) unlink(spec);
         (void) rmdir(FLOOR_RECORD_DIR);
-        free(cg);
-        free(spec);
         return ms;
 }
 
