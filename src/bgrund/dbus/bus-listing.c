@@ -4,6 +4,7 @@
 #include "bgrun/bus-api.h"
 #include "bus-authority.h"
 #include "bus-listing.h"
+#include "bus-peer.h"
 #include "bus-service.h"
 #include "job-id.h"
 #include "macro.h"
@@ -31,7 +32,7 @@ typedef struct Listing {
         bool paged;                    /* ListJobsPaged: "after" follows the array */
         bool outcome;                  /* ListJobsPagedEx: each entry with its exit and times */
         char last_id[JOB_ID_MAX];      /* the last appended, for "after" */
-        const sd_bus *connection;      /* the caller's (compared, never used): its listings are counted */
+        char *caller;                  /* the caller's connection name: its listings are counted */
 } Listing;
 
 static bool filter_matches(const ListFilter *f, const Job *j) {
@@ -89,6 +90,7 @@ static Listing *listing_free(Listing *l) {
         sd_bus_message_unref(l->call);
         sd_bus_message_unref(l->reply);
         free(l->session);
+        free(l->caller);
         free(l);
         return NULL;
 }
@@ -139,30 +141,42 @@ static int on_turn(sd_event_source *source, void *userdata) {
 
 /* Start answering call with the jobs from first on, at most max: 1, or
  * LimitExceeded for a connection with BUS_LISTINGS_PER_CONNECTION under way
- * already (what a caller makes bgrund hold is bounded as it asks). */
+ * already, or a uid with BUS_LISTINGS_PER_UID over its connections (what a
+ * caller makes bgrund hold is bounded as it asks, however many connections
+ * it opens). */
 static int listing_start(BusService *s, sd_bus_message *call, const ListFilter *f, Job *first, uint32_t max,
                          bool paged, bool outcome, sd_bus_error *error) {
-        const sd_bus *connection = sd_bus_message_get_bus(call);
-        unsigned n = 0;
-        for (Listing *k = s->listings; k; k = k->next)
-                n += k->connection == connection;
+        /* By its name: every caller on the bus comes through bgrund's one
+         * connection to the bus daemon. */
+        const char *caller = bus_caller_name(s, call);
+        if (!caller)
+                return sd_bus_error_setf(error, BGRUN_ERROR_ACCESS_DENIED, "The caller has no connection name");
+        unsigned n = 0, n_uid = 0;
+        for (Listing *k = s->listings; k; k = k->next) {
+                n += streq(k->caller, caller);
+                n_uid += k->filter.uid == f->uid;
+        }
         if (n >= BUS_LISTINGS_PER_CONNECTION)
                 return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
                                          "%u listings of this connection are under way; wait for their answers", n);
+        if (n_uid >= BUS_LISTINGS_PER_UID)
+                return sd_bus_error_setf(error, BGRUN_ERROR_LIMIT_EXCEEDED,
+                                         "%u listings of uid %u are under way; wait for their answers", n_uid,
+                                         (unsigned) f->uid);
         Listing *l = calloc(1, sizeof(Listing));
         if (!l)
                 return -ENOMEM;
         l->service = s;
-        l->connection = connection;
         l->call = sd_bus_message_ref(call);
         LIST_PREPEND(s->listings, l);
         l->filter = *f;
         l->session = strdup(f->session);
+        l->caller = strdup(caller);
         l->cursor = first;
         l->left = max;
         l->paged = paged;
         l->outcome = outcome;
-        int r = l->session ? 0 : -ENOMEM;
+        int r = l->session && l->caller ? 0 : -ENOMEM;
         l->filter.session = l->session;
         if (r >= 0)
                 r = sd_bus_message_new_method_return(call, &l->reply);

@@ -9,7 +9,8 @@
  * BUS_LISTING_SLICE entries, one a turn of the loop below every message
  * waiting, so that a long listing holds up no other caller (a job forgotten
  * meanwhile is passed over; one launched meanwhile may be in it); at most
- * BUS_LISTINGS_PER_CONNECTION of a connection at once. */
+ * BUS_LISTINGS_PER_CONNECTION of a connection, BUS_LISTINGS_PER_UID of a
+ * uid, at once. */
 
 #include <systemd/sd-bus.h>
 
@@ -20,8 +21,11 @@
 /* Entries appended a turn, and jobs looked at: a fraction of a ms. */
 #define BUS_LISTING_SLICE 128
 #define BUS_LISTING_WALK (8 * BUS_LISTING_SLICE)
-/* Listings a connection may have under way at once. */
+/* Listings a connection, and a uid over all its connections, may have
+ * under way at once: each holds its answer as it grows (up to about
+ * 0.5 MB for BUS_LIST_MAX entries). */
 #define BUS_LISTINGS_PER_CONNECTION 16
+#define BUS_LISTINGS_PER_UID 32
 
 typedef struct BusService BusService;
 
