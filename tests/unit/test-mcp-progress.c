@@ -7,7 +7,7 @@
 
 #include "mcp-progress.h"
 
-static char buf[4 * PROGRESS_LINE_MAX + 4];
+static char buf[4 * MCP_PROGRESS_LINE_MAX + 4];
 
 static const char *last(const char *text) {
         mcp_progress_last_line(text, strlen(text), buf, sizeof buf);

@@ -17,11 +17,10 @@
 
 typedef int (*McpStep)(McpCall *c, sd_bus_message *reply);
 
-/* A wait looks at the record at least this often when progress is asked
- * for, so that a notification goes out that often. */
 /* The characters of the line a progress notification carries. */
 #define MCP_PROGRESS_LINE_MAX 200
-/* How often a wait with a progressToken looks at its record. */
+/* How often a wait with a progressToken looks at its record, so that a
+ * notification can go out that often (mcp-progress.h). */
 #define PROGRESS_INTERVAL_USEC (1 * USEC_PER_SEC)
 /* In output mode, how often the output's growth is looked at. */
 #define OUTPUT_POLL_USEC (250 * USEC_PER_MSEC)
@@ -105,7 +104,6 @@ int mcp_call_start(McpServer *s, json_object *request_id, json_object *meta, Mcp
                    json_object *arguments, McpArgs *args, size_t request_bytes, McpCall **ret);
 /* The server's part of the calls: the source that sends queued calls. */
 int mcp_calls_init(McpServer *s);
-/* Drops the call without an answer (notifications/cancelled, the end). */
 /* notifications/cancelled for c: it answers nothing. A run whose model
  * gave no request_id (so it never learned the job's id) stops its job: at
  * once if bgrund answered the Launch, else once it answers (or the job is
@@ -115,6 +113,7 @@ void mcp_call_cancel(McpCall *c);
 /* Stop job id (its stop signal, its grace, then cgroup.kill), answered to
  * nobody: a failure is logged. */
 void mcp_stop_job(McpServer *s, const char *id);
+/* Drops the call without an answer (a cancel, the server's end). */
 McpCall *mcp_call_free(McpCall *c);
 /* The pending call of request id, or NULL. */
 McpCall *mcp_call_find(McpServer *s, json_object *request_id);

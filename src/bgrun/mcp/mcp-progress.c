@@ -31,10 +31,10 @@ void mcp_progress_last_line(const void *text, size_t n, char *buf, size_t size) 
         if (!start && n >= PROGRESS_TAIL_BYTES)
                 return; /* the read began inside this line: not whole */
         start = start ? start + 1 : clean;
-        /* Its characters, each whole, PROGRESS_LINE_MAX at most; a byte that
+        /* Its characters, each whole, MCP_PROGRESS_LINE_MAX at most; a byte that
          * is no UTF-8 becomes U+FFFD, as output does elsewhere. */
         size_t out = 0, chars = 0;
-        for (const uint8_t *p = (const uint8_t *) start; *p && chars < PROGRESS_LINE_MAX;) {
+        for (const uint8_t *p = (const uint8_t *) start; *p && chars < MCP_PROGRESS_LINE_MAX;) {
                 size_t len = mcp_utf8_sequence(p, strlen((const char *) p));
                 const char *c = len ? (const char *) p : "\xef\xbf\xbd";
                 size_t clen = len ? len : 3;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,7 +8,6 @@
 #include "mcp-sandbox.h"
 #include "sandbox-profile.h"
 #include "strv.h"
-
 
 /* The server's floor, in words for the model. */
 static const char *floor_words(const McpOptions *o) {
@@ -63,54 +61,50 @@ int mcp_sandbox_for_run(const McpOptions *o, const McpArgs *a, const char *cwd, 
         return 0;
 }
 
-/* s, then what fmt says, grown (s freed): NULL on -ENOMEM. */
-_printf_(2, 3) static char *append(char *s, const char *fmt, ...) {
-        _cleanup_free_ char *more = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vasprintf(&more, fmt, ap);
-        va_end(ap);
-        char *both = NULL;
-        if (!s || k < 0 || asprintf(&both, "%s%s", s, more) < 0)
-                both = NULL;
-        free(s);
-        return both;
-}
-
 char *mcp_sandbox_describe(const McpOptions *o) {
         if (o->sandbox == SANDBOX_PROFILE_OFF)
                 return strdup("Commands run without a sandbox, as this server's user, in its working directory unless a "
                               "call gives cwd; a call may ask for one (sandbox: workspace or read-only).");
-        char *s = NULL;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        if (!f)
+                return NULL;
         if (o->sandbox == SANDBOX_PROFILE_WORKSPACE) {
-                s = append(strdup(""), "Every command runs in a sandbox: the file system is read-only but the workspace %s",
-                           o->workspace);
-                for (char *const *d = o->writable; s && d && *d; d++)
-                        s = append(s, "%s%s", d[1] ? ", " : " and ", *d);
-                s = append(s, " (a call without cwd runs in the workspace; a relative cwd is taken from it)");
+                fprintf(f, "Every command runs in a sandbox: the file system is read-only but the workspace %s",
+                        o->workspace);
+                for (char *const *d = o->writable; d && *d; d++)
+                        fprintf(f, "%s%s", d[1] ? ", " : " and ", *d);
+                fputs(" (a call without cwd runs in the workspace; a relative cwd is taken from it)", f);
         } else
-                s = append(strdup(""), "Every command runs in a sandbox where nothing is writable (the workspace %s "
-                           "is a call's default cwd)", o->workspace);
-        s = append(s, "; /tmp is its own, the home directory read-only, and no Unix socket outside the writable "
-                      "paths reaches anything. ");
+                fprintf(f, "Every command runs in a sandbox where nothing is writable (the workspace %s is a call's "
+                        "default cwd)", o->workspace);
+        fputs("; /tmp is its own, the home directory read-only, and no Unix socket outside the writable paths "
+              "reaches anything. ", f);
         if (o->network)
-                s = append(s, "It has the host's network. ");
+                fputs("It has the host's network. ", f);
         else if (o->allowed_domains) {
-                s = append(s, "Its network reaches only these hosts, over HTTP and HTTPS through a proxy (HTTP_PROXY "
-                              "is set; other protocols are not carried):");
-                for (char *const *d = o->allowed_domains; s && *d; d++)
-                        s = append(s, "%s %s", d == o->allowed_domains ? "" : ",", *d);
-                s = append(s, "; any other host is refused with 403 and listed in the result's network_denied. ");
+                fputs("Its network reaches only these hosts, over HTTP and HTTPS through a proxy (HTTP_PROXY is set; "
+                      "other protocols are not carried):", f);
+                for (char *const *d = o->allowed_domains; *d; d++)
+                        fprintf(f, "%s %s", d == o->allowed_domains ? "" : ",", *d);
+                fputs("; any other host is refused with 403 and listed in the result's network_denied. ", f);
         } else
-                s = append(s, "It has no network but a loopback of its own, which this server's commands share (a "
-                              "server one starts on 127.0.0.1 is reached by the next). ");
+                fputs("It has no network but a loopback of its own, which this server's commands share (a server one "
+                      "starts on 127.0.0.1 is reached by the next). ", f);
         if (o->no_protect_git)
-                s = append(s, "Git's files are as any other. ");
+                fputs("Git's files are as any other. ", f);
         else
-                s = append(s, "In a writable repository git's hooks and config are read-only (git add, commit and "
-                              "branch work; changing hooks or config does not). ");
-        return append(s, "A command the sandbox refused (a read-only file, a refused host) is to be reported to the "
-                         "user, who decides; never retried without the sandbox or with a looser one.");
+                fputs("In a writable repository git's hooks and config are read-only (git add, commit and branch "
+                      "work; changing hooks or config does not). ", f);
+        fputs("A command the sandbox refused (a read-only file, a refused host) is to be reported to the user, who "
+              "decides; never retried without the sandbox or with a looser one.", f);
+        bool failed = ferror(f);
+        if (fclose(f) != 0 || failed) {
+                free(text);
+                return NULL;
+        }
+        return text;
 }
 
 int mcp_sandbox_check_call(const McpOptions *o, const char *session, McpTool tool, const McpArgs *a, bool own_job,
