@@ -94,11 +94,11 @@ int list_all(sd_bus *bus, const char *session, bool outcome, Pages *pages, JobLi
  * lets a connection have pending. */
 #define GET_WINDOW 64
 
-static bool wanted(const JobListEntry *j, bool all) {
-        return all || streq(j->status, "queued");
+static bool wanted(const JobListEntry *j, bool queued_only) {
+        return !queued_only || streq(j->status, "queued");
 }
 
-int list_get_records_where(sd_bus *bus, JobListEntry *jobs, size_t n, bool all) {
+int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n, bool queued_only) {
         PendingCall calls[GET_WINDOW] = {};
         size_t sent = 0, done = 0;
         int r = 0;
@@ -106,7 +106,7 @@ int list_get_records_where(sd_bus *bus, JobListEntry *jobs, size_t n, bool all) 
         while (done < n) {
                 for (; sent < n && sent - done < GET_WINDOW; sent++) {
                         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-                        if (!wanted(&jobs[sent], all))
+                        if (!wanted(&jobs[sent], queued_only))
                                 continue;
 
                         r = manager_new_call(bus, "Get", &m, "s", jobs[sent].id);
@@ -116,7 +116,7 @@ int list_get_records_where(sd_bus *bus, JobListEntry *jobs, size_t n, bool all) 
                         if (r < 0)
                                 goto finish;
                 }
-                if (!wanted(&jobs[done], all)) {
+                if (!wanted(&jobs[done], queued_only)) {
                         done++;
                         continue;
                 }
@@ -134,10 +134,6 @@ finish:
         for (size_t i = 0; i < GET_WINDOW; i++)
                 pending_call_done(&calls[i]);
         return r;
-}
-
-int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n) {
-        return list_get_records_where(bus, jobs, n, true);
 }
 
 void job_records_done(JobListEntry *jobs, size_t n) {

@@ -23,10 +23,8 @@ void pages_done(Pages *p);
  * (ListJobsPagedEx, from bgrund's memory; from an older bgrund none). */
 int list_all(sd_bus *bus, const char *session, bool outcome, Pages *pages, JobListEntry **jobs, size_t *n);
 
-/* Each job's record (Get), pipelined, into jobs[].record: for list --json's
- * exit_code, started_at, finished_at with no change to the API. A job gone
- * since the listing gets none. */
-int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n);
-/* The same for the queued ones alone (all: every one). */
-int list_get_records_where(sd_bus *bus, JobListEntry *jobs, size_t n, bool all);
+/* Each job's record (Get), pipelined, into jobs[].record (with queued_only,
+ * the queued jobs' alone, for their places): for list --json's exit_code,
+ * started_at, finished_at. A job gone since the listing gets none. */
+int list_get_records(sd_bus *bus, JobListEntry *jobs, size_t n, bool queued_only);
 void job_records_done(JobListEntry *jobs, size_t n);

@@ -56,7 +56,7 @@ static int forget_ended(sd_bus *bus, const Args *args) {
 
         /* An admin sees every user's jobs; --ended is the caller's own, as
          * KillSession is: the records say whose (Gets sent together). */
-        r = list_get_records(bus, jobs, n);
+        r = list_get_records(bus, jobs, n, false);
         if (r < 0) {
                 job_records_done(jobs, n);
                 return r;

@@ -49,10 +49,7 @@ int verb_list(sd_bus *bus, const Args *args) {
         /* --json: each row's record (a Get each, pipelined); the table:
          * what the listing carries, and the records of the queued rows
          * alone, for their places (older bgrund: every row's). */
-        if (args->json)
-                r = list_get_records(bus, jobs, n);
-        else
-                r = list_get_records_where(bus, jobs, n, n > 0 && !jobs[0].outcome);
+        r = list_get_records(bus, jobs, n, !args->json && n > 0 && jobs[0].outcome);
         if (r >= 0)
                 r = args->json ? print_job_list_json(jobs, n) : print_job_list(jobs, n);
         job_records_done(jobs, n);
