@@ -176,6 +176,7 @@ int job_result_to_json(const JobResult *res, char **ret) {
         if (r >= 0) r = json_add_bool(o, "timed_out", res->timed_out);
         if (r >= 0) r = json_add_bool(o, "executed", res->executed);
         if (r >= 0) r = json_add_bool(o, "contained", res->contained);
+        if (r >= 0 && res->started_at) r = json_add_u64(o, "started_at", res->started_at);
         if (r >= 0) r = json_add_u64(o, "finished_at", res->finished_at);
         if (r >= 0) r = json_add_bool(o, "dead", res->dead);
         if (r >= 0) r = json_add_str(o, "method", teardown_method_to_string(res->method));
@@ -327,6 +328,8 @@ int job_result_from_json(const char *json, JobResult *ret) {
         if (r >= 0) r = json_get_bool(o, "timed_out", &res.timed_out);
         if (r >= 0) r = json_get_bool(o, "executed", &res.executed);
         if (r >= 0) r = json_get_bool(o, "contained", &res.contained);
+        if (r >= 0 && json_object_object_get_ex(o, "started_at", NULL))
+                r = json_get_u64(o, "started_at", UINT64_MAX, &res.started_at);
         if (r >= 0) r = json_get_u64(o, "finished_at", UINT64_MAX, &res.finished_at);
         if (r >= 0) r = json_get_bool(o, "dead", &res.dead);
         if (r >= 0) r = json_get_str(o, "method", &method);

@@ -160,6 +160,7 @@ typedef struct JobResult {
         bool timed_out;
         bool executed;  /* the command was exec'd */
         bool contained; /* job_contained() of its spec and run, kept for readers of the file */
+        uint64_t started_at;  /* its run's start (run.json's), 0 if it never ran; absent from older files */
         uint64_t finished_at;
         bool dead;      /* teardown confirmed: nothing of the job is alive */
         TeardownMethod method;

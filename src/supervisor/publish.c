@@ -16,6 +16,7 @@ int publish_outcome(int dir_fd, const JobSpec *spec, const JobOutcome *o) {
                 .timed_out = o->status == JOB_TIMED_OUT,
                 .executed = o->executed,
                 .contained = job_contained(spec->mechanism, o->executed, o->run),
+                .started_at = o->run ? o->run->started_at : 0,
                 .finished_at = now,
                 .dead = o->dead,
                 .method = o->method,

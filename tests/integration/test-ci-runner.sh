@@ -74,6 +74,11 @@ test_list_shows_exit_and_runtime() {
 	[[ $(grep "^$bad " <<<"$out") =~ \ exited\ +3\ +[0-9.]+s\  ]] || fail "the exit of 3: $out"
 	[[ $(grep "^$sig " <<<"$out") =~ \ SIGKILL\ +[0-9.]+s\  ]] || fail "a signal's name: $out"
 	[[ $(grep "^$run " <<<"$out") =~ \ running\ +-\ +[0-9.]+s\  ]] || fail "a running job: $out"
+	# The same from what bgrund loads at its start (the results' own start).
+	systemctl restart bgrund.service || fail "bgrund did not restart"
+	out=$(bgrun list -s "$session")
+	[[ $(grep "^$bad " <<<"$out") =~ \ exited\ +3\ +[0-9.]+s\  ]] || fail "the exit of 3 after a restart: $out"
+	[[ $(grep "^$sig " <<<"$out") =~ \ SIGKILL\ +[0-9.]+s\  ]] || fail "a signal's name after a restart: $out"
 }
 
 test_wait_on_several_names_each_that_failed() {

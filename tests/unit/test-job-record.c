@@ -43,7 +43,7 @@ Test(job_record, spec_roundtrip) {
 Test(job_record, result_roundtrip_and_running_rejected) {
         JobResult r = {
                 .status = JOB_KILLED, .exit_code = -1, .signal = 9, .executed = true, .contained = true,
-                .dead = true, .method = TEARDOWN_CGROUP_KILL, .reason = "", .finished_at = 7,
+                .dead = true, .method = TEARDOWN_CGROUP_KILL, .reason = "", .started_at = 6, .finished_at = 7,
                 .confirmed_at = 8,
         };
         _cleanup_free_ char *json = NULL;
@@ -55,6 +55,18 @@ Test(job_record, result_roundtrip_and_running_rejected) {
         cr_assert_eq(t.exit_code, -1);
         cr_assert(t.dead);
         cr_assert_eq(t.method, TEARDOWN_CGROUP_KILL);
+        cr_assert_eq(t.started_at, 6);
+        cr_assert_eq(t.finished_at, 7);
+
+        /* One of a job that never ran, or from before results said when
+         * their run started: none. */
+        r.started_at = 0;
+        free(json);
+        json = NULL;
+        cr_assert_eq(job_result_to_json(&r, &json), 0);
+        cr_assert_null(strstr(json, "started_at"));
+        cr_assert_eq(job_result_from_json(json, &t), 0);
+        cr_assert_eq(t.started_at, 0);
 
         /* A result never says "running". */
         r.status = JOB_RUNNING;

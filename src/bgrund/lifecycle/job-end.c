@@ -291,6 +291,7 @@ static void job_release_finish(Job *j, bool dead, TeardownMethod method) {
                 .exit_code = -1,
                 .executed = j->live->run != NULL,
                 .contained = job_contained(j->live->spec.mechanism, j->live->run != NULL, j->live->run),
+                .started_at = j->started_at,
                 .finished_at = now_realtime_usec(),
                 .dead = dead,
                 .method = method,

@@ -100,6 +100,8 @@ void job_set_state(Job *j, JobState s) {
 void job_set_ended(Job *j, JobStatus status, const JobResult *res) {
         assert(status != JOB_RUNNING && status != JOB_QUEUED);
         j->status = status;
+        if (res->started_at)
+                j->started_at = res->started_at;
         j->finished_at = res->finished_at;
         j->exit_code = res->exit_code;
         j->signal = res->signal;

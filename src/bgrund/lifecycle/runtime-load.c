@@ -61,9 +61,10 @@ static int load_job(Runtime *rt, const char *id, Job **ret) {
         r = job_store_read_result(dir_fd, &res);
         if (r >= 0) {
                 job_set_ended(j, res.status, &res);
-                /* When it started, for listings: its run, if it ran. */
+                /* When it started, for listings: the result says (a result
+                 * from before it did: its run, if it ran). */
                 JobRun run = {};
-                if (job_store_read_run(dir_fd, &run) >= 0)
+                if (!res.started_at && res.executed && job_store_read_run(dir_fd, &run) >= 0)
                         j->started_at = run.started_at;
                 job_run_done(&run);
                 (void) job_store_disk_size(dir_fd, &j->disk_size);
