@@ -177,7 +177,6 @@ static int add_implied(SandboxPlan *p, const JobSpec *s) {
         return r;
 }
 
-
 /* How the caller wrote m: "ReadWritePaths=/a" or "ProtectHome=yes". */
 static void describe(const SandboxMount *m, const JobSpec *s, char *buf, size_t size) {
         const LaunchOptionInfo *o = &launch_options[m->option];

@@ -20,7 +20,6 @@
 #define SESSION_MAX 256
 #define PATH_MAX_LEN 4095
 
-
 int launch_request_check(const LaunchRequest *req, char **ret_message) {
         size_t len = strlen(req->command);
         /* An empty one is Argv's (launch_request_spec() checks which). */
