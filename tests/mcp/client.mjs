@@ -11,6 +11,9 @@
 // "SERVER_PID <pid>".
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const [scenario, dashes, command, ...args] = process.argv.slice(2);
 if (!scenario || dashes !== "--" || !command) {
@@ -383,7 +386,12 @@ const scenarios = {
     const early = call("run", { command: command("c"), wait_sec: 30 }, { signal: at.signal }).catch((e) => e.message);
     at.abort("at once");
     await early;
-    await sleep(4000);
+    // Until none of them runs (a stop is bgrund's, soon), then what became of each.
+    for (let i = 0; i < 600; i++) {
+      const all = [...await runs("a"), ...await runs("b"), ...await runs("c")];
+      if (all.every((j) => j.status !== "running")) break;
+      await sleep(50);
+    }
     for (const tag of ["a", "b", "c"]) {
       const jobs = await runs(tag);
       const ended = jobs.filter((j) => j.status === "killed").length;
@@ -395,20 +403,33 @@ const scenarios = {
   // notifications/progress while a call with a progressToken waits.
   // Each says the output so far and its last complete line (cleaned as
   // logs --plain cleans it), when output grows and at least every 10 s.
+  // The job goes on only when told (a gate file each step), so that what
+  // it wrote is known at every notification, however slow the machine.
   async progress() {
+    const dir = mkdtempSync(join(tmpdir(), "bgrun-progress-"));
+    const gate = (n) => join(dir, `gate${n}`);
+    const hold = (n) => `until [ -e ${gate(n)} ]; do sleep 0.05; done`;
+    const open = (n) => existsSync(gate(n)) || writeFileSync(gate(n), "");
     const seen = [];
+    const lineOf = (p) => (p.message ?? "").replace(/^.*last line: /, "");
     const r = await call("run", {
-      command: "echo step 1; sleep 1.5; printf 'step 2 \\033[31min colour\\033[0m\\n'; sleep 1.5; printf partial; " +
-        "sleep 11; echo ' end'", wait_sec: 20 }, { onprogress: (p) => seen.push(p) });
+      command: `echo step 1; ${hold(1)}; printf 'step 2 \\033[31min colour\\033[0m\\n'; ${hold(2)}; printf partial; ` +
+        `${hold(3)}; echo ' end'`, wait_sec: 100 }, { onprogress: (p) => {
+        const before = seen.at(-1);
+        seen.push(p);
+        if (lineOf(p) === "step 1") open(1);
+        if (lineOf(p) === "step 2 in colour") open(2);
+        // After partial: one that says nothing new (10 s with no growth).
+        if (existsSync(gate(2)) && before && p.message === before.message) open(3);
+      } });
+    rmSync(dir, { recursive: true, force: true });
     check(r.structuredContent.status === "exited", "the run ended", r.structuredContent);
     check(seen.length >= 3 && seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress),
       "notifications/progress, their progress growing", seen);
-    const lines = seen.map((p) => (p.message ?? "").replace(/^.*last line: /, ""));
+    const lines = seen.map(lineOf);
     check(lines.includes("step 1") && lines.includes("step 2 in colour"), "each new line, cleaned", seen);
     check(seen.every((p) => /^\d+ bytes of output so far/.test(p.message) && !/partial/.test(p.message)),
       "the bytes so far, never a line not ended", seen);
-    // During the 11 s of silence one came that says nothing new: the one
-    // sent because 10 s passed, not because output grew.
     check(seen.some((p, i) => i > 0 && p.message === seen[i - 1].message), "one while nothing comes", seen);
   },
 
