@@ -341,3 +341,22 @@ bool pidref_tokens_match(const char *a, const char *b) {
 
         return true;
 }
+
+int pidfd_get_pid(int pidfd, pid_t *ret) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        _cleanup_free_ char *info = NULL;
+        int r = read_full_fd(fd, 4096, &info, NULL);
+        if (r < 0)
+                return r;
+        const char *p = strstr(info, "\nPid:\t");
+        long pid = p ? strtol(p + strlen("\nPid:\t"), NULL, 10) : 0;
+        /* -1: it exited; 0: it is in no namespace of ours. */
+        if (pid <= 0)
+                return pid < 0 ? -ESRCH : -ENOENT;
+        *ret = (pid_t) pid;
+        return 0;
+}

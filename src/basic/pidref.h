@@ -45,6 +45,9 @@ int pidref_kill(const PidRef *ref, int sig);
  * pidfd may be -EBADF, then no pidfs inode is included. */
 int process_start_token(pid_t pid, int pidfd, char *buf, size_t len);
 
+/* The pid pidfd refers to, from its fdinfo: -ESRCH once it exited. */
+int pidfd_get_pid(int pidfd, pid_t *ret);
+
 /* Close the pidfd and reset to PIDREF_NULL. */
 void pidref_done(PidRef *ref);
 

@@ -33,6 +33,20 @@
 #define SUPERVISOR_LIMITS_REFUSED 'L'
 #define SUPERVISOR_PATH_REFUSED 'F'
 
+/* How a supervisor started ahead of time (--pooled) is told its job, on
+ * its go socket (a socketpair; bgrund holds the other end): the id's
+ * JOB_ID_LEN bytes, then one byte:
+ *   '\n'  run it here: bgrund puts this process in the job's containment
+ *   'C'   with the job's supervisor cgroup (SCM_RIGHTS): fork a child born
+ *         in it (clone3 with CLONE_INTO_CGROUP | CLONE_PARENT, so bgrund's
+ *         own child), answer 'P' with the child's pidfd, or 'E' and one
+ *         byte of errno, and exit; the child runs the job
+ * and then, as for every supervisor, the go byte. */
+#define POOL_RUN_HERE '\n'
+#define POOL_FORK_INTO_CGROUP 'C'
+#define POOL_FORKED 'P'
+#define POOL_FORK_FAILED 'E'
+
 /* How bgrund talks to a running job's supervisor, which needs no live
  * bgrund and no bus: signals through the supervisor's verified pidfd, and,
  * for a job with input, a socket (below).

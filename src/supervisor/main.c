@@ -9,15 +9,16 @@
  * bgrund spawns it (supervisor-process.c) with a readiness pipe: one byte once
  * the command was exec'd and run.json written, EOF without it when setup
  * failed. Started ahead of time (--pooled), it first reads its job's id
- * from the go pipe. SIGTERM means "kill the job", SIGUSR1 "stop it gracefully"
- * (supervisor-protocol.h), and the supervisor's own exit (seen through its
- * pidfd) means result.json is final. A job with input has a control socket
+ * from the go socket (pooled.c). SIGTERM means "kill the job", SIGUSR1
+ * "stop it gracefully" (supervisor-protocol.h), and the supervisor's own
+ * exit (seen through its pidfd) means result.json is final. A job with input has a control socket
  * in its directory (input-control.c).
  *
  * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
  * has moved it into the job's transient scope (Delegate=yes).
  *
  *   main.c                  arguments, the store and the spec, the go byte
+ *   pooled.c                started ahead of time: the wait for a job, the fork into its cgroup
  *   supervise.c             start, wait for the end, tear down, publish
  *   command-start.c         the command's start: its pipes, its sandbox's plan, its child
  *   exec-child.c            the forked child that becomes the command
@@ -49,6 +50,7 @@
 #include "job-teardown.h"
 #include "log.h"
 #include "parse-util.h"
+#include "pooled.h"
 #include "macro.h"
 #include "publish.h"
 #include "sandbox-plan.h"
@@ -69,36 +71,6 @@ static int wait_for_go(int go_fd) {
                 return 0;
         log_info("bgrund gave up the job before its containment was ready; nothing was run");
         return -ECANCELED;
-}
-
-/* Started ahead of time (bgrund's pool): the job comes as "ID\n" on the go
- * pipe, before the go byte. Its id then takes the placeholder's place in our
- * command line, where bgrund finds a supervisor by its job (when a record
- * is damaged) and where ps shows it. 0 and the id; -ECANCELED on EOF: bgrund
- * is gone or needs no more of us, and there is no job to say anything of. */
-static int wait_for_job(int go_fd, char *placeholder, char ret[static JOB_ID_MAX]) {
-        /* Exactly an id and its newline: what follows (the go byte) stays. */
-        char buf[JOB_ID_LEN + 1];
-        size_t n = 0;
-        while (n < sizeof buf) {
-                ssize_t k = read(go_fd, buf + n, sizeof buf - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return negative_errno();
-                if (k == 0)
-                        return -ECANCELED;
-                n += (size_t) k;
-        }
-        if (buf[JOB_ID_LEN] != '\n')
-                return -EINVAL;
-        memcpy(ret, buf, JOB_ID_LEN);
-        ret[JOB_ID_LEN] = '\0';
-        if (!job_id_is_valid(ret))
-                return -EINVAL;
-        if (placeholder && strlen(placeholder) == JOB_ID_LEN)
-                memcpy(placeholder, ret, JOB_ID_LEN);
-        return 0;
 }
 
 static int run(int argc, char **argv) {
@@ -146,11 +118,16 @@ static int run(int argc, char **argv) {
                 default: return -EINVAL;
                 }
         if (pooled && go_fd >= 0) {
-                int r = wait_for_job(go_fd, id, pooled_id);
-                if (r == -ECANCELED)
-                        return 0;
+                int r = pooled_wait_for_job(go_fd, pooled_id);
+                if (r == -ECANCELED || r == 1)
+                        return 0; /* no job for us, or our child runs it */
                 if (r < 0)
                         return log_error_errno(r, "Cannot read the job this supervisor is to run: %m");
+                /* The id takes the placeholder's place in our command line,
+                 * where bgrund finds a supervisor by its job (when a record
+                 * is damaged) and where ps shows it. */
+                if (id && strlen(id) == JOB_ID_LEN)
+                        memcpy(id, pooled_id, JOB_ID_LEN);
                 id = pooled_id;
         }
         if (!job_id_is_valid(id))

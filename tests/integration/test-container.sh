@@ -65,6 +65,73 @@ sleepers_below() {
 	echo "$n"
 }
 
+# bgrund's idle supervisors, started ahead of time: its children with the
+# placeholder where an id goes in their command line.
+pooled_supervisors() {
+	local main
+	main=$("$BGRUN_SANDBOX_BGRUND" pid) || return 0
+	pgrep -P "$main" -f 'bgrun-supervisor --job -{10} ' || true
+}
+pool_holds() { test "$(pooled_supervisors | wc -l)" "$@"; } # pool_holds -eq 4
+# bgrund's children that exited and were not reaped.
+zombies_of_bgrund() {
+	ps -o stat= --ppid "$("$BGRUN_SANDBOX_BGRUND" pid)" | grep -c '^Z' || true
+}
+
+# A job's supervisor cannot be moved into its cgroup cheaply (the kernel's
+# cgroup write lock waits for an RCU grace period), so one started ahead of
+# time forks it there: born in the job's cgroup, bgrund's own child, the
+# pooled one gone and reaped.
+test_a_launch_forks_a_supervisor_started_ahead_of_time_into_its_cgroup() {
+	in_container
+	bgrun run --wait -q true || fail "warm-up job failed"
+	wait_until 5 pool_holds -eq 4 || fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
+	idle=$(pooled_supervisors)
+	id=$(bgrun run -- sleep 300) || fail "launch failed"
+	sup=$(supervisor_pid "$id")
+	cmdline=$(tr '\0' ' ' <"/proc/$sup/cmdline")
+	assert_contains "$cmdline" "--pooled" "the job's supervisor's command line (one of the pool's)"
+	assert_contains "$cmdline" "--job $id " "the job's supervisor's command line"
+	! grep -qx "$sup" <<<"$idle" || fail "the pooled supervisor $sup itself runs the job, outside a cgroup it was born in"
+	assert_eq "0::/bgrun-job-$id/supervisor" "$(grep "^0::" "/proc/$sup/cgroup")" "the supervisor's cgroup"
+	assert_eq "$("$BGRUN_SANDBOX_BGRUND" pid)" "$(awk '/^PPid:/ { print $2 }' "/proc/$sup/status")" \
+		"the supervisor's parent (bgrund)"
+	# The pooled one that forked it left, and was reaped.
+	gone=0
+	for p in $idle; do [[ -e /proc/$p ]] || gone=$((gone + 1)); done
+	assert_eq 1 "$gone" "idle supervisors gone after one Launch"
+	assert_eq 0 "$(zombies_of_bgrund)" "bgrund's unreaped children"
+	assert_eq running "$(job_status "$id")" "status"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+	wait_until 5 test ! -d "$(job_cg "$id")" || fail "$(job_cg "$id") is left"
+	assert_eq 0 "$(zombies_of_bgrund)" "bgrund's unreaped children after the kill"
+}
+
+# One that does not answer (stopped here) is killed once bgrund stops
+# waiting for it (5 s), and the job gets a supervisor spawned for it.
+test_a_pooled_supervisor_that_does_not_answer_is_replaced() {
+	in_container
+	bgrun run --wait -q true || fail "warm-up job failed"
+	wait_until 5 pool_holds -eq 4 || fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
+	idle=$(pooled_supervisors)
+	# shellcheck disable=SC2086
+	kill -STOP $idle
+	id=$(bgrun run -- sleep 300)
+	rc=$?
+	# shellcheck disable=SC2086
+	kill -CONT $idle 2>/dev/null
+	((rc == 0)) || fail "launch failed"
+	sup=$(supervisor_pid "$id")
+	assert_not_contains "$(tr '\0' ' ' <"/proc/$sup/cmdline")" "--pooled" "the job's supervisor's command line"
+	assert_eq "0::/bgrun-job-$id/supervisor" "$(grep "^0::" "/proc/$sup/cgroup")" "the supervisor's cgroup"
+	gone=0
+	for p in $idle; do [[ -e /proc/$p ]] || gone=$((gone + 1)); done
+	assert_eq 1 "$gone" "idle supervisors gone (the one that did not answer)"
+	assert_eq 0 "$(zombies_of_bgrund)" "bgrund's unreaped children"
+	assert_eq running "$(job_status "$id")" "status"
+	bgrun kill "$id" >/dev/null || fail "kill failed"
+}
+
 test_kill_takes_every_escapee_and_confirms_it() {
 	in_container
 	id=$(bgrun run -- 'setsid sleep 1001 & (sleep 1002 &) ; (trap "" TERM; exec sleep 1003) & trap "" TERM; sleep 1004') ||

@@ -332,3 +332,24 @@ Test(pidref, tokens_match) {
         cr_assert_not(pidref_tokens_match(NULL, BOOT "-1"));
         cr_assert_not(pidref_tokens_match(BOOT "-1", NULL));
 }
+
+/* The pid a pidfd refers to, until it is reaped. */
+Test(pidref, pid_of_a_pidfd) {
+        require_pidfd();
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                pause();
+                _exit(0);
+        }
+        int fd = pidfd_open(pid, 0);
+        cr_assert_geq(fd, 0);
+        pid_t got = 0;
+        cr_assert_eq(pidfd_get_pid(fd, &got), 0);
+        cr_assert_eq(got, pid);
+        cr_assert_eq(kill(pid, SIGKILL), 0);
+        cr_assert_eq(waitpid(pid, NULL, 0), pid);
+        cr_assert_eq(pidfd_get_pid(fd, &got), -ESRCH);
+        close(fd);
+        cr_assert_lt(pidfd_get_pid(-1, &got), 0);
+}

@@ -191,8 +191,7 @@ static int supervisor_spawn(Job *j, const SpawnPlan *plan) {
         if (r < 0 && r != -EAGAIN)
                 log_debug_errno(r, "Job %s: the supervisor started ahead of time could not take it (%m); "
                                 "starting one", j->id);
-        if (supervisor_pool_serves(plan))
-                supervisor_pool_refill(rt); /* not while this Launch is under way */
+        supervisor_pool_refill(rt); /* not while this Launch is under way */
         if (r < 0) {
                 r = supervisor_spawn_process(rt, j->id, plan->cgroup_fd, &pid, &pidfd, &ready_read, &go_write);
                 if (r < 0)

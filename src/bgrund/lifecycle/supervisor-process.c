@@ -11,12 +11,19 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <linux/sched.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/pidfd.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "fd-passing.h"
+#include "fileio.h"
 #include "job.h"
 #include "list.h"
 #include "log.h"
@@ -24,6 +31,7 @@
 #include "runtime.h"
 #include "strv.h"
 #include "supervisor-process.h"
+#include "supervisor-protocol.h"
 
 /* A spawned supervisor that is still bgrund's child, reaped as soon as its
  * pidfd says it exited, whichever way its job ended (or whether bgrund still
@@ -197,7 +205,9 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
         if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) < 0)
                 return negative_errno();
         _cleanup_close_ int ready_read = ready[0], ready_write = ready[1];
-        if (pipe2(go, O_CLOEXEC) < 0)
+        /* One of the pool is told its job on a socket, which can carry the
+         * job's cgroup with it (supervisor-protocol.h). */
+        if ((job_id ? pipe2(go, O_CLOEXEC) : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go)) < 0)
                 return negative_errno();
         _cleanup_close_ int go_read = go[0], go_write = go[1];
 
@@ -331,12 +341,14 @@ int supervisor_find(Runtime *rt, const char *job_id, PidRef *ret) {
 /* --- the pool ------------------------------------------------------------ */
 
 /* Supervisors started ahead of time (bgrun-supervisor --pooled): exec'd and
- * linked, each waits on its go pipe for the id of the job it is to run. One
- * taken spares a Launch the supervisor's exec and dynamic linking, and its
- * fsync of the spec then runs while the containment is readied. Refilled
- * only when Launches pause (supervisor_pool_refill()); a burst of them
- * empties the pool and spawns the rest as before. An idle one leaves on EOF
- * of its go pipe, so none outlives bgrund. */
+ * linked, each waits on its go socket for the id of the job it is to run,
+ * and runs it itself (moved into its containment by systemd) or forks a
+ * child into the job's cgroup that runs it (cgroupfs). One taken spares a
+ * Launch the supervisor's exec and dynamic linking, and its fsync of the
+ * spec then runs while the containment is readied. Refilled only when
+ * Launches pause (supervisor_pool_refill()); a burst of them empties the
+ * pool and spawns the rest as before. An idle one leaves on EOF of its go
+ * socket, so none outlives bgrund. */
 #define SUPERVISOR_POOL_SIZE 4
 
 typedef struct SupervisorPool {
@@ -417,31 +429,118 @@ void supervisor_pool_refill(Runtime *rt) {
         (void) sd_event_source_set_enabled(p->refill, SD_EVENT_ONESHOT);
 }
 
-bool supervisor_pool_serves(const SpawnPlan *plan) {
-        /* One to be born in a cgroup is not taken from the pool: moving an
-         * idle one there would take the kernel's cgroup write lock, which
-         * waits for an RCU grace period (6–23 ms measured) where a birth
-         * inside costs the supervisor's exec (about 1 ms). */
-        return plan->cgroup_fd < 0;
+/* How long bgrund waits for a pooled supervisor's fork into a job's cgroup:
+ * an idle process of ours, which only forks, so never near this. */
+#define POOL_FORK_TIMEOUT_MSEC 5000
+
+/* The pooled supervisor's answer to POOL_FORK_INTO_CGROUP: its child's
+ * pidfd, or why there is none. */
+static int pool_fork_answer(int go_fd, int *ret_pidfd) {
+        struct pollfd pfd = { .fd = go_fd, .events = POLLIN };
+        int r;
+        do
+                r = poll(&pfd, 1, POOL_FORK_TIMEOUT_MSEC);
+        while (r < 0 && errno == EINTR);
+        if (r < 0)
+                return negative_errno();
+        if (r == 0)
+                return -ETIMEDOUT;
+        char tag;
+        int fd;
+        r = fd_receive(go_fd, MSG_DONTWAIT, &tag, &fd);
+        if (r <= 0)
+                return r == 0 ? -ECONNRESET : r;
+        if (tag == POOL_FORKED && fd >= 0) {
+                *ret_pidfd = fd;
+                return 0;
+        }
+        safe_close(fd);
+        unsigned char e = 0;
+        if (tag == POOL_FORK_FAILED && recv(go_fd, &e, 1, MSG_DONTWAIT) == 1 && e > 0)
+                return -(int) e;
+        return -EBADMSG;
 }
 
-/* Hand an idle supervisor job j: the job's id down its go pipe. Failing
- * here costs only this supervisor. */
+/* Its fork did not answer: the pooled supervisor is killed and waited for,
+ * so that the child it may have made is in cgroup_fd by now or never will
+ * be; such a child, held still (it never got its go byte), is killed and
+ * reaped as the child of ours it is. */
+static void pool_fork_abandon(SpawnedChild *c, int cgroup_fd) {
+        Runtime *rt = c->runtime;
+        int pidfd = sd_event_source_get_io_fd(c->source);
+        (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+        (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t) {}, WEXITED);
+        spawned_child_free(c);
+
+        _cleanup_free_ char *procs = NULL;
+        if (cgroup_read_attribute(cgroup_fd, "cgroup.procs", &procs) < 0)
+                return;
+        for (const char *p = procs; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+                pid_t pid = (pid_t) strtol(p, NULL, 10);
+                _cleanup_close_ int fd = pid > 0 ? pidfd_open(pid, 0) : -EBADF;
+                if (fd < 0)
+                        continue;
+                (void) pidfd_send_signal(fd, SIGKILL, NULL, 0);
+                if (spawned_child_watch(rt, fd, "", false, NULL) < 0)
+                        (void) waitid(P_PIDFD, (id_t) fd, &(siginfo_t) {}, WEXITED);
+        }
+}
+
+/* Have idle supervisor c fork j's supervisor into plan's cgroup: the
+ * child's pid and pidfd, watched as j's. c leaves either way, and nothing
+ * of j can have run when this fails. */
+static int pool_fork_into(SpawnedChild *c, Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd,
+                          int *ret_ready_fd, int *ret_go_fd) {
+        _cleanup_close_ int pidfd = -EBADF;
+        int r = loop_write(c->go_fd, j->id, JOB_ID_LEN);
+        if (r >= 0)
+                r = fd_send(c->go_fd, POOL_FORK_INTO_CGROUP, plan->cgroup_fd, 0);
+        if (r >= 0)
+                r = pool_fork_answer(c->go_fd, &pidfd);
+        if (r < 0) {
+                pool_fork_abandon(c, plan->cgroup_fd);
+                return r;
+        }
+        /* It exits now, and is reaped; its pipes are the child's. */
+        _cleanup_close_ int ready_fd = TAKE_FD(c->ready_fd), go_fd = TAKE_FD(c->go_fd);
+        supervisor_pool_forget(c);
+        pid_t pid = 0;
+        r = pidfd_get_pid(pidfd, &pid);
+        if (r >= 0)
+                r = spawned_child_watch(j->runtime, pidfd, j->id, plan->pin, NULL);
+        if (r < 0) {
+                /* Held still: gone, and reaped, before anything else starts j. */
+                (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+                (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t) {}, WEXITED);
+                return r;
+        }
+        *ret_pid = pid;
+        *ret_pidfd = TAKE_FD(pidfd);
+        *ret_ready_fd = TAKE_FD(ready_fd);
+        *ret_go_fd = TAKE_FD(go_fd);
+        return 0;
+}
+
+/* Hand an idle supervisor job j: to run itself (its id down its go socket)
+ * or, where j is to be born in a cgroup, to fork into it. Failing here
+ * costs only this supervisor. */
 int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
                          int *ret_go_fd) {
         Runtime *rt = j->runtime;
         SupervisorPool *p = rt->supervisor_pool;
-        if (!supervisor_pool_serves(plan) || !p || p->n_idle == 0)
+        if (!p || p->n_idle == 0)
                 return -EAGAIN;
         SpawnedChild *c = p->idle[p->n_idle - 1];
+
+        if (plan->cgroup_fd >= 0)
+                return pool_fork_into(c, j, plan, ret_pid, ret_pidfd, ret_ready_fd, ret_go_fd);
 
         _cleanup_close_ int pidfd = fcntl(sd_event_source_get_io_fd(c->source), F_DUPFD_CLOEXEC, 3);
         if (pidfd < 0)
                 return negative_errno();
         char msg[JOB_ID_MAX + 1];
-        int n = snprintf(msg, sizeof msg, "%s\n", j->id);
-        ssize_t k = write(c->go_fd, msg, (size_t) n);
-        int r = k == n ? 0 : k < 0 ? negative_errno() : -EIO;
+        int n = snprintf(msg, sizeof msg, "%s%c", j->id, POOL_RUN_HERE);
+        int r = loop_write(c->go_fd, msg, (size_t) n);
         if (r < 0) {
                 /* Unpinned still: reaped as soon as it is seen to die. */
                 (void) pidfd_send_signal(pidfd, SIGKILL, NULL, 0);

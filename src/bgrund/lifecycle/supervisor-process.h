@@ -8,8 +8,9 @@
  * pipe (supervisor-protocol.h).
  *
  * Most Launches take a supervisor started ahead of time from a small pool
- * (bgrun-supervisor --pooled, told its job over the go pipe): the same
- * process and pipes, minus its exec on the Launch's path.
+ * (bgrun-supervisor --pooled, told its job over its go socket): the same
+ * process and pipes, minus its exec on the Launch's path; or, for a job to
+ * be born in a cgroup, its child forked there (pooled.c).
  *
  * A pinned supervisor (the systemd mechanism moves it by PID) is bgrund's
  * unreaped child until supervisor_unpin(), so its PID cannot be recycled
@@ -36,12 +37,10 @@ int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid
  * one of the pool), pinned or not, reaping it once it exits (unpinned). */
 int spawned_child_watch(Runtime *rt, int pidfd, const char *job_id, bool pin, SpawnedChild **ret);
 
-/* Whether a supervisor spawned as plan says may come from the pool. */
-bool supervisor_pool_serves(const SpawnPlan *plan);
-
 /* Take an idle supervisor of the pool for j as plan says: -EAGAIN when
- * there is none or the plan is not one the pool serves, < 0 when it failed
- * (it is then killed). */
+ * there is none, < 0 when it failed (it is then killed). Where plan has a
+ * cgroup, the supervisor forks j's into it and leaves: bgrund waits for its
+ * answer, from a process of its own that only forks. */
 int supervisor_pool_take(Job *j, const SpawnPlan *plan, pid_t *ret_pid, int *ret_pidfd, int *ret_ready_fd,
                          int *ret_go_fd);
 
