@@ -461,10 +461,11 @@ static int pool_fork_answer(int go_fd, int *ret_pidfd) {
         return -EBADMSG;
 }
 
-/* Its fork did not answer: the pooled supervisor is killed and waited for,
- * so that the child it may have made is in cgroup_fd by now or never will
- * be; such a child, held still (it never got its go byte), is killed and
- * reaped as the child of ours it is. */
+/* Anything but its child's pidfd (no answer in time, a refusal, its end):
+ * the pooled supervisor is killed and waited for, so that a child it may
+ * have made is in cgroup_fd by now or never will be; such a child, held
+ * still (it never got its go byte), is killed and reaped as the child of
+ * ours it is. */
 static void pool_fork_abandon(SpawnedChild *c, int cgroup_fd) {
         Runtime *rt = c->runtime;
         int pidfd = sd_event_source_get_io_fd(c->source);
