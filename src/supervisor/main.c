@@ -11,8 +11,8 @@
  * failed. Started ahead of time (--pooled), it first reads its job's id
  * from the go socket (pooled.c). SIGTERM means "kill the job", SIGUSR1
  * "stop it gracefully" (supervisor-protocol.h), and the supervisor's own
- * exit (seen through its pidfd) means result.json is final. A job with input has a control socket
- * in its directory (input-control.c).
+ * exit (seen through its pidfd) means result.json is final. A job with
+ * input has a control socket in its directory (input-control.c).
  *
  * Systemd mechanism: spawned held (--go-fd); bgrund lets it go once systemd
  * has moved it into the job's transient scope (Delegate=yes).

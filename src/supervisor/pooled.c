@@ -19,7 +19,8 @@
 
 /* Born in cgroup_fd as bgrund's child (CLONE_PARENT), so that bgrund reaps
  * it and holds its pidfd as it does every supervisor's. 0 in the child; 1 in
- * the parent once bgrund has the child's pidfd, or its errno. */
+ * the parent once bgrund has the child's pidfd; -errno when there is none
+ * (bgrund told so). */
 static int fork_into(int go_fd, int cgroup_fd) {
         int pidfd = -EBADF;
         struct clone_args args = {

@@ -27,9 +27,10 @@ typedef struct Job Job;
 typedef struct SpawnedChild SpawnedChild;
 
 /* A new supervisor, held, with its two pipes: for job_id, or for the pool
- * (job_id NULL). Born in cgroup_fd when that is not -EBADF. On success the
- * caller owns *ret_pidfd, *ret_ready_fd (the readiness pipe's read end) and
- * *ret_go_fd (the go pipe's write end). */
+ * (job_id NULL; its go channel a socket, supervisor-protocol.h). Born in
+ * cgroup_fd when that is not -EBADF. On success the caller owns *ret_pidfd,
+ * *ret_ready_fd (the readiness pipe's read end) and *ret_go_fd (the go
+ * pipe's or socket's other end). */
 int supervisor_spawn_process(Runtime *rt, const char *job_id, int cgroup_fd, pid_t *ret_pid, int *ret_pidfd,
                              int *ret_ready_fd, int *ret_go_fd);
 
