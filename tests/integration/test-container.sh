@@ -73,6 +73,12 @@ pooled_supervisors() {
 	pgrep -P "$main" -f 'bgrun-supervisor --job -{10} ' || true
 }
 pool_holds() { test "$(pooled_supervisors | wc -l)" "$@"; } # pool_holds -eq 4
+# How many of the pids given are gone.
+gone_of() {
+	local p n=0
+	for p in "$@"; do [[ -e /proc/$p ]] || n=$((n + 1)); done
+	echo "$n"
+}
 # bgrund's children that exited and were not reaped.
 zombies_of_bgrund() {
 	ps -o stat= --ppid "$("$BGRUN_SANDBOX_BGRUND" pid)" | grep -c '^Z' || true
@@ -97,9 +103,8 @@ test_a_launch_forks_a_supervisor_started_ahead_of_time_into_its_cgroup() {
 	assert_eq "$("$BGRUN_SANDBOX_BGRUND" pid)" "$(awk '/^PPid:/ { print $2 }' "/proc/$sup/status")" \
 		"the supervisor's parent (bgrund)"
 	# The pooled one that forked it left, and was reaped.
-	gone=0
-	for p in $idle; do [[ -e /proc/$p ]] || gone=$((gone + 1)); done
-	assert_eq 1 "$gone" "idle supervisors gone after one Launch"
+	# shellcheck disable=SC2086
+	assert_eq 1 "$(gone_of $idle)" "idle supervisors gone after one Launch"
 	assert_eq 0 "$(zombies_of_bgrund)" "bgrund's unreaped children"
 	assert_eq running "$(job_status "$id")" "status"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
@@ -124,9 +129,8 @@ test_a_pooled_supervisor_that_does_not_answer_is_replaced() {
 	sup=$(supervisor_pid "$id")
 	assert_not_contains "$(tr '\0' ' ' <"/proc/$sup/cmdline")" "--pooled" "the job's supervisor's command line"
 	assert_eq "0::/bgrun-job-$id/supervisor" "$(grep "^0::" "/proc/$sup/cgroup")" "the supervisor's cgroup"
-	gone=0
-	for p in $idle; do [[ -e /proc/$p ]] || gone=$((gone + 1)); done
-	assert_eq 1 "$gone" "idle supervisors gone (the one that did not answer)"
+	# shellcheck disable=SC2086
+	assert_eq 1 "$(gone_of $idle)" "idle supervisors gone (the one that did not answer)"
 	assert_eq 0 "$(zombies_of_bgrund)" "bgrund's unreaped children"
 	assert_eq running "$(job_status "$id")" "status"
 	bgrun kill "$id" >/dev/null || fail "kill failed"
