@@ -15,6 +15,9 @@
  *    administrator's NSS;
  *  - waitid() on bgrund's own supervisor children killed before they ran
  *    anything of a job;
+ *  - under cgroupfs, an idle supervisor of its pool forking the job's into
+ *    its cgroup (supervisor_pool_take()): a process of bgrund's own, which
+ *    holds nothing of any caller's and only forks; 5 s at most;
  *  - at start, before serving: one call to the user's systemd manager
  *    (bgrund --user) and the loading of the store.
  * Everything else is an event source: the bus and --listen connections,

@@ -94,6 +94,7 @@ test_a_launch_forks_a_supervisor_started_ahead_of_time_into_its_cgroup() {
 	wait_until 5 pool_holds -eq 4 || fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
 	idle=$(pooled_supervisors)
 	id=$(bgrun run -- sleep 300) || fail "launch failed"
+	on_exit "bgrun kill $id >/dev/null 2>&1"
 	sup=$(supervisor_pid "$id")
 	cmdline=$(tr '\0' ' ' <"/proc/$sup/cmdline")
 	assert_contains "$cmdline" "--pooled" "the job's supervisor's command line (one of the pool's)"
@@ -119,13 +120,13 @@ test_a_pooled_supervisor_that_does_not_answer_is_replaced() {
 	bgrun run --wait -q true || fail "warm-up job failed"
 	wait_until 5 pool_holds -eq 4 || fail "the pool holds $(pooled_supervisors | wc -l) supervisors, not 4"
 	idle=$(pooled_supervisors)
+	on_exit "kill -CONT ${idle//$'\n'/ } 2>/dev/null"
 	# shellcheck disable=SC2086
 	kill -STOP $idle
-	id=$(bgrun run -- sleep 300)
-	rc=$?
+	id=$(bgrun run -- sleep 300) || fail "launch failed"
+	on_exit "bgrun kill $id >/dev/null 2>&1"
 	# shellcheck disable=SC2086
 	kill -CONT $idle 2>/dev/null
-	((rc == 0)) || fail "launch failed"
 	sup=$(supervisor_pid "$id")
 	assert_not_contains "$(tr '\0' ' ' <"/proc/$sup/cmdline")" "--pooled" "the job's supervisor's command line"
 	assert_eq "0::/bgrun-job-$id/supervisor" "$(grep "^0::" "/proc/$sup/cgroup")" "the supervisor's cgroup"
