@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "fileio.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "time-util.h"
 
 _Static_assert(CGROUP_EVENTS_WATCH_EVENTS == POLLPRI && CGROUP_EVENTS_WATCH_EVENTS == EPOLLPRI,
@@ -225,6 +226,38 @@ int cgroup_read_attribute(int cgroup_fd, const char *name, char **ret) {
         if (!s)
                 return -ENOMEM;
         *ret = s;
+        return 0;
+}
+
+/* The longest line of cgroup.procs: a pid (pid_max is at most 2^22, seven
+ * digits) and its newline. */
+#define PROCS_LINE_MAX 8
+
+int cgroup_read_pids(int cgroup_fd, size_t max, pid_t **ret, size_t *ret_n) {
+        _cleanup_free_ char *text = NULL;
+        int r = read_file_at(cgroup_fd, "cgroup.procs", max * PROCS_LINE_MAX, &text, NULL);
+        if (r == -EFBIG)
+                return -E2BIG;
+        if (r < 0)
+                return r;
+        size_t lines = 0;
+        for (const char *p = text; (p = strchr(p, '\n')); p++)
+                lines++;
+        if (lines > max)
+                return -E2BIG;
+        _cleanup_free_ pid_t *pids = lines > 0 ? calloc(lines, sizeof(pid_t)) : NULL;
+        if (lines > 0 && !pids)
+                return -ENOMEM;
+        size_t n = 0;
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                /* Every line ends in a newline: one without is the last, and
+                 * no pid the kernel wrote. */
+                if (n == lines || parse_pid(line, &pids[n]) < 0)
+                        return -EBADMSG;
+                n++;
+        }
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
         return 0;
 }
 

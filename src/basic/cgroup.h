@@ -28,6 +28,11 @@ int cgroup_write_attribute(int cgroup_fd, const char *name, const char *value);
 /* A cgroup file's first line (cgroup.subtree_control, memory.max…). */
 int cgroup_read_attribute(int cgroup_fd, const char *name, char **ret);
 
+/* The pids in the cgroup's cgroup.procs (its own processes, not its
+ * descendants'), in *ret (NULL when there are none; the caller frees it):
+ * -E2BIG when there are more than max, -EBADMSG for a line that is no pid. */
+int cgroup_read_pids(int cgroup_fd, size_t max, pid_t **ret, size_t *ret_n);
+
 /* The controllers available in the cgroup ("cpu memory pids", maybe ""). */
 int cgroup_read_controllers(int cgroup_fd, char **ret);
 bool cgroup_has_controller(const char *controllers, const char *name);

@@ -15,10 +15,8 @@
 #include <sys/pidfd.h>
 
 #include "cgroup.h"
-#include "fileio.h"
 #include "grant.h"
 #include "log.h"
-#include "parse-util.h"
 #include "payload-containment.h"
 
 static int payload_cgroup_setup(PayloadContainment *c, int dir_fd, const char **ret_step) {
@@ -109,6 +107,9 @@ static bool pid_in_payload(const PayloadContainment *c, pid_t pid) {
 /* How many cgroups below the payload are walked; the job's owner cannot
  * make any (the payload is root's), so this bounds a surprise only. */
 #define SIGNAL_DEPTH_MAX 16
+/* How many processes of one cgroup are signalled in one pass. */
+#define SIGNAL_PIDS_MAX (512U * 1024U)
+
 /* Passes over cgroup.procs, for processes forked while we signalled. */
 #define SIGNAL_PASSES 3
 
@@ -145,11 +146,12 @@ static void pid_set_add(PidSet *s, pid_t pid) {
  * many were signalled. */
 static int signal_cgroup_tree(const PayloadContainment *c, int cg_fd, int sig, PidSet *done, unsigned depth) {
         int n = 0;
-        _cleanup_free_ char *procs = NULL;
-        if (read_file_at(cg_fd, "cgroup.procs", 4 * 1024 * 1024, &procs, NULL) >= 0)
-                for (char *save = NULL, *tok = strtok_r(procs, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
-                        pid_t pid;
-                        if (parse_pid(tok, &pid) < 0 || pid_set_contains(done, pid))
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n_pids = 0;
+        if (cgroup_read_pids(cg_fd, SIGNAL_PIDS_MAX, &pids, &n_pids) >= 0)
+                for (size_t i = 0; i < n_pids; i++) {
+                        pid_t pid = pids[i];
+                        if (pid_set_contains(done, pid))
                                 continue;
                         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
                         if (pidfd < 0 || !pid_in_payload(c, pid))

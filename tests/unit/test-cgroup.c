@@ -69,3 +69,50 @@ Test(cgroup, missing_cgroup_kill_is_not_supported) {
 Test(cgroup, unreadable_events_of_an_existing_cgroup_is_an_error) {
         cr_assert_eq(cgroup_is_populated(dfd), -ENOENT);
 }
+
+/* cgroup.procs as the kernel writes it: one pid a line, each line ended. */
+Test(cgroup, pids_are_read_from_cgroup_procs) {
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 99;
+        cr_assert_eq(cgroup_read_pids(dfd, 4, &pids, &n), 0);
+        cr_assert_eq(n, 0);
+        cr_assert_null(pids);
+
+        put("cgroup.procs", "12\n4194304\n7\n");
+        cr_assert_eq(cgroup_read_pids(dfd, 4, &pids, &n), 0);
+        cr_assert_eq(n, 3);
+        cr_assert_eq(pids[0], 12);
+        cr_assert_eq(pids[1], 4194304);
+        cr_assert_eq(pids[2], 7);
+}
+
+/* More than the caller bounds it to is refused, never cut short: a caller
+ * that signals or checks every process must not miss one. */
+Test(cgroup, more_pids_than_asked_for_are_refused) {
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
+        put("cgroup.procs", "1\n2\n3\n");
+        cr_assert_eq(cgroup_read_pids(dfd, 2, &pids, &n), -E2BIG);
+        cr_assert_null(pids);
+        put("cgroup.procs", "1\n2\n");
+        cr_assert_eq(cgroup_read_pids(dfd, 2, &pids, &n), 0);
+        cr_assert_eq(n, 2);
+}
+
+Test(cgroup, a_line_that_is_no_pid_is_refused) {
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
+        const char *bad[] = { "12\nx\n", "0\n", "-3\n", "12", "12 \n", "99999999999\n" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                put("cgroup.procs", bad[i]);
+                cr_assert_eq(cgroup_read_pids(dfd, 8, &pids, &n), -EBADMSG, "%s", bad[i]);
+                cr_assert_null(pids);
+        }
+}
+
+Test(cgroup, pids_of_a_removed_cgroup_are_an_error) {
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
+        cr_assert_eq(unlinkat(dfd, "cgroup.procs", 0), 0);
+        cr_assert_eq(cgroup_read_pids(dfd, 8, &pids, &n), -ENOENT);
+}

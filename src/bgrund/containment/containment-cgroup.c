@@ -11,7 +11,6 @@
 
 #include "cgroup.h"
 #include "containment.h"
-#include "fileio.h"
 #include "log.h"
 #include "macro.h"
 
@@ -57,7 +56,9 @@ static bool runs_in(pid_t pid, const char *path) {
 }
 
 int containment_cgroup_supervisor(const char *cgroup, PidRef *ret) {
-        _cleanup_free_ char *path = NULL, *procs = NULL;
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
         _cleanup_close_ int fd = -EBADF;
         if (asprintf(&path, "%s/supervisor", streq(cgroup, "/") ? "" : cgroup) < 0)
                 return -ENOMEM;
@@ -66,21 +67,21 @@ int containment_cgroup_supervisor(const char *cgroup, PidRef *ret) {
                 return 0;
         if (r < 0)
                 return r;
-        r = read_file_at(fd, "cgroup.procs", 4096, &procs, NULL);
-        if (r < 0)
-                return r;
         /* The supervisor alone lives there (its command is in payload/):
          * anything else is not what this is looking for. */
-        char *end;
-        errno = 0;
-        long pid = strtol(procs, &end, 10);
-        if (errno != 0 || end == procs || pid <= 0 || pid > INT32_MAX || (*end && !streq(end, "\n")))
+        r = cgroup_read_pids(fd, 1, &pids, &n);
+        if (r == -E2BIG || r == -EBADMSG)
                 return 0;
+        if (r < 0)
+                return r;
+        if (n != 1)
+                return 0;
+        pid_t pid = pids[0];
         /* Pinned, then asked again: it is still the process found there. */
         PidRef ref = PIDREF_NULL;
-        if (!runs_in((pid_t) pid, path) || pidref_set_pid(&ref, (pid_t) pid) < 0)
+        if (!runs_in(pid, path) || pidref_set_pid(&ref, pid) < 0)
                 return 0;
-        if (!runs_in((pid_t) pid, path)) {
+        if (!runs_in(pid, path)) {
                 pidref_done(&ref);
                 return 0;
         }

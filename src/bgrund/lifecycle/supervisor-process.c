@@ -461,6 +461,10 @@ static int pool_fork_answer(int go_fd, int *ret_pidfd) {
         return -EBADMSG;
 }
 
+/* What a pooled supervisor's fork can leave in a supervisor cgroup: its
+ * child, once (more is bounded all the same). */
+#define POOL_STRAYS_MAX 16
+
 /* Anything but its child's pidfd (no answer in time, a refusal, its end):
  * the pooled supervisor is killed and waited for, so that a child it may
  * have made is in cgroup_fd by now or never will be; such a child, held
@@ -473,12 +477,12 @@ static void pool_fork_abandon(SpawnedChild *c, int cgroup_fd) {
         (void) waitid(P_PIDFD, (id_t) pidfd, &(siginfo_t) {}, WEXITED);
         spawned_child_free(c);
 
-        _cleanup_free_ char *procs = NULL;
-        if (cgroup_read_attribute(cgroup_fd, "cgroup.procs", &procs) < 0)
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n;
+        if (cgroup_read_pids(cgroup_fd, POOL_STRAYS_MAX, &pids, &n) < 0)
                 return;
-        for (const char *p = procs; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-                pid_t pid = (pid_t) strtol(p, NULL, 10);
-                _cleanup_close_ int fd = pid > 0 ? pidfd_open(pid, 0) : -EBADF;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_close_ int fd = pidfd_open(pids[i], 0);
                 if (fd < 0)
                         continue;
                 (void) pidfd_send_signal(fd, SIGKILL, NULL, 0);
