@@ -242,9 +242,10 @@ void job_started(Job *j) {
                         return; /* ended before anyone heard of it: its end told it all */
         }
 
-        job_announce(j);
+        /* Launch's answer first: nothing after it here is the caller's wait. */
         if (rt->notifier)
                 rt->notifier->job_running(rt->notifier_data, j);
+        job_announce(j);
         job_log_started(j);
         supervisor_pool_refill(rt);
 
