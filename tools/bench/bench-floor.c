@@ -3,17 +3,23 @@
  * C prototype that does only what the contract asks of a job's start and
  * nothing of bgrun: its record written and synced (one fsync, as bgrund's
  * spec.json), one transient unit for it (a scope holding it, through
- * systemd's D-Bus API on the system bus), and its command exec'd only once
- * it is inside. What bgrun adds above it (bgrund between the caller and
- * systemd, the supervisor, the output, the readiness) is what the benchmark
- * rows set against it.
+ * systemd's D-Bus API on the system bus), its command line run as Launch
+ * runs one (`/bin/sh -c`), exec'd only once it is inside, and known to run
+ * before the start counts as answered (Launch answers once the job runs,
+ * or fails and nothing ran: an exec that failed after a success was told
+ * would break that). A run's end counts once the scope's cgroup is seen
+ * empty and a result is written and synced (the contract's "dead" only
+ * once confirmed, and the crash model's fsync before an end is told). What
+ * bgrun adds above it (bgrund between the caller and systemd, the
+ * supervisor, the output) is what the benchmark rows set against it.
  *
  *   bgrun-bench-floor run N   N runs of `true` one after another, each
  *                             waited for to its end (what an agent's
  *                             `run` needs): prints the median in ms
  *   bgrun-bench-floor submit  one submission from the shell: a new process,
  *                             its connection, the record, the unit, the
- *                             command let go; it exits without waiting
+ *                             command let go and seen exec'd; it exits
+ *                             without waiting for its end
  *
  * Runs inside tools/sandbox (root, the private systemd); each unit is named
  * bgrun-floor-<pid>-<n>.scope and collected when its command ends. */
@@ -76,17 +82,72 @@ static void remove_record(const char *name) {
         char path[600];
         snprintf(path, sizeof path, FLOOR_DIR "/%s/spec.json", name);
         (void) unlink(path);
+        snprintf(path, sizeof path, FLOOR_DIR "/%s/result.json", name);
+        (void) unlink(path);
         snprintf(path, sizeof path, FLOOR_DIR "/%s", name);
         (void) rmdir(path);
 }
 
+/* The result, as a supervisor's result.json: written and synced before
+ * the end counts. */
+static void write_result(const char *name) {
+        char file[600], buf[384];
+        snprintf(file, sizeof file, FLOOR_DIR "/%s/result.json", name);
+        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0)
+                die("open the result", errno);
+        memset(buf, 'x', sizeof buf);
+        if (write(fd, buf, sizeof buf) != (ssize_t) sizeof buf || fsync(fd) < 0)
+                die("write the result", errno);
+        close(fd);
+}
+
+/* The v2 hierarchy's files of pid's cgroup: "<root><path of /proc/PID/cgroup's 0:: line>". */
+static void cgroup_dir_of(pid_t pid, char *ret, size_t size) {
+        char file[64], line[512] = "";
+        snprintf(file, sizeof file, "/proc/%d/cgroup", (int) pid);
+        FILE *f = fopen(file, "re");
+        if (!f)
+                die("open /proc/PID/cgroup", errno);
+        while (fgets(line, sizeof line, f) && strncmp(line, "0::", 3) != 0)
+                ;
+        fclose(f);
+        if (strncmp(line, "0::", 3) != 0)
+                die("the cgroup v2 path", ENOENT);
+        line[strcspn(line, "\n")] = '\0';
+        struct stat st;
+        const char *root = stat("/sys/fs/cgroup/unified", &st) == 0 ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup";
+        snprintf(ret, size, "%s%s", root, line + 3);
+}
+
+/* Its cgroup confirmed empty: "populated 0" in cgroup.events (or the
+ * cgroup gone already, which systemd does once it is empty). */
+static void confirm_empty(const char *cgroup_dir) {
+        char file[700], buf[256];
+        snprintf(file, sizeof file, "%s/cgroup.events", cgroup_dir);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return;
+                die("open cgroup.events", errno);
+        }
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n < 0)
+                die("read cgroup.events", errno);
+        buf[n] = '\0';
+        if (!strstr(buf, "populated 0"))
+                die("the scope is not empty after its command's end", EBUSY);
+}
+
 /* One job: its record, a child held on a pipe, a scope holding it, its
- * start job waited for, then the child let go to exec /bin/true. Returns
- * the child's pid. */
-static pid_t start_one(const char *name) {
+ * start job waited for, then the child let go to exec `sh -c true`, and
+ * seen exec'd (its end of a close-on-exec pipe closed). Returns the
+ * child's pid; its cgroup's directory in cgroup_dir when that is not NULL. */
+static pid_t start_one(const char *name, char *cgroup_dir, size_t size) {
         write_record(name);
-        int go[2];
-        if (pipe2(go, O_CLOEXEC) < 0)
+        int go[2], ran[2];
+        if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ran, O_CLOEXEC) < 0)
                 die("pipe", errno);
         pid_t pid = fork();
         if (pid < 0)
@@ -94,6 +155,7 @@ static pid_t start_one(const char *name) {
         if (pid == 0) {
                 char c;
                 close(go[1]);
+                close(ran[0]);
                 if (read(go[0], &c, 1) != 1)
                         _exit(1); /* never let go: runs nothing */
                 int null = open("/dev/null", O_RDWR);
@@ -101,10 +163,12 @@ static pid_t start_one(const char *name) {
                         dup2(null, 0);
                         dup2(null, 1);
                 }
-                execl("/bin/true", "true", (char *) NULL);
+                execl("/bin/sh", "sh", "-c", "true", (char *) NULL);
+                (void) !write(ran[1], "E", 1);
                 _exit(127);
         }
         close(go[0]);
+        close(ran[1]);
 
         char unit[300];
         snprintf(unit, sizeof unit, "%s.scope", name);
@@ -136,10 +200,18 @@ static pid_t start_one(const char *name) {
                 fprintf(stderr, "bgrun-bench-floor: the start job of %s: %s\n", unit, job_result);
                 exit(1);
         }
+        if (cgroup_dir)
+                cgroup_dir_of(pid, cgroup_dir, size);
         /* Inside its scope: it may run. */
         if (write(go[1], "G", 1) != 1)
                 die("let go", errno);
         close(go[1]);
+        /* EOF once exec'd; a byte if the exec failed. */
+        char c;
+        ssize_t k = read(ran[0], &c, 1);
+        close(ran[0]);
+        if (k != 0)
+                die("exec /bin/sh", k < 0 ? errno : ENOEXEC);
         return pid;
 }
 
@@ -170,7 +242,7 @@ int main(int argc, char *argv[]) {
         if (strcmp(argv[1], "submit") == 0) {
                 /* The record stays until the loop's end removes the directory. */
                 snprintf(name, sizeof name, "bgrun-floor-%d-0", (int) getpid());
-                (void) start_one(name);
+                (void) start_one(name, NULL, 0);
                 sd_bus_flush_close_unref(bus);
                 return 0;
         }
@@ -183,11 +255,14 @@ int main(int argc, char *argv[]) {
                 die("memory", ENOMEM);
         for (int i = 0; i < n; i++) {
                 snprintf(name, sizeof name, "bgrun-floor-%d-%d", (int) getpid(), i);
+                char cgroup_dir[600];
                 uint64_t t0 = now_ns();
-                pid_t pid = start_one(name);
+                pid_t pid = start_one(name, cgroup_dir, sizeof cgroup_dir);
                 int status;
                 if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                        die("/bin/true did not exit 0", ECHILD);
+                        die("sh -c true did not exit 0", ECHILD);
+                confirm_empty(cgroup_dir);
+                write_result(name);
                 ms[i] = (double) (now_ns() - t0) / 1e6;
                 remove_record(name);
                 usleep(2000); /* its scope collected, untimed */

@@ -51,8 +51,9 @@ static double cli_tsp(size_t n, unsigned par) {
 
 /* The contract's floor from the shell (issue #52): n × bgrun-bench-floor
  * submit (beside this program), each a whole process that connects to the
- * bus, syncs its record and starts its command in a scope of its own, then
- * until systemd has none of their scopes left. Seconds, or -1. */
+ * bus, syncs its record, starts `sh -c true` in a scope of its own and sees
+ * it exec'd, then until systemd has none of their scopes left. Seconds, or
+ * -1. */
 static double cli_floor(size_t n) {
         char exe[4096];
         ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -126,8 +127,9 @@ void bench_queue(void) {
         double rf = cli > 0 && floor > 0 ? floor / cli : -1;
         row(fmt("″"), cli > 0 ? fmt("%.1f jobs/s (%.2f s)", (double) n / cli, cli) : fmt("n/a"),
             floor > 0 ? fmt("the contract's floor from the shell, bare C: `bgrun-bench-floor submit` × %zu (a process that "
-                            "connects to the bus, writes and fsyncs a 2 KiB record, starts its command in a transient "
-                            "scope of its own and lets it go once inside), until systemd has none left: %.1f jobs/s (%.2f s)",
+                            "connects to the bus, writes and fsyncs a 2 KiB record, starts `sh -c true` in a transient "
+                            "scope of its own, lets it go once inside and sees it exec'd), until systemd has none left: "
+                            "%.1f jobs/s (%.2f s)",
                             n, (double) n / floor, floor)
                       : fmt("the contract's floor: n/a"),
             rf > 0 ? fmt("%.2fx", rf) : fmt("n/a"),
