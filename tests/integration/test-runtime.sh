@@ -290,7 +290,7 @@ test_a_listing_built_in_slices_is_whole() {
 	on_exit "kill -CONT $daemon 2>/dev/null"
 	timeout 120 /usr/bin/python3 - "$session" "$daemon" <<'PY' || fail "the listings"
 import asyncio, os, signal, sys
-from dbus_next import BusType
+from dbus_next import BusType, Message
 from dbus_next.aio import MessageBus
 NAME, PATH, IFACE = "org.bgrun.Runtime1", "/org/bgrun/Runtime1", "org.bgrun.Runtime1.Manager"
 session = sys.argv[1]
@@ -320,18 +320,23 @@ async def main():
     # all queued while bgrund is stopped, so that every one is read before
     # any listing has had a turn (calls come first, slices after). Each
     # connection has been answered once already: its credentials are known.
-    others = []
+    others, buses = [], [bus]
     for _ in range(2):
         b = await MessageBus(bus_type=BusType.SYSTEM).connect()
         i = b.get_proxy_object(NAME, PATH, await b.introspect(NAME, PATH)).get_interface(IFACE)
         await i.call_list_jobs(session)
         others.append(i)
+        buses.append(b)
     daemon = int(sys.argv[2])
     os.kill(daemon, signal.SIGSTOP)
     try:
         calls = [[asyncio.ensure_future(mgr.call_list_jobs(session)) for _ in range(20)]]
         calls += [[asyncio.ensure_future(i.call_list_jobs(session)) for _ in range(16)] for i in others]
-        await asyncio.sleep(0.5) # all of them sent
+        # All of them with bgrund: the bus daemon answers a connection's
+        # GetId only after routing what that connection sent before it.
+        for b in buses:
+            await b.call(Message(destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
+                                 interface="org.freedesktop.DBus", member="GetId"))
     finally:
         os.kill(daemon, signal.SIGCONT)
     answers = [await asyncio.gather(*c, return_exceptions=True) for c in calls]
