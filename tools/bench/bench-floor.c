@@ -61,21 +61,29 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         return 0;
 }
 
+/* size bytes written and synced into a new file of the job's directory. */
+static void write_synced(const char *name, const char *file, size_t size) {
+        char path[600], buf[2048];
+        if (size > sizeof buf)
+                die("a record's size", EINVAL);
+        snprintf(path, sizeof path, FLOOR_DIR "/%s/%s", name, file);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0)
+                die("open a record's file", errno);
+        memset(buf, 'x', size);
+        if (write(fd, buf, size) != (ssize_t) size || fsync(fd) < 0)
+                die("write a record's file", errno);
+        close(fd);
+}
+
 /* The record: a directory of its own, 2 KiB written and synced (about the
  * size of a job's spec.json), as bgrund's one fsync before it answers. */
 static void write_record(const char *name) {
-        char dir[512], file[600], buf[2048];
+        char dir[512];
         snprintf(dir, sizeof dir, FLOOR_DIR "/%s", name);
         if (mkdir(dir, 0700) < 0)
                 die("mkdir", errno);
-        snprintf(file, sizeof file, "%s/spec.json", dir);
-        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0)
-                die("open the record", errno);
-        memset(buf, 'x', sizeof buf);
-        if (write(fd, buf, sizeof buf) != (ssize_t) sizeof buf || fsync(fd) < 0)
-                die("write the record", errno);
-        close(fd);
+        write_synced(name, "spec.json", 2048);
 }
 
 static void remove_record(const char *name) {
@@ -86,20 +94,6 @@ static void remove_record(const char *name) {
         (void) unlink(path);
         snprintf(path, sizeof path, FLOOR_DIR "/%s", name);
         (void) rmdir(path);
-}
-
-/* The result, as a supervisor's result.json: written and synced before
- * the end counts. */
-static void write_result(const char *name) {
-        char file[600], buf[384];
-        snprintf(file, sizeof file, FLOOR_DIR "/%s/result.json", name);
-        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0)
-                die("open the result", errno);
-        memset(buf, 'x', sizeof buf);
-        if (write(fd, buf, sizeof buf) != (ssize_t) sizeof buf || fsync(fd) < 0)
-                die("write the result", errno);
-        close(fd);
 }
 
 /* The v2 hierarchy's files of pid's cgroup: "<root><path of /proc/PID/cgroup's 0:: line>". */
@@ -262,7 +256,8 @@ int main(int argc, char *argv[]) {
                 if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
                         die("sh -c true did not exit 0", ECHILD);
                 confirm_empty(cgroup_dir);
-                write_result(name);
+                /* The result, as a supervisor's result.json: synced before the end counts. */
+                write_synced(name, "result.json", 384);
                 ms[i] = (double) (now_ns() - t0) / 1e6;
                 remove_record(name);
                 usleep(2000); /* its scope collected, untimed */
