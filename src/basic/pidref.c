@@ -345,11 +345,8 @@ bool pidref_tokens_match(const char *a, const char *b) {
 int pidfd_get_pid(int pidfd, pid_t *ret) {
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
         _cleanup_free_ char *info = NULL;
-        int r = read_full_fd(fd, 4096, &info, NULL);
+        int r = read_file_at(AT_FDCWD, path, 4096, &info, NULL);
         if (r < 0)
                 return r;
         const char *p = strstr(info, "\nPid:\t");
