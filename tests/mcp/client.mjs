@@ -412,17 +412,21 @@ const scenarios = {
     const open = (n) => existsSync(gate(n)) || writeFileSync(gate(n), "");
     const seen = [];
     const lineOf = (p) => (p.message ?? "").replace(/^.*last line: /, "");
-    const r = await call("run", {
-      command: `echo step 1; ${hold(1)}; printf 'step 2 \\033[31min colour\\033[0m\\n'; ${hold(2)}; printf partial; ` +
-        `${hold(3)}; echo ' end'`, wait_sec: 100 }, { onprogress: (p) => {
-        const before = seen.at(-1);
-        seen.push(p);
-        if (lineOf(p) === "step 1") open(1);
-        if (lineOf(p) === "step 2 in colour") open(2);
-        // After partial: one that says nothing new (10 s with no growth).
-        if (existsSync(gate(2)) && before && p.message === before.message) open(3);
-      } });
-    rmSync(dir, { recursive: true, force: true });
+    let r;
+    try {
+      r = await call("run", {
+        command: `echo step 1; ${hold(1)}; printf 'step 2 \\033[31min colour\\033[0m\\n'; ${hold(2)}; printf partial; ` +
+          `${hold(3)}; echo ' end'`, wait_sec: 100 }, { onprogress: (p) => {
+          const before = seen.at(-1);
+          seen.push(p);
+          if (lineOf(p) === "step 1") open(1);
+          if (lineOf(p) === "step 2 in colour") open(2);
+          // After partial: one that says nothing new (10 s with no growth).
+          if (existsSync(gate(2)) && before && p.message === before.message) open(3);
+        } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     check(r.structuredContent.status === "exited", "the run ended", r.structuredContent);
     check(seen.length >= 3 && seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress),
       "notifications/progress, their progress growing", seen);
