@@ -462,7 +462,9 @@ static int pool_fork_answer(int go_fd, int *ret_pidfd) {
 }
 
 /* What a pooled supervisor's fork can leave in a supervisor cgroup: its
- * child, once (more is bounded all the same). */
+ * child, once (a pooled supervisor is bgrund's own program and forks once
+ * before it answers). A cgroup holding more is none it made: its
+ * processes are left alone, unread beyond this bound. */
 #define POOL_STRAYS_MAX 16
 
 /* Anything but its child's pidfd (no answer in time, a refusal, its end):
